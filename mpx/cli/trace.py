@@ -1,0 +1,38 @@
+"""``mpx trace``: inspect any ground-truth file and convert it to the native format."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("trace", help="inspect or convert a ground-truth trace (any supported format)")
+    tsub = p.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
+    info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals")
+    info.add_argument("path", help="trace file, gem5 stats.txt[.xz], mpx JSONL dump, callgrind dumps")
+    info.add_argument("--format", help="force a format instead of detecting it")
+    info.add_argument("--events", action="store_true", help="list every event with its total")
+    info.add_argument("--top", type=int, default=10, help="how many of the largest totals to show (default 10)")
+    conv = tsub.add_parser("convert", help="read any supported format and save the native trace file")
+    conv.add_argument("path")
+    conv.add_argument("-o", "--output", required=True, help="output file (native .npz trace)")
+    conv.add_argument("--format", help="force a format instead of detecting it")
+
+
+def run(args: argparse.Namespace) -> int:
+    from mpx.readers import read_trace
+
+    trace = read_trace(args.path, format=args.format)
+    if args.trace_command == "convert":
+        trace.save(args.output)
+        print(f"wrote {args.output}: {trace!r}")
+        return 0
+    print(trace.summary())
+    totals = sorted(trace.totals().items(), key=lambda kv: -kv[1])
+    shown = totals if args.events else totals[: args.top]
+    if shown:
+        width = max(len(n) for n, _ in shown)
+        print(f"  {'event':<{width}}  total" if args.events else f"  largest totals ({len(shown)} of {len(totals)}):")
+        for name, value in shown:
+            print(f"  {name:<{width}}  {value:,.0f}")
+    return 0

@@ -1,0 +1,69 @@
+"""Readers: stat dumps of every supported simulator or tool → `Trace`.
+
+One module per format, each exposing ``NAME``, ``sniff(path, head) -> bool`` (does this file look like
+mine? ``head`` is the first few KiB of decompressed text) and ``read(path, **options) -> Trace``.
+`read_trace` picks the format by content, never by file name alone, and reads compressed files
+transparently. Every malformed input raises `mpx.errors.FormatError` naming file, line and problem.
+
+``perf stat -I`` output is real measured data without ground truth, so it is not a Trace: read it with
+`mpx.readers.perfstat.read_perf_stat`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import zipfile
+from types import ModuleType
+
+from mpx.errors import FormatError
+from mpx.readers._io import head_text
+from mpx.trace import Trace
+
+#: format name → module (imported lazily: ``mpx --help`` must stay fast)
+FORMATS: dict[str, str] = {
+    "mpx": "mpx.readers.native",
+    "jsonl": "mpx.readers.jsonl",
+    "gem5": "mpx.readers.gem5",
+    "callgrind": "mpx.readers.callgrind",
+    "perfstat": "mpx.readers.perfstat",
+}
+
+
+def reader(name: str) -> ModuleType:
+    """The reader module of format ``name``."""
+    try:
+        return importlib.import_module(FORMATS[name])
+    except KeyError:
+        raise FormatError(None, None, f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """The format of ``path`` by its content (a callgrind output *directory* counts as callgrind)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file or directory: {os.fspath(path)}")
+    if os.path.isdir(path):
+        if reader("callgrind").sniff(path, ""):
+            return "callgrind"
+        raise FormatError(path, None, "a directory, but no callgrind dumps (callgrind.out*/cg.out*) in it")
+    if zipfile.is_zipfile(path):
+        return "mpx"
+    head = head_text(path)
+    for name in FORMATS:
+        if name != "mpx" and reader(name).sniff(path, head):
+            return name
+    first = next((ln for ln in head.splitlines() if ln.strip()), "")[:80]
+    raise FormatError(
+        path, 1, f"unknown format (first line {first!r}); known formats: {', '.join(FORMATS)}"
+    )
+
+
+def read_trace(path: str | os.PathLike, format: str | None = None, **options) -> Trace:
+    """Read ground truth from ``path`` (format detected from content unless given)."""
+    fmt = format or detect_format(path)
+    if fmt == "perfstat":
+        raise FormatError(
+            path, None, "perf stat output is measured data without ground truth, not a Trace: "
+            "use mpx.readers.perfstat.read_perf_stat (or `mpx estimate`)"
+        )
+    return reader(fmt).read(path, **options)
