@@ -30,6 +30,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -85,18 +86,18 @@ class Trace:
         if n_t and not np.all(steps > 0):
             bad = int(np.argmax(~(steps > 0)))
             raise TraceError(
-                f"edges must be strictly increasing: interval {bad} goes from {edges[bad]!r} "
-                f"to {edges[bad + 1]!r}"
+                f"edges must be strictly increasing: interval {bad} goes from {float(edges[bad])!r} "
+                f"to {float(edges[bad + 1])!r}"
             )
         if time_unit not in TIME_UNITS:
             raise TraceError(f"unknown time unit {time_unit!r}; expected one of {', '.join(TIME_UNITS)}")
         finite = np.isfinite(counts)
         if not finite.all():
             t, e = np.argwhere(~finite)[0]
-            raise TraceError(f"count of {events[e]!r} in interval {t} is not finite ({counts[t, e]!r})")
+            raise TraceError(f"count of {events[e]!r} in interval {t} is not finite ({float(counts[t, e])!r})")
         if (counts < 0).any():
             t, e = np.argwhere(counts < 0)[0]
-            raise TraceError(f"count of {events[e]!r} in interval {t} is negative ({counts[t, e]!r})")
+            raise TraceError(f"count of {events[e]!r} in interval {t} is negative ({float(counts[t, e])!r})")
         if aux is None:
             aux = np.empty((n_t, len(aux_names)), dtype=np.float64)
             if aux_names:
@@ -373,7 +374,7 @@ class Trace:
                 arrays = {k: z[k] for k in ("counts", "edges", "aux")}
         except FileNotFoundError:
             raise
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
             raise FormatError(path, None, f"not an mpx trace file ({exc})") from None
         if header.get("format") != FORMAT_NAME:
             raise FormatError(path, None, f"header names format {header.get('format')!r}, not {FORMAT_NAME!r}")
