@@ -1,0 +1,941 @@
+"""The PMU model: which counters exist and which events may go on which counter.
+
+A `PMU` is a set of *units* (perf PMUs: the core ``cpu`` PMU, an uncore PMU such as ``ali_drw_21000``).
+Each unit has **fixed counters** (each bound to the events it can count, e.g. ``INST_RETIRED.ANY`` on
+Intel fixed counter 0), **generic counters** (programmable), and per-event **masks** (the generic
+counters an event may use; an event without a mask may use any generic counter of its unit). Some
+counters can be **reserved** by someone else (the NMI watchdog, see `PMU.with_nmi_watchdog`).
+
+Whether a set of events fits in one quantum is a bipartite matching, events → allowed, unreserved
+counters (`PMU.assign`, `PMU.fits`). The Linux x86 kernel does *not* solve that matching: it assigns
+greedily (`method="perf"`), see `PMU.assign` for the algorithm, its source and an example where it
+fails although a matching exists.
+
+Hardware descriptions are TOML files with the schema below (the presets live in ``mpx/data/pmu/``).
+There are no silent defaults for hardware parameters: a missing key is a `ConfigError` naming the key
+and the file. ::
+
+    name = "skylake"                      # required
+    description = "..."                   # optional text
+    sources = ["...", "..."]              # optional: where the numbers come from
+    reserved = ["cpu/gp0"]                # optional: counters held by someone else ("unit/counter")
+    default_unit = "cpu"                  # optional: unit of events without a "unit/event/" prefix
+    event_units = { "hif_rd" = "ali_drw_21000" }   # optional: unit of individual events
+
+    [units.cpu]
+    generic = 4                           # required: a count (names gp0..gp3) or a list of names
+    fixed = { fixed0 = ["INST_RETIRED.ANY"], fixed1 = ["CPU_CLK_UNHALTED.THREAD"] }   # required, may be {}
+    masks = { "INST_RETIRED.PREC_DIST" = ["gp1"], "MEM_LOAD_RETIRED.*" = ["gp0", "gp1", "gp2", "gp3"] }
+    instances = ["..."]                   # optional: replicate this unit under each of these names
+
+Mask keys are event names or shell-style patterns (``*``, ``?``, ``[...]``); an exact name wins over
+patterns, patterns are tried in file order, and a fixed binding wins over any pattern.
+
+Which unit an event belongs to: a perf-style ``unit/event/`` name (``ali_drw_21000/hif_rd/``), else
+``event_units``, else the only unit, else ``default_unit``; otherwise the event is an error.
+
+Not modelled: the kernel's fallback of a fixed-counter event onto a generic counter when its fixed
+counter is busy (x86 ``intel_pmu_init`` widens the masks of ``instructions``/``cycles``; arm64
+``armv8pmu_get_event_idx`` likewise for the cycle counter) — here two events bound to the same fixed
+counter exclude each other; shared extra registers (two OFFCORE_RESPONSE MSRs on Intel); Intel's
+HT-exclusive counter workaround (``gpmax``); arm64 chained 64-bit events (counter pairs).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from mpx.errors import ConfigError, FormatError
+
+FIXED = "fixed"
+GENERIC = "generic"
+KINDS = (FIXED, GENERIC)
+
+#: a perf-style event name ``unit/event/`` with optional trailing modifiers (``cpu/event/u``)
+_PREFIXED = re.compile(r"^([A-Za-z0-9_.\-]+)/(.+)/([A-Za-z]*)$")
+_GLOB_CHARS = frozenset("*?[")
+_TOP_KEYS = ("name", "description", "sources", "units", "reserved", "default_unit", "event_units")
+_UNIT_KEYS = ("generic", "fixed", "masks", "instances")
+_CACHE_MAX = 1 << 17  # entries per PMU before the assignment cache is cleared
+_MAX_COUNTERS = 1024  # per unit; x86 has X86_PMC_IDX_MAX = 64 counter indices in all
+
+
+class UncountableEventError(ConfigError):
+    """An event can never be counted on this PMU (unknown unit, no allowed counter left, ...)."""
+
+
+@dataclass(frozen=True)
+class Counter:
+    """One hardware counter: its name, kind (``"fixed"`` or ``"generic"``), unit and index in the unit.
+
+    ``str(counter)`` is ``"unit/name"``, the form used in ``reserved`` lists.
+    """
+
+    name: str
+    kind: str
+    unit: str
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.unit}/{self.name}"
+
+    @property
+    def sort_key(self) -> tuple[str, int, int]:
+        return (self.unit, KINDS.index(self.kind), self.index)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One perf PMU: fixed counters with their bound events, generic counters, event masks.
+
+    ``fixed_events`` holds ``(event, fixed counter name)`` pairs; ``masks`` holds
+    ``(event or pattern, generic counter names)`` pairs in declaration order. Build one with
+    `Unit.make`, which validates.
+    """
+
+    name: str
+    fixed: tuple[Counter, ...]
+    generic: tuple[Counter, ...]
+    fixed_events: tuple[tuple[str, str], ...]
+    masks: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @classmethod
+    def make(
+        cls,
+        name: str,
+        generic: int | Sequence[str],
+        fixed: Mapping[str, Sequence[str]],
+        masks: Mapping[str, Sequence[str]] | None = None,
+        *,
+        where: str = "<unit>",
+    ) -> Unit:
+        """Build and validate a unit; ``where`` prefixes error messages (file and key)."""
+        _check_name(name, f"{where}: unit name")
+        if isinstance(generic, bool) or not isinstance(generic, (int, list, tuple)):
+            raise ConfigError(f"{where}.generic: expected a count or a list of counter names, got {generic!r}")
+        if isinstance(generic, int):
+            if not 0 <= generic <= _MAX_COUNTERS:
+                raise ConfigError(f"{where}.generic: {generic} counters is not a plausible unit (0..{_MAX_COUNTERS})")
+            generic_names = [f"gp{i}" for i in range(generic)]
+        else:
+            generic_names = list(generic)
+            for g in generic_names:
+                _check_name(g, f"{where}.generic: counter name")
+        if not isinstance(fixed, Mapping):
+            raise ConfigError(f"{where}.fixed: expected a table fixed counter → list of events, got {fixed!r}")
+        names = list(fixed) + generic_names
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ConfigError(f"{where}: duplicate counter name(s) {', '.join(dup)}")
+        fixed_ctrs = tuple(Counter(n, FIXED, name, i) for i, n in enumerate(fixed))
+        generic_ctrs = tuple(Counter(n, GENERIC, name, i) for i, n in enumerate(generic_names))
+        bound: dict[str, str] = {}
+        for cname, events in fixed.items():
+            _check_name(cname, f"{where}.fixed: counter name")
+            if isinstance(events, str) or not isinstance(events, (list, tuple)):
+                raise ConfigError(f"{where}.fixed.{cname}: expected a list of event names, got {events!r}")
+            for ev in events:
+                if not isinstance(ev, str) or not ev:
+                    raise ConfigError(f"{where}.fixed.{cname}: event names must be non-empty strings, got {ev!r}")
+                if any(ch in _GLOB_CHARS for ch in ev):
+                    raise ConfigError(f"{where}.fixed.{cname}: fixed bindings take exact names, not patterns ({ev!r})")
+                if ev in bound:
+                    raise ConfigError(
+                        f"{where}.fixed: event {ev!r} is bound to two fixed counters ({bound[ev]}, {cname})"
+                    )
+                bound[ev] = cname
+        mask_items: list[tuple[str, tuple[str, ...]]] = []
+        masks = {} if masks is None else masks
+        if not isinstance(masks, Mapping):
+            raise ConfigError(f"{where}.masks: expected a table event → list of generic counters, got {masks!r}")
+        gset = set(generic_names)
+        for ev, ctrs in masks.items():
+            key = f"{where}.masks.{ev!r}"
+            if not isinstance(ev, str) or not ev:
+                raise ConfigError(f"{where}.masks: event names must be non-empty strings, got {ev!r}")
+            if ev in bound:
+                raise ConfigError(
+                    f"{key}: {ev!r} is bound to fixed counter {bound[ev]}; a mask lists generic counters only"
+                )
+            if isinstance(ctrs, str) or not isinstance(ctrs, (list, tuple)) or not ctrs:
+                raise ConfigError(f"{key}: expected a non-empty list of generic counter names, got {ctrs!r}")
+            for c in ctrs:
+                if not isinstance(c, str):
+                    raise ConfigError(f"{key}: counter names are strings, got {c!r}")
+                if c in fixed:
+                    raise ConfigError(
+                        f"{key}: {c!r} is a fixed counter; bind fixed events under 'fixed', masks name generic counters"
+                    )
+                if c not in gset:
+                    known = ", ".join(generic_names) or "none"
+                    raise ConfigError(f"{key}: unknown counter {c!r} (generic counters: {known})")
+            if len(set(ctrs)) != len(ctrs):
+                raise ConfigError(f"{key}: a counter is listed twice in {list(ctrs)}")
+            mask_items.append((ev, tuple(ctrs)))
+        return cls(name, fixed_ctrs, generic_ctrs, tuple(sorted(bound.items())), tuple(mask_items))
+
+    def to_dict(self) -> dict[str, Any]:
+        fixed: dict[str, list[str]] = {c.name: [] for c in self.fixed}
+        for ev, cname in self.fixed_events:
+            fixed[cname].append(ev)
+        return {
+            "generic": [c.name for c in self.generic],
+            "fixed": fixed,
+            "masks": {ev: list(ctrs) for ev, ctrs in self.masks},
+        }
+
+
+@dataclass(frozen=True)
+class _EventInfo:
+    unit: str
+    name: str  # the event name inside its unit (without a perf-style prefix)
+    fixed: Counter | None
+    allowed: tuple[Counter, ...]  # unreserved counters, by index
+    weight: int  # perf's constraint weight: size of the static mask, reserved counters included
+
+
+class PMU:
+    """A named set of units and counters, with feasibility checks; immutable and hashable.
+
+    Equality and hash cover the hardware model (name, units, masks, reserved counters, event → unit
+    rules), not the free-text ``description`` and ``sources``.
+    """
+
+    __slots__ = (
+        "name", "description", "sources", "units", "reserved", "default_unit", "event_units",
+        "_unit", "_counter", "_fixed_of", "_exact", "_patterns", "_info", "_cache", "_key",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        units: Sequence[Unit],
+        *,
+        description: str = "",
+        sources: Sequence[str] = (),
+        reserved: Iterable[Counter | str] = (),
+        default_unit: str | None = None,
+        event_units: Mapping[str, str] | None = None,
+        where: str = "<pmu>",
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{where}: 'name' must be a non-empty string, got {name!r}")
+        if not units:
+            raise ConfigError(f"{where}: a PMU needs at least one unit")
+        self.name = name
+        self.description = description
+        self.sources = tuple(sources)
+        self.units = tuple(units)
+        self._unit = {}
+        for u in self.units:
+            if u.name in self._unit:
+                raise ConfigError(f"{where}: duplicate unit name {u.name!r}")
+            self._unit[u.name] = u
+        self._counter = {(c.unit, c.name): c for u in self.units for c in (*u.fixed, *u.generic)}
+        self.reserved = frozenset(self._counter_ref(r, where, "reserved") for r in reserved)
+        if default_unit is not None and default_unit not in self._unit:
+            raise ConfigError(f"{where}: default_unit {default_unit!r} is not a unit ({', '.join(self._unit)})")
+        self.default_unit = default_unit
+        event_units = dict(event_units or {})
+        for ev, un in event_units.items():
+            if un not in self._unit:
+                raise ConfigError(f"{where}: event_units.{ev!r} names unknown unit {un!r} ({', '.join(self._unit)})")
+        self.event_units = event_units
+        for u in self.units:
+            for ev, cn in u.fixed_events:
+                c = self._counter.get((u.name, cn))
+                if c is None or c.kind != FIXED:
+                    raise ConfigError(f"{where}: unit {u.name!r}: event {ev!r} is bound to {cn!r}, not a fixed counter")
+        self._fixed_of = {
+            u.name: {ev: self._counter[(u.name, cn)] for ev, cn in u.fixed_events} for u in self.units
+        }
+        self._exact: dict[str, dict[str, tuple[Counter, ...]]] = {}
+        self._patterns: dict[str, list[tuple[str, tuple[Counter, ...]]]] = {}
+        for u in self.units:
+            exact: dict[str, tuple[Counter, ...]] = {}
+            pats: list[tuple[str, tuple[Counter, ...]]] = []
+            for ev, cnames in u.masks:
+                missing = [c for c in cnames if (u.name, c) not in self._counter]
+                if missing:
+                    raise ConfigError(f"{where}: unit {u.name!r}: mask of {ev!r} names unknown counter(s) {missing}")
+                ctrs = tuple(sorted((self._counter[(u.name, c)] for c in cnames), key=lambda c: c.index))
+                if any(ch in _GLOB_CHARS for ch in ev):
+                    pats.append((ev, ctrs))
+                else:
+                    exact[ev] = ctrs
+            self._exact[u.name] = exact
+            self._patterns[u.name] = pats
+        self._info: dict[str, _EventInfo] = {}
+        self._cache: dict[Any, dict[str, Counter] | None] = {}
+        self._key = (
+            self.name,
+            tuple((u.name, tuple(c.name for c in u.fixed), tuple(c.name for c in u.generic), u.fixed_events, u.masks)
+                  for u in self.units),
+            tuple(sorted(str(c) for c in self.reserved)),
+            self.default_unit,
+            tuple(sorted(self.event_units.items())),
+        )
+
+    # ---- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | os.PathLike | None = None) -> PMU:
+        """A PMU from the TOML schema (module docstring) as a dict; ``source`` names it in errors."""
+        src = "<dict>" if source is None else os.fspath(source)
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{src}: a PMU description is a table, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(_TOP_KEYS))
+        if unknown:
+            raise ConfigError(f"{src}: unknown key(s) {', '.join(map(repr, unknown))} (known: {', '.join(_TOP_KEYS)})")
+        name = _required(data, "name", src)
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{src}: key 'name' must be a non-empty string, got {name!r}")
+        description = data.get("description", "")
+        if not isinstance(description, str):
+            raise ConfigError(f"{src}: key 'description' must be a string, got {description!r}")
+        sources = _str_list(data.get("sources", []), src, "sources")
+        units_tbl = _required(data, "units", src)
+        if not isinstance(units_tbl, Mapping) or not units_tbl:
+            raise ConfigError(f"{src}: key 'units' must be a non-empty table of units, got {units_tbl!r}")
+        units: list[Unit] = []
+        for label, tbl in units_tbl.items():
+            key = f"units.{label}"
+            if not isinstance(tbl, Mapping):
+                raise ConfigError(f"{src}: key '{key}' must be a table, got {tbl!r}")
+            bad = sorted(set(tbl) - set(_UNIT_KEYS))
+            if bad:
+                listed = ", ".join(f"{key}.{b}" for b in bad)
+                raise ConfigError(f"{src}: unknown key(s) {listed} (known: {', '.join(_UNIT_KEYS)})")
+            generic = _required(tbl, "generic", src, key)
+            fixed = _required(tbl, "fixed", src, key)
+            instances = _str_list(tbl.get("instances", [label]), src, f"{key}.instances")
+            if not instances:
+                raise ConfigError(f"{src}: key '{key}.instances' is empty")
+            for inst in instances:
+                units.append(Unit.make(inst, generic, fixed, tbl.get("masks"), where=f"{src}: {key}"))
+        reserved = _str_list(data.get("reserved", []), src, "reserved")
+        default_unit = data.get("default_unit")
+        if default_unit is not None and not isinstance(default_unit, str):
+            raise ConfigError(f"{src}: key 'default_unit' must be a string, got {default_unit!r}")
+        event_units = data.get("event_units", {})
+        if not isinstance(event_units, Mapping) or not all(isinstance(v, str) for v in event_units.values()):
+            raise ConfigError(f"{src}: key 'event_units' must be a table event → unit name, got {event_units!r}")
+        return cls(name, units, description=description, sources=sources, reserved=reserved,
+                   default_unit=default_unit, event_units=event_units, where=src)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> PMU:
+        """A PMU from a TOML file with the schema of the module docstring."""
+        return cls.from_dict(_read_toml(path), source=path)
+
+    @classmethod
+    def preset(cls, name: str) -> PMU:
+        """A preset by name (see `presets`)."""
+        return preset(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The TOML schema as a dict (units written out one by one); ``from_dict`` reads it back."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.description:
+            out["description"] = self.description
+        if self.sources:
+            out["sources"] = list(self.sources)
+        if self.reserved:
+            out["reserved"] = sorted(str(c) for c in self.reserved)
+        if self.default_unit is not None:
+            out["default_unit"] = self.default_unit
+        if self.event_units:
+            out["event_units"] = dict(self.event_units)
+        out["units"] = {u.name: u.to_dict() for u in self.units}
+        return out
+
+    def _replace(self, **changes: Any) -> PMU:
+        kw: dict[str, Any] = dict(
+            description=self.description, sources=self.sources, reserved=self.reserved,
+            default_unit=self.default_unit, event_units=self.event_units,
+        )
+        units = changes.pop("units", self.units)
+        name = changes.pop("name", self.name)
+        kw.update(changes)
+        return PMU(name, units, **kw)
+
+    def with_reserved(self, *counters: Counter | str, replace: bool = False) -> PMU:
+        """A copy in which ``counters`` (Counter or ``"unit/name"``) are held by someone else."""
+        new = {self._counter_ref(c, "<with_reserved>", "reserved") for c in counters}
+        return self._replace(reserved=new if replace else self.reserved | new)
+
+    def with_nmi_watchdog(self, unit: str = "cpu", counter: str | None = None) -> PMU:
+        """A copy with the NMI watchdog enabled: it holds one generic counter of ``unit``.
+
+        The hard-lockup detector keeps a pinned cycles event on every CPU while enabled
+        (``/proc/sys/kernel/nmi_watchdog``; perf stat then warns "Some events weren't counted. Try
+        disabling the NMI watchdog"). On Intel that event sits on fixed counter 1 when it is free, so
+        a study that also counts cycles loses one generic counter; this models that net effect.
+        ``counter`` names the generic counter to hold; by default the lowest-numbered free one,
+        the counter perf's greedy assignment gives a pinned unconstrained event.
+        """
+        if unit not in self._unit:
+            raise ConfigError(f"PMU {self.name!r} has no unit {unit!r} to run the NMI watchdog on ({', '.join(self._unit)})")
+        if counter is None:
+            free = [c for c in self._unit[unit].generic if c not in self.reserved]
+            if not free:
+                raise ConfigError(f"PMU {self.name!r}: no free generic counter on unit {unit!r} for the NMI watchdog")
+            return self.with_reserved(free[0])
+        c = self._counter.get((unit, counter))
+        if c is None or c.kind != GENERIC:
+            raise ConfigError(f"PMU {self.name!r}: {unit}/{counter} is not a generic counter")
+        return self.with_reserved(c)
+
+    def with_event_masks_from_perf_json(
+        self,
+        paths: str | os.PathLike | Iterable[str | os.PathLike],
+        *,
+        field: str = "Counter",
+        unit: str = "cpu",
+        json_unit: str | None = None,
+    ) -> PMU:
+        """A copy whose masks and fixed bindings of ``unit`` come from perf pmu-events JSON files.
+
+        Reads the Linux ``tools/perf/pmu-events/arch/<arch>/<cpu>/*.json`` event files (or a directory
+        of them): ``field`` is ``"Counter"`` (hyper-threading on) or ``"CounterHTOff"`` (off).
+        ``"0,2,3"`` becomes a mask on generic counters 0, 2, 3; ``"Fixed counter N"`` (or ``"32"``, ``"33"``, ...
+        the kernel's fixed-counter indices 32 + N) a binding to the unit's N-th fixed counter. An event whose
+        mask equals what the PMU already allows is left alone; a differing mask overrides the PMU's
+        (JSON wins). Entries with a ``Unit`` key are other PMUs (uncore) unless it equals
+        ``json_unit`` (hybrid parts tag core events ``"cpu_core"``/``"cpu_atom"``); they, ``UNC_``
+        events, entries without ``field`` and non-event entries (metrics, group descriptions) are left
+        out and counted in ``sources``.
+        A fixed binding that contradicts the PMU, or an index the unit lacks, is a `ConfigError`.
+        """
+        if unit not in self._unit:
+            raise ConfigError(f"PMU {self.name!r} has no unit {unit!r} ({', '.join(self._unit)})")
+        u = self._unit[unit]
+        files = _json_files(paths)
+        specs: dict[str, tuple[tuple[int | None, tuple[int, ...]], str, int | None, str]] = {}
+        skipped_uncore = skipped_nofield = skipped_other = 0
+        for path in files:
+            for entry, line in _read_perf_json(path):
+                ev = entry.get("EventName")
+                if ev is None:
+                    skipped_other += 1
+                    continue
+                if not isinstance(ev, str) or not ev:
+                    raise FormatError(path, line, f"EventName must be a non-empty string, got {ev!r}")
+                if ("Unit" in entry and entry["Unit"] != json_unit) or ev.startswith("UNC_"):
+                    skipped_uncore += 1
+                    continue
+                value = entry.get(field)
+                if value is None:
+                    skipped_nofield += 1
+                    continue
+                if not isinstance(value, str):
+                    raise FormatError(path, line, f"event {ev}: {field} must be a string, got {value!r}")
+                value = value.strip()
+                parsed = _parse_counter_field(value, path, line, ev)
+                prev = specs.get(ev)
+                if prev is not None and prev[0] != parsed:
+                    raise ConfigError(
+                        f"event {ev}: {field} is {prev[1]!r} in {prev[3]} but {value!r} in {os.fspath(path)}:{line}"
+                    )
+                specs[ev] = (parsed, value, line, os.fspath(path))
+        fixed_events = dict(u.fixed_events)
+        masks = dict(u.masks)
+        changed = 0
+        for ev, ((fixed_idx, gens), value, line, path) in specs.items():
+            if fixed_idx is not None:
+                if fixed_idx >= len(u.fixed):
+                    raise ConfigError(
+                        f"{path}:{line}: event {ev} is on fixed counter {fixed_idx}, unit {unit!r} has {len(u.fixed)}"
+                    )
+                cname = u.fixed[fixed_idx].name
+                if fixed_events.get(ev, cname) != cname:
+                    raise ConfigError(
+                        f"{path}:{line}: event {ev} is on fixed counter {cname} in perf JSON, "
+                        f"bound to {fixed_events[ev]} in PMU {self.name!r}"
+                    )
+                if ev in masks:
+                    raise ConfigError(
+                        f"{path}:{line}: event {ev} is on fixed counter {cname} in perf JSON, masked in PMU {self.name!r}"
+                    )
+                if ev not in fixed_events:
+                    fixed_events[ev] = cname
+                    changed += 1
+                continue
+            bad = [g for g in gens if g >= len(u.generic)]
+            if bad:
+                raise ConfigError(
+                    f"{path}:{line}: event {ev}: {field} {value!r} names generic counter {bad[0]}, unit {unit!r} "
+                    f"has {len(u.generic)} (wrong field for this PMU? HT on is 'Counter', HT off 'CounterHTOff')"
+                )
+            if ev in fixed_events:
+                raise ConfigError(
+                    f"{path}:{line}: event {ev} has a generic mask in perf JSON but is fixed in PMU {self.name!r}"
+                )
+            want = tuple(u.generic[g].name for g in sorted(set(gens)))
+            current = self._generic_mask(unit, ev)
+            if tuple(c.name for c in current) != want:
+                masks[ev] = want
+                changed += 1
+        fixed_tbl: dict[str, list[str]] = {c.name: [] for c in u.fixed}
+        for ev, cname in fixed_events.items():
+            fixed_tbl[cname].append(ev)
+        new_unit = Unit.make(unit, [c.name for c in u.generic], fixed_tbl, masks, where=f"<perf json into {unit}>")
+        names = ", ".join(os.path.basename(os.fspath(f)) for f in files)
+        note = (
+            f"masks of unit {unit!r} from perf JSON field {field!r} ({names}): "
+            f"{len(specs)} events read, {changed} changed; left out: {skipped_uncore} uncore, "
+            f"{skipped_nofield} without {field}, {skipped_other} non-event entries"
+        )
+        units = tuple(new_unit if x.name == unit else x for x in self.units)
+        return self._replace(units=units, sources=(*self.sources, note))
+
+    # ---- queries ------------------------------------------------------------------------------
+
+    @property
+    def counters(self) -> tuple[Counter, ...]:
+        """Every counter, unit by unit, fixed before generic."""
+        return tuple(c for u in self.units for c in (*u.fixed, *u.generic))
+
+    def available(self, unit: str | None = None, kind: str | None = None) -> tuple[Counter, ...]:
+        """The unreserved counters, optionally of one unit and/or kind."""
+        if unit is not None and unit not in self._unit:
+            raise ConfigError(f"PMU {self.name!r} has no unit {unit!r}")
+        if kind is not None and kind not in KINDS:
+            raise ConfigError(f"counter kind must be one of {KINDS}, got {kind!r}")
+        return tuple(
+            c for c in self.counters
+            if c not in self.reserved and (unit is None or c.unit == unit) and (kind is None or c.kind == kind)
+        )
+
+    def unit_of(self, event: str) -> str:
+        """The unit ``event`` belongs to (see the module docstring for the rules)."""
+        return self._event(event).unit
+
+    def fixed_counter(self, event: str) -> Counter | None:
+        """The fixed counter ``event`` is bound to, or None for a generic event."""
+        return self._event(event).fixed
+
+    def is_fixed(self, event: str) -> bool:
+        """Whether ``event`` runs on a fixed counter (such events never multiplex)."""
+        return self._event(event).fixed is not None
+
+    def allowed(self, event: str) -> tuple[Counter, ...]:
+        """The unreserved counters ``event`` may use; raises `UncountableEventError` when there is none."""
+        return self._event(event).allowed
+
+    def countable(self, event: str) -> bool:
+        """Whether ``event`` can be counted at all on this PMU."""
+        try:
+            self._event(event)
+        except UncountableEventError:
+            return False
+        return True
+
+    def fits(self, events: Iterable[str], method: str = "matching") -> bool:
+        """Whether ``events`` can all be counted in the same quantum (see `assign`)."""
+        return self.assign(events, method=method) is not None
+
+    def assign(self, events: Iterable[str], method: str = "matching") -> dict[str, Counter] | None:
+        """A counter for every event of ``events`` in one quantum, or None if they do not fit.
+
+        ``method="matching"`` is exact: a maximum bipartite matching events → allowed unreserved
+        counters (`scipy.sparse.csgraph.maximum_bipartite_matching`, after a greedy fast path).
+        ``method="perf"`` is what Linux does on x86, ``perf_assign_events`` in
+        ``arch/x86/events/core.c``: events in increasing order of *weight* (the number of counters in
+        their constraint mask; ties in the given order), each takes a free fixed counter of its mask if
+        any, else the lowest-numbered free generic counter of its mask, with no backtracking (the kernel
+        backtracks only for constraints flagged ``overlap``, AMD family 15h). It can fail where a
+        matching exists. Hand-worked example, generic counters 0..2 and masks A={0}, B={1,2},
+        C={0,1}: weights 1, 2, 2; A takes 0; B (listed before C) takes 1, its lowest free counter;
+        C finds 0 and 1 taken and the group fails, although A→0, B→2, C→1 fits.
+
+        Fixed-bound events go on their fixed counter and never take a generic one; two events bound to
+        the same fixed counter do not fit together. An event that can never be counted raises
+        `UncountableEventError`. Results are cached per event set (per ordered tuple for "perf").
+        """
+        if method == "matching":
+            key: Any = frozenset(events)
+            order = sorted(key)
+        elif method == "perf":
+            if isinstance(events, (set, frozenset)):
+                order = sorted(events)  # a set has no order: make the tie-break deterministic
+            else:
+                order = list(dict.fromkeys(events))
+            key = ("perf", tuple(order))
+        else:
+            raise ConfigError(f"assign: method must be 'matching' or 'perf', got {method!r}")
+        try:
+            hit = self._cache[key]
+        except KeyError:
+            infos = [(ev, self._event(ev)) for ev in order]
+            hit = _assign_greedy(infos) if method == "perf" else _assign_matching(infos)
+            if len(self._cache) >= _CACHE_MAX:
+                self._cache.clear()
+            self._cache[key] = hit
+        return None if hit is None else dict(hit)
+
+    # ---- inspection ---------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        nf = sum(len(u.fixed) for u in self.units)
+        ng = sum(len(u.generic) for u in self.units)
+        nm = sum(len(u.masks) for u in self.units)
+        return (f"PMU({self.name!r}, units={len(self.units)}, fixed={nf}, generic={ng}, "
+                f"masks={nm}, reserved={len(self.reserved)})")
+
+    def describe(self) -> str:
+        """A short text table: units with the same layout share a row; then fixed bindings and masks."""
+        head = f"PMU {self.name}" + (f": {self.description}" if self.description else "")
+        groups: dict[Any, list[Unit]] = {}
+        for u in self.units:
+            res = tuple(c.name for c in (*u.fixed, *u.generic) if c in self.reserved)
+            layout = (tuple(c.name for c in u.fixed), tuple(c.name for c in u.generic), u.fixed_events, u.masks, res)
+            groups.setdefault(layout, []).append(u)
+        rows = [("unit", "fixed", "generic", "masks", "reserved")]
+        bindings: list[str] = []
+        masks: list[str] = []
+        for (fixed, generic, fixed_events, umasks, res), us in groups.items():
+            label = us[0].name if len(us) == 1 else f"{us[0].name} .. {us[-1].name} ({len(us)} units)"
+            rows.append((label, _span(list(fixed)), _span(list(generic)), str(len(umasks)), ",".join(res) or "-"))
+            where = us[0].name if len(us) == 1 else "(each)"
+            for c in fixed:
+                evs = [ev for ev, cn in fixed_events if cn == c]
+                bindings.append(f"  {where}/{c}: {', '.join(evs) or '(no event bound)'}")
+            masks += [f"  {where}: {ev} -> {_span(list(ctrs))}" for ev, ctrs in umasks]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = [head] + ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+        if bindings:
+            lines += ["fixed counters:"] + bindings
+        if masks:
+            lines += ["masks:"] + (masks if len(masks) <= 40 else masks[:40] + [f"  ... {len(masks) - 40} more"])
+        if self.reserved:
+            lines.append("reserved: " + ", ".join(sorted(str(c) for c in self.reserved)))
+        return "\n".join(lines)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PMU) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if hasattr(self, "_key"):
+            raise AttributeError("PMU is immutable; use its with_* methods for a modified copy")
+        object.__setattr__(self, name, value)
+
+    # ---- internals ----------------------------------------------------------------------------
+
+    def _counter_ref(self, ref: Counter | str, where: str, key: str) -> Counter:
+        if isinstance(ref, Counter):
+            c = self._counter.get((ref.unit, ref.name))
+            if c is None or c != ref:
+                raise ConfigError(f"{where}: {key}: {ref} is not a counter of this PMU")
+            return c
+        if not isinstance(ref, str):
+            raise ConfigError(f"{where}: {key}: expected 'unit/counter', got {ref!r}")
+        if "/" in ref:
+            un, _, cn = ref.partition("/")
+        elif len(self.units) == 1:
+            un, cn = self.units[0].name, ref
+        else:
+            raise ConfigError(f"{where}: {key}: {ref!r} must be written 'unit/counter' (the PMU has several units)")
+        c = self._counter.get((un, cn))
+        if c is None:
+            raise ConfigError(f"{where}: {key}: unknown counter {ref!r}")
+        return c
+
+    def _resolve_unit(self, event: str) -> tuple[str, str]:
+        m = _PREFIXED.match(event)
+        if m:
+            un, name = m.group(1), m.group(2)
+            if un not in self._unit:
+                raise UncountableEventError(
+                    f"event {event!r}: unit {un!r} is not on PMU {self.name!r} (units: {', '.join(self._unit)})"
+                )
+            return un, name
+        if event in self.event_units:
+            return self.event_units[event], event
+        if len(self.units) == 1:
+            return self.units[0].name, event
+        if self.default_unit is not None:
+            return self.default_unit, event
+        raise UncountableEventError(
+            f"event {event!r}: PMU {self.name!r} has several units ({', '.join(self._unit)}) and no default_unit; "
+            "write it 'unit/event/' or list it under event_units"
+        )
+
+    def _generic_mask(self, unit: str, name: str) -> tuple[Counter, ...]:
+        exact = self._exact[unit].get(name)
+        if exact is not None:
+            return exact
+        for pat, ctrs in self._patterns[unit]:
+            if fnmatch.fnmatchcase(name, pat):
+                return ctrs
+        return self._unit[unit].generic
+
+    def _event(self, event: str) -> _EventInfo:
+        info = self._info.get(event)
+        if info is not None:
+            return info
+        if not isinstance(event, str) or not event:
+            raise UncountableEventError(f"event names are non-empty strings, got {event!r}")
+        unit, name = self._resolve_unit(event)
+        fixed = self._fixed_of[unit].get(name)
+        if fixed is not None:
+            if fixed in self.reserved:
+                raise UncountableEventError(f"event {event!r}: its fixed counter {fixed} is reserved")
+            info = _EventInfo(unit, name, fixed, (fixed,), 1)
+        else:
+            mask = self._generic_mask(unit, name)
+            allowed = tuple(c for c in mask if c not in self.reserved)
+            if not allowed:
+                why = ("unit has no generic counters" if not self._unit[unit].generic
+                       else f"every counter it may use ({', '.join(c.name for c in mask)}) is reserved")
+                raise UncountableEventError(f"event {event!r} on unit {unit!r} can never be counted: {why}")
+            info = _EventInfo(unit, name, None, allowed, len(mask))
+        self._info[event] = info
+        return info
+
+
+# ---- assignment -----------------------------------------------------------------------------------
+
+
+def _assign_greedy(infos: Sequence[tuple[str, _EventInfo]]) -> dict[str, Counter] | None:
+    """perf's weight-ordered greedy assignment (see `PMU.assign`); ``infos`` in list order."""
+    used: set[Counter] = set()
+    out: dict[str, Counter] = {}
+    for ev, info in sorted(infos, key=lambda p: p[1].weight):  # stable: ties keep list order
+        for c in info.allowed:
+            if c not in used:
+                used.add(c)
+                out[ev] = c
+                break
+        else:
+            return None
+    return out
+
+
+def _assign_matching(infos: Sequence[tuple[str, _EventInfo]]) -> dict[str, Counter] | None:
+    """An exact assignment by maximum bipartite matching, or None when none exists."""
+    out = _assign_greedy(infos)
+    if out is not None:
+        return out
+    fixed = [(ev, i.fixed) for ev, i in infos if i.fixed is not None]
+    if len({c for _, c in fixed}) < len(fixed):
+        return None
+    gen = [(ev, i) for ev, i in infos if i.fixed is None]
+    cols = sorted({c for _, i in gen for c in i.allowed}, key=lambda c: c.sort_key)
+    if len(cols) < len(gen):
+        return None
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    col_of = {c: j for j, c in enumerate(cols)}
+    rows = [r for r, (_, i) in enumerate(gen) for _ in i.allowed]
+    colidx = [col_of[c] for _, i in gen for c in i.allowed]
+    graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, colidx)), shape=(len(gen), len(cols)))
+    match = maximum_bipartite_matching(graph, perm_type="column")
+    if (match < 0).any():
+        return None
+    out = dict(fixed)
+    out.update((ev, cols[j]) for (ev, _), j in zip(gen, match.tolist()))
+    return out
+
+
+# ---- presets --------------------------------------------------------------------------------------
+
+_GENERIC_N = re.compile(r"^generic-(\d+)$")
+
+
+def _preset_dir():
+    from importlib import resources
+
+    return resources.files("mpx").joinpath("data", "pmu")
+
+
+def presets() -> list[str]:
+    """Names of the presets: the TOML files of ``mpx/data/pmu/`` and the pattern ``generic-N``."""
+    names = sorted(p.name[:-5] for p in _preset_dir().iterdir() if p.name.endswith(".toml"))
+    return names + ["generic-N"]
+
+
+@lru_cache(maxsize=None)
+def preset(name: str) -> PMU:
+    """The preset ``name`` (one PMU object per name, so its assignment cache is shared).
+
+    ``generic-N`` is N generic counters and no fixed counter on one unit ``cpu``, for traces whose
+    events are not hardware events (callgrind, simulator stats).
+    """
+    m = _GENERIC_N.match(name)
+    if m:
+        n = int(m.group(1))
+        if n < 1:
+            raise ConfigError(f"preset {name!r}: a PMU needs at least one counter")
+        return PMU.from_dict(
+            {"name": name, "description": f"{n} generic counters, no fixed counter",
+             "units": {"cpu": {"generic": n, "fixed": {}}}},
+            source=f"<preset {name}>",
+        )
+    path = _preset_dir().joinpath(f"{name}.toml")
+    if not path.is_file():
+        raise ConfigError(f"unknown PMU preset {name!r}; presets: {', '.join(presets())}")
+    with path.open("rb") as fh:
+        data = _loads_toml(fh.read(), path)
+    return PMU.from_dict(data, source=f"<preset {name}>")
+
+
+# ---- file helpers ---------------------------------------------------------------------------------
+
+
+def _check_name(name: Any, what: str) -> None:
+    if not isinstance(name, str) or not name or "/" in name or name != name.strip():
+        raise ConfigError(f"{what} must be a non-empty string without '/' or surrounding spaces, got {name!r}")
+
+
+def _required(tbl: Mapping[str, Any], key: str, src: str, prefix: str = "") -> Any:
+    if key not in tbl:
+        full = f"{prefix}.{key}" if prefix else key
+        raise ConfigError(f"{src}: missing key '{full}' (hardware parameters have no defaults)")
+    return tbl[key]
+
+
+def _str_list(value: Any, src: str, key: str) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{src}: key '{key}' must be a list of strings, got {value!r}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{src}: key '{key}' lists a name twice: {list(value)}")
+    return list(value)
+
+
+def _span(names: list[str]) -> str:
+    """``gp0..gp7`` for a run of numbered names, else the names joined by commas."""
+    if not names:
+        return "-"
+    m = [re.fullmatch(r"(.*?)(\d+)", n) for n in names]
+    if len(names) > 2 and all(m) and len({x.group(1) for x in m}) == 1:
+        nums = [int(x.group(2)) for x in m]
+        if nums == list(range(nums[0], nums[0] + len(nums))):
+            return f"{names[0]}..{names[-1]}"
+    return ",".join(names)
+
+
+def _loads_toml(raw: bytes, path: Any) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FormatError(path, raw.count(b"\n", 0, e.start) + 1, f"not UTF-8 text ({e.reason})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise FormatError(path, int(m.group(1)) if m else None, f"invalid TOML: {e}") from None
+
+
+def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
+    with open(path, "rb") as fh:
+        return _loads_toml(fh.read(), path)
+
+
+def _json_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str | os.PathLike]:
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    files: list[str | os.PathLike] = []
+    for p in items:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".json"))
+        elif os.path.exists(p):
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {os.fspath(p)}")
+    if not files:
+        raise ConfigError(f"no perf JSON files in {[os.fspath(p) for p in items]}")
+    return files
+
+
+def _read_perf_json(path: str | os.PathLike) -> list[tuple[dict[str, Any], int | None]]:
+    """The entries of a perf pmu-events JSON file with the line each starts on.
+
+    Accepts the kernel's list of event objects and a mapping ``EventName → fields``; a mapping of
+    strings (``metricgroups.json``) has no events.
+    """
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FormatError(path, raw.count(b"\n", 0, e.start) + 1, f"not UTF-8 text ({e.reason})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(path, e.lineno, f"invalid JSON: {e.msg}") from None
+    if isinstance(data, dict):
+        out = []
+        for k, v in data.items():
+            if isinstance(v, str):  # metricgroups.json: group name → description
+                out.append(({"MetricGroup": k, "Description": v}, _line_of(text, json.dumps(k))))
+                continue
+            if not isinstance(v, dict):
+                line = _line_of(text, json.dumps(k))
+                raise FormatError(path, line, f"entry {k!r} must be an object, got {type(v).__name__}")
+            out.append(({"EventName": k, **v}, _line_of(text, json.dumps(k))))
+        return out
+    if not isinstance(data, list):
+        raise FormatError(path, 1, f"expected a JSON list of events, got {type(data).__name__}")
+    starts = _element_lines(text)
+    out = []
+    for i, entry in enumerate(data):
+        line = starts[i] if i < len(starts) else None
+        if not isinstance(entry, dict):
+            raise FormatError(path, line, f"entry {i} must be an object, got {type(entry).__name__}")
+        out.append((entry, line))
+    return out
+
+
+def _element_lines(text: str) -> list[int]:
+    """1-based start lines of the elements of a top-level JSON list (valid JSON assumed)."""
+    dec = json.JSONDecoder()
+    i = text.index("[") + 1
+    lines: list[int] = []
+    n = len(text)
+    while True:
+        while i < n and text[i] in " \t\r\n,":
+            i += 1
+        if i >= n or text[i] == "]":
+            return lines
+        lines.append(text.count("\n", 0, i) + 1)
+        _, i = dec.raw_decode(text, i)
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    i = text.find(needle)
+    return None if i < 0 else text.count("\n", 0, i) + 1
+
+
+def _parse_counter_field(
+    value: str, path: Any, line: int | None, event: str
+) -> tuple[int | None, tuple[int, ...]]:
+    """perf's ``Counter`` value → (fixed counter index, None) or (None, generic indices)."""
+    m = re.fullmatch(r"[Ff]ixed counter (\d+)", value)
+    if m:
+        return int(m.group(1)), ()
+    parts = [p.strip() for p in value.split(",")]
+    if not all(re.fullmatch(r"[0-9]{1,4}", p) for p in parts):
+        raise FormatError(path, line, f"event {event}: cannot read counter list {value!r}")
+    idx = [int(p) for p in parts]
+    fixed = [i - 32 for i in idx if i >= 32]  # INTEL_PMC_IDX_FIXED = 32 in the kernel's numbering
+    if fixed:
+        if len(idx) != 1:
+            raise FormatError(path, line, f"event {event}: mixes fixed and generic counters in {value!r}")
+        return fixed[0], ()
+    return None, tuple(sorted(set(idx)))
