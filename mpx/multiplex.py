@@ -1,0 +1,387 @@
+"""Replay counter multiplexing on ground truth: ``multiplex(trace, problem, scheduler, ...)``.
+
+The multiplexer is the only code that reads both the truth and a scheduler's decisions. It reads the
+`Trace` once, at the start (the problem's columns, the edges, the checksum), cuts the run into quanta,
+and from then on hands the scheduler only the `Problem` and, for online schedulers, an
+`~mpx.schedulers.base.Observed` view of what ran so far. The result is an `Observation`: what a real
+tool would have read, with provenance, and never the true counts.
+
+Time. The quantum (perf's ``perf_event_mux_interval_ms``) is given in the trace's own time unit; use
+`quantum_from_ms` to convert a mux interval in ms (it needs the clock frequency for a cycles axis, the
+tick rate for gem5 ticks). Quanta start at the trace's first edge; the last one is cut short by the end
+of the trace when the span is not a multiple of the quantum. Where a quantum edge falls inside a trace
+interval, that interval's counts are split in proportion to time (uniform rate inside an interval:
+cumulative sums interpolated linearly); ``meta['apportioned']`` says whether that happened.
+
+Reads. ``read_every`` is a number of quanta (perf ``stat -I 100`` with a 4 ms mux interval reads every
+25 quanta; `read_every_from_ms` computes it). Read windows are consecutive blocks of ``read_every``
+quanta; the last may be shorter. The read view has perf's semantics (``perf stat -I`` deltas):
+``raw`` = Δ count, ``enabled`` = Δ time_enabled (the window length; 0 for events in error state),
+``running`` = Δ time_running (time the event was on a counter; 0 if it did not run; members of a
+group share it because they run together; fixed-counter and software events run all the time).
+Times are in the trace's time unit.
+
+Noise (off by default): `Noise` multiplies each quantum's count by ``1 + rel_sigma·N(0, 1)`` (clipped at
+0) and adds ``read_overhead`` counts to Δraw in each read window where the event ran (the cost of the
+read itself). The random numbers depend only on ``seed`` and the shape ``[Q, E]``, not on the schedule,
+so two schedulers compared with one seed see the same noise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mpx.errors import ConfigError
+from mpx.problem import EventGroup, Problem
+from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, Scheduler, StaticScheduler
+
+__all__ = [
+    "Noise",
+    "Observation",
+    "QuantumView",
+    "ReadView",
+    "multiplex",
+    "quantum_from_ms",
+    "read_every_from_ms",
+]
+
+_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float | None = None,
+                    ticks_per_second: float | None = None) -> float:
+    """A mux interval in milliseconds expressed on a trace's time axis.
+
+    ``ns``/``us``/``ms``/``s`` need nothing else; ``cycles`` needs ``clock_hz``; ``ticks`` needs
+    ``ticks_per_second`` (gem5: ``simFreq``, 1e12 for the default 1 ps tick). Axes without a fixed
+    relation to wall time (instructions, blocks, intervals) are an error: give the quantum directly.
+    """
+    if not (isinstance(mux_interval_ms, (int, float)) and math.isfinite(mux_interval_ms) and mux_interval_ms > 0):
+        raise ConfigError(f"mux interval must be a positive number of ms, got {mux_interval_ms!r}")
+    seconds = mux_interval_ms * 1e-3
+    if time_unit in _SECONDS:
+        return seconds / _SECONDS[time_unit]
+    if time_unit == "cycles":
+        if not clock_hz or clock_hz <= 0:
+            raise ConfigError("quantum_from_ms: a cycles time axis needs 'clock_hz' (no default clock frequency)")
+        return seconds * clock_hz
+    if time_unit == "ticks":
+        if not ticks_per_second or ticks_per_second <= 0:
+            raise ConfigError("quantum_from_ms: a ticks time axis needs 'ticks_per_second' (gem5 simFreq)")
+        return seconds * ticks_per_second
+    raise ConfigError(f"quantum_from_ms: the {time_unit!r} axis has no fixed relation to time; "
+                      "give the quantum in that unit directly")
+
+
+def read_every_from_ms(read_interval_ms: float, mux_interval_ms: float) -> int:
+    """Quanta per read window: ``perf stat -I 100`` with a 4 ms mux interval → 25.
+
+    mpx reads at quantum boundaries, so the read interval must be a whole number of mux intervals.
+    """
+    ratio = read_interval_ms / mux_interval_ms
+    n = round(ratio)
+    if n < 1 or abs(ratio - n) > 1e-9 * max(1.0, ratio):
+        raise ConfigError(f"read interval {read_interval_ms} ms is not a whole number (>= 1) of mux intervals "
+                          f"of {mux_interval_ms} ms")
+    return int(n)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Measurement noise: multiplicative Gaussian per quantum count, plus a fixed count per read."""
+
+    rel_sigma: float = 0.0
+    read_overhead: float = 0.0
+
+    def __post_init__(self) -> None:
+        for k in ("rel_sigma", "read_overhead"):
+            v = getattr(self, k)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise ConfigError(f"Noise.{k} must be a finite number >= 0, got {v!r}")
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class QuantumView:
+    """Per quantum: ``edges[Q+1]``, ``running[Q, E]`` (bool), ``counts[Q, E]`` (raw count, NaN when the
+    event did not run)."""
+
+    edges: np.ndarray
+    running: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def durations(self) -> np.ndarray:
+        return np.diff(self.edges)
+
+    @property
+    def n_quanta(self) -> int:
+        return int(self.running.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class ReadView:
+    """Per read window: ``edges[R+1]`` (time), ``quanta[R+1]`` (quantum index of each read), and per
+    window and event ``raw`` (Δ count), ``enabled`` (Δ time_enabled), ``running`` (Δ time_running)."""
+
+    edges: np.ndarray
+    quanta: np.ndarray
+    raw: np.ndarray
+    enabled: np.ndarray
+    running: np.ndarray
+
+    @property
+    def n_reads(self) -> int:
+        return int(self.raw.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class Observation:
+    """What a tool would have read while the scheduler multiplexed the counters; no truth inside.
+
+    ``quanta`` is the quantum view, ``reads`` the read view (see the module docstring); ``groups`` the
+    event groups as opened, ``errors`` the events that never counted (with the reason), ``schedule``
+    the static schedule (None for online schedulers). ``meta``: provenance (trace checksum, workload,
+    source, quantum, read window, scheduler and its parameters, seed, noise, apportioning).
+    """
+
+    problem: Problem
+    time_unit: str
+    quantum: float
+    read_every: int
+    quanta: QuantumView
+    reads: ReadView
+    groups: tuple[EventGroup, ...]
+    errors: dict[str, str]
+    schedule: Schedule | None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def events(self) -> tuple[str, ...]:
+        return self.problem.events
+
+    @property
+    def n_quanta(self) -> int:
+        return self.quanta.n_quanta
+
+    def __repr__(self) -> str:
+        return (f"Observation({self.meta.get('workload') or self.meta.get('source') or '?'}: "
+                f"{len(self.events)} events, {self.n_quanta} quanta of {self.quantum:g} {self.time_unit}, "
+                f"{self.reads.n_reads} reads, scheduler {self.meta.get('scheduler')!r})")
+
+
+# -- the truth, sliced once -------------------------------------------------------------------------
+
+
+def _ingest(trace: Any, problem: Problem) -> dict[str, Any]:
+    """Everything the multiplexer takes from the trace, copied; the trace is not touched afterwards."""
+    names = tuple(trace.events)
+    index = {n: i for i, n in enumerate(names)}
+    missing = [e for e in problem.events if e not in index]
+    if missing:
+        near = {m: [n for n in names if m.lower() in n.lower()][:3] for m in missing[:5]}
+        raise ConfigError(f"the trace has no event(s) {missing[:10]}{' ...' if len(missing) > 10 else ''} "
+                          f"(close names: {near})")
+    cols = [index[e] for e in problem.events]
+    counts = np.asarray(trace.counts, dtype=np.float64)[:, cols]  # fancy indexing copies
+    edges = np.array(trace.edges, dtype=np.float64, copy=True)
+    meta = dict(trace.meta)
+    return dict(counts=counts, edges=edges, time_unit=str(trace.time_unit), checksum=_checksum(trace),
+                workload=meta.get("workload"), source=meta.get("source"), synthetic=meta.get("synthetic"))
+
+
+_CHECKSUMS: list[tuple[Any, str]] = []  # (trace, checksum) of the last traces replayed
+
+
+def _checksum(trace: Any) -> str:
+    """``trace.checksum()``, remembered for the last two trace objects (hashing a 9,000 x 1,500 trace
+    takes ~0.25 s and a study replays one trace many times). Traces are immutable, so identity is
+    enough; the cache holds the objects themselves, so an id cannot be reused while cached."""
+    for obj, digest in _CHECKSUMS:
+        if obj is trace:
+            return digest
+    digest = trace.checksum()
+    _CHECKSUMS.insert(0, (trace, digest))
+    del _CHECKSUMS[2:]
+    return digest
+
+
+def _quantum_edges(edges: np.ndarray, quantum: float) -> tuple[np.ndarray, bool]:
+    t0, t1 = float(edges[0]), float(edges[-1])
+    ratio = (t1 - t0) / quantum
+    n = max(1, int(math.ceil(ratio - 1e-9)))
+    q = t0 + quantum * np.arange(n + 1, dtype=np.float64)
+    q[-1] = t1
+    partial = abs(ratio - round(ratio)) > 1e-9 * max(1.0, ratio)
+    # snap quantum edges lying within rounding error of a trace edge onto it
+    pos = np.clip(np.searchsorted(edges, q), 1, edges.size - 1)
+    near = np.where(np.abs(edges[pos - 1] - q) <= np.abs(edges[pos] - q), pos - 1, pos)
+    close = np.abs(edges[near] - q) <= 1e-9 * quantum
+    q[close] = edges[near[close]]
+    return q, partial
+
+
+def _per_quantum(counts: np.ndarray, edges: np.ndarray, q_edges: np.ndarray) -> tuple[np.ndarray, int]:
+    """True counts per quantum ``[Q, E]`` and the number of quantum edges inside a trace interval."""
+    t = counts.shape[0]
+    pos = np.searchsorted(edges, q_edges)
+    on_edge = (pos < edges.size) & (edges[np.minimum(pos, edges.size - 1)] == q_edges)
+    inside = int((~on_edge).sum())
+    if inside == 0:
+        return np.add.reduceat(counts, pos[:-1], axis=0), 0
+    cum = np.zeros((t + 1, counts.shape[1]))
+    np.cumsum(counts, axis=0, out=cum[1:])
+    i = np.clip(np.searchsorted(edges, q_edges, side="right") - 1, 0, t - 1)
+    frac = np.clip((q_edges - edges[i]) / (edges[i + 1] - edges[i]), 0.0, 1.0)
+    at = cum[i] + frac[:, None] * counts[i]
+    out = np.diff(at, axis=0)
+    np.maximum(out, 0.0, out=out)
+    return out, inside
+
+
+# -- the replay -------------------------------------------------------------------------------------
+
+
+def _get_scheduler(scheduler: Any) -> Scheduler:
+    if isinstance(scheduler, str):
+        from mpx import schedulers
+
+        return schedulers.get(scheduler)
+    if isinstance(scheduler, Scheduler):
+        return scheduler
+    raise ConfigError(f"scheduler must be a name or a mpx.schedulers.base.Scheduler, got {scheduler!r}")
+
+
+def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read_every: int,
+              noise: Noise | None = None, seed: int = 0) -> Observation:
+    """Replay multiplexing of ``problem`` on ``trace`` with ``scheduler`` (an instance or a registry
+    name); see the module docstring for quanta, reads, apportioning and noise."""
+    if not isinstance(problem, Problem):
+        raise ConfigError(f"multiplex: problem must be a mpx.problem.Problem, got {type(problem).__name__}")
+    sched = _get_scheduler(scheduler)
+    if not (isinstance(quantum, (int, float, np.floating, np.integer)) and math.isfinite(quantum) and quantum > 0):
+        raise ConfigError(f"multiplex: quantum must be a positive number (trace time unit), got {quantum!r}")
+    if isinstance(read_every, bool) or not isinstance(read_every, (int, np.integer)) or read_every < 1:
+        raise ConfigError(f"multiplex: read_every must be a whole number of quanta >= 1, got {read_every!r}")
+    if noise is not None and not isinstance(noise, Noise):
+        raise ConfigError(f"multiplex: noise must be a mpx.multiplex.Noise or None, got {noise!r}")
+    quantum, read_every = float(quantum), int(read_every)
+
+    src = _ingest(trace, problem)
+    del trace  # from here on only copies of what was needed exist in this function
+    q_edges, partial = _quantum_edges(src["edges"], quantum)
+    truth, inside = _per_quantum(src["counts"], src["edges"], q_edges)
+    n_q, n_e = truth.shape
+
+    rng = np.random.default_rng(seed)
+    if noise is not None and noise.rel_sigma > 0:
+        factors = np.maximum(1.0 + noise.rel_sigma * rng.standard_normal((n_q, n_e)), 0.0)
+        measured = truth * factors
+    else:
+        measured = truth
+    del truth
+
+    schedule: Schedule | None = None
+    if isinstance(sched, StaticScheduler):
+        schedule = sched.schedule(problem)
+        running = schedule.running(n_q)
+        groups, errors = schedule.groups, dict(schedule.errors)
+    elif isinstance(sched, OnlineScheduler):
+        running = _run_online(sched, problem, quantum, q_edges, measured)
+        groups, errors = tuple(sched.groups_), dict(sched.errors_)
+    else:
+        raise ConfigError(f"scheduler {sched!r} is neither a StaticScheduler nor an OnlineScheduler")
+    running = np.array(running, dtype=bool) | problem.free_mask
+    counts = np.where(running, measured, np.nan)
+    del measured
+
+    dur = np.diff(q_edges)
+    starts = np.arange(0, n_q, read_every)
+    r_idx = np.append(starts, n_q)
+    raw = np.add.reduceat(np.where(running, counts, 0.0), starts, axis=0)
+    run_time = np.add.reduceat(running * dur[:, None], starts, axis=0)
+    window = np.add.reduceat(dur, starts)
+    enabled = np.repeat(window[:, None], n_e, axis=1)
+    if errors:
+        enabled[:, problem.mask(errors)] = 0.0
+    if noise is not None and noise.read_overhead > 0:
+        raw = raw + noise.read_overhead * (run_time > 0)
+
+    meta: dict[str, Any] = {
+        "trace_checksum": src["checksum"],
+        "workload": src["workload"],
+        "source": src["source"],
+        "synthetic": src["synthetic"],
+        "time_unit": src["time_unit"],
+        "quantum": quantum,
+        "n_quanta": int(n_q),
+        "last_quantum_partial": bool(partial),
+        "read_every": read_every,
+        "read_window": quantum * read_every,
+        "scheduler": sched.name or type(sched).__name__,
+        "scheduler_params": {k: _jsonable(v) for k, v in sched.get_params().items()},
+        "seed": seed,
+        "noise": None if noise is None else asdict(noise),
+        "apportioned": bool(inside),
+        "apportioning": (f"{inside} of {n_q + 1} quantum edges fall inside trace intervals: those intervals' "
+                         "counts are split uniformly in time" if inside
+                         else "every quantum edge is a trace interval edge: counts are exact sums"),
+    }
+    return Observation(
+        problem=problem,
+        time_unit=src["time_unit"],
+        quantum=quantum,
+        read_every=read_every,
+        quanta=QuantumView(_ro(q_edges), _ro(running), _ro(counts)),
+        reads=ReadView(_ro(q_edges[r_idx]), _ro(r_idx), _ro(raw), _ro(enabled), _ro(run_time)),
+        groups=tuple(groups),
+        errors=errors,
+        schedule=schedule,
+        meta=meta,
+    )
+
+
+def _run_online(sched: OnlineScheduler, problem: Problem, quantum: float, q_edges: np.ndarray,
+                measured: np.ndarray) -> np.ndarray:
+    """Quantum blocks decided one after the other. The scheduler sees read-only views of *shared*
+    copies (edges, running, counts of events that ran, NaN elsewhere); the result is built from the
+    multiplexer's private arrays, so a scheduler that writes into what it was shown changes nothing."""
+    n_q, n_e = measured.shape
+    running = np.zeros((n_q, n_e), dtype=bool)
+    shown_running = np.zeros((n_q, n_e), dtype=bool)
+    shown_counts = np.full((n_q, n_e), np.nan)
+    shown_edges = q_edges.copy()
+    sched.start(problem)
+    q = 0
+    while q < n_q:
+        view = Observed(problem, quantum, _view(shown_edges, q + 1), _view(shown_running, q), _view(shown_counts, q))
+        block = sched.decide(view)
+        k = min(block.shape[0], n_q - q)
+        running[q:q + k] = block[:k]
+        shown_running[q:q + k] = block[:k]
+        shown_counts[q:q + k] = np.where(block[:k], measured[q:q + k], np.nan)
+        q += k
+    return running
+
+
+def _jsonable(v: Any) -> Any:
+    try:
+        json.dumps(v)
+    except (TypeError, ValueError):
+        return repr(v)
+    return v
+
+
+def _view(a: np.ndarray, n: int) -> np.ndarray:
+    v = a[:n].view()
+    v.setflags(write=False)
+    return v
