@@ -1,0 +1,51 @@
+"""Metrics, relations and catalogs: what a study measures, as expressions over events.
+
+- `expr`: perf ``MetricExpr`` parser, printer and vectorised evaluator (no ``eval``).
+- `catalog`: `Metric` (expression + hyperedge of events), `Relation` (linear identities and
+  inequalities among events), `Catalog` (metrics, relations, event info, literals, groups),
+  `load_catalog` (format detected by content, folders merged), `evaluate_metrics`.
+- one reader per format: `perfjson` (Linux perf pmu-events), `likwid` (LIKWID groups),
+  `armtelemetry` (Arm Top-down Tool specifications), `hperf` (hperf configurations), `toml` (mpx's own
+  format, schema in its docstring).
+- `builtin(name)`: built-in catalogs (``callgrind``, ``tma``, ``yitian710``) in ``builtin/*.toml``.
+"""
+
+from __future__ import annotations
+
+from mpx.metrics.catalog import (
+    CONSTRAINTS,
+    PSEUDO_EVENTS,
+    Catalog,
+    EventInfo,
+    Group,
+    Metric,
+    Relation,
+    builtin,
+    builtin_names,
+    detect_format,
+    evaluate_metrics,
+    evaluate_trace,
+    load_catalog,
+    vector_total_relations,
+)
+from mpx.metrics.expr import parse as parse_expr
+from mpx.metrics.expr import to_text as expr_text
+
+__all__ = [
+    "CONSTRAINTS",
+    "PSEUDO_EVENTS",
+    "Catalog",
+    "EventInfo",
+    "Group",
+    "Metric",
+    "Relation",
+    "builtin",
+    "builtin_names",
+    "detect_format",
+    "evaluate_metrics",
+    "evaluate_trace",
+    "load_catalog",
+    "parse_expr",
+    "expr_text",
+    "vector_total_relations",
+]

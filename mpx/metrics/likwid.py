@@ -1,0 +1,184 @@
+"""LIKWID performance groups (``groups/<arch>/<GROUP>.txt`` of RRZE-HPC/likwid).
+
+A group file has sections::
+
+    SHORT <one-line description>
+    [REQUIRE_NOHT]                          optional conditions (here: hyper-threading must be off)
+    EVENTSET
+    <COUNTER>[:OPTION...]  <EVENT>          e.g. FIXC0 INSTR_RETIRED_ANY, PMC3:EDGEDETECT UOPS_..._CYCLES
+    METRICS
+    <metric name with spaces>  <formula>    the formula is the last whitespace-separated token
+    LONG
+    <free text>
+
+As in LIKWID's own parser (``perfgroup.c``), a metric line's formula is its last token and the name is
+the rest. Formulas name *counters* (``PMC0``, ``FIXC1``, ``PWR0``, ``MBOX0C1``, ``PMC3:EDGEDETECT``),
+which are mapped back to events through the EVENTSET; ``time`` (run time in seconds) becomes the
+pseudo-event ``duration_time`` and ``inverseClock`` (1 / CPU clock in Hz) the literal
+``#inverseClock``. A counter option becomes part of the event name (``PMC3:EDGEDETECT
+UOPS_EXECUTED_STALL_CYCLES`` → ``UOPS_EXECUTED_STALL_CYCLES:EDGEDETECT``, as the LONG sections write it).
+
+Metric names repeat across groups (``CPI`` is in most), so a metric is named ``GROUP/metric name``
+(a name repeated inside one group — a typo in arm8_n1/TLB.txt — is kept as ``name #2`` with a
+warning in ``meta['warnings']``);
+each file becomes one ``eventset`` `Group` — LIKWID measures a group's events together and never
+multiplexes inside a group. The counter prefix tells the PMU class (`EventInfo.kind`): ``FIXC`` fixed,
+``PMC`` general, ``PWR`` energy (RAPL), ``TMP`` thermal, ``TMA`` topdown, ``MPERF/APERF/PPERF`` msr,
+box counters (``MBOX0C1``, ``UBOXFIX``, ...) uncore.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mpx.errors import FormatError
+from mpx.metrics import expr as E
+from mpx.metrics.catalog import Catalog, EventInfo, Group, Metric, _read
+
+NAME = "likwid"
+
+_SECTIONS = ("SHORT", "EVENTSET", "METRICS", "LONG")
+_COUNTER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(:[A-Za-z0-9_=]+)*$")
+_KINDS = (
+    (re.compile(r"^FIXC\d+$"), "fixed"),
+    (re.compile(r"^PMC\d+$"), "general"),
+    (re.compile(r"^PWR\d+$"), "energy"),
+    (re.compile(r"^TMP\d+$"), "thermal"),
+    (re.compile(r"^TMA\d+$"), "topdown"),
+    (re.compile(r"^[AMP]PERF$"), "msr"),
+    (re.compile(r"^[A-Z]+\d*(C\d+|FIX)$"), "uncore"),
+)
+
+
+def counter_kind(counter: str) -> str | None:
+    """PMU class of a LIKWID counter register (options after ``:`` ignored), None when unknown."""
+    base = counter.split(":", 1)[0]
+    for rx, kind in _KINDS:
+        if rx.match(base):
+            return kind
+    return None
+
+
+def sniff(path, text: str, obj: Any) -> bool:
+    if obj is not None:
+        return False
+    lines = [ln.strip() for ln in text.splitlines()[:400]]
+    return any(ln.startswith("SHORT") for ln in lines[:5]) and "EVENTSET" in lines
+
+
+def load(path: str | os.PathLike) -> Catalog:
+    """Read one LIKWID group file; the group is named after the file (``TMA.txt`` → ``TMA``)."""
+    text, _ = _read(path)
+    group = Path(path).name.split(".")[0]
+    short = None
+    section = None
+    counters: dict[str, tuple[str, int]] = {}  # counter token → (event, line)
+    metric_lines: list[tuple[str, str, int]] = []
+    long_lines: list[str] = []
+    requires: list[str] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if section == "LONG":
+            long_lines.append(raw.rstrip())
+            continue
+        if not s or s.startswith("#"):
+            continue
+        head = s.split(None, 1)[0]
+        if head == "SHORT":
+            if short is not None:
+                raise FormatError(path, lineno, "second SHORT line")
+            short = s[len("SHORT"):].strip()
+            section = "SHORT"
+            continue
+        if section == "SHORT" and re.fullmatch(r"REQUIRE_[A-Z0-9_]+", s):
+            requires.append(s[len("REQUIRE_"):])
+            continue
+        if s in ("EVENTSET", "METRICS", "LONG"):
+            if short is None:
+                raise FormatError(path, lineno, f"{s} before the SHORT line")
+            section = s
+            continue
+        if section == "EVENTSET":
+            parts = s.split()
+            if len(parts) != 2 or not _COUNTER_RE.match(parts[0]):
+                raise FormatError(path, lineno, f"EVENTSET line must be 'COUNTER EVENT', got {s!r}")
+            ctr, ev = parts
+            if ctr in counters:
+                raise FormatError(path, lineno, f"counter {ctr} assigned twice (first on line {counters[ctr][1]})")
+            opts = ctr.split(":")[1:]
+            counters[ctr] = (ev + "".join(":" + o for o in opts), lineno)
+        elif section == "METRICS":
+            parts = s.rsplit(None, 1)
+            if len(parts) != 2:
+                raise FormatError(path, lineno, f"METRICS line must be 'name formula', got {s!r}")
+            metric_lines.append((parts[0].strip(), parts[1], lineno))
+        else:
+            raise FormatError(path, lineno, f"text outside a section (expected SHORT, EVENTSET, METRICS, LONG): {s!r}")
+    if short is None:
+        raise FormatError(path, 1, "no SHORT line: not a LIKWID performance group")
+    if not counters:
+        raise FormatError(path, None, "empty or missing EVENTSET")
+    long_formulas = {}
+    for ln in long_lines:
+        if "=" in ln:
+            k, _, v = ln.partition("=")
+            long_formulas.setdefault(k.strip(), ln.strip())
+    by_base: dict[str, list[str]] = {}
+    for ctr in counters:
+        by_base.setdefault(ctr.split(":")[0], []).append(ctr)
+
+    metrics: list[Metric] = []
+    seen: dict[str, int] = {}
+    warnings: list[str] = []
+    for mname, formula, lineno in metric_lines:
+        what = f"metric {mname!r} of group {group}"
+        ast = E.parse(formula, path=path, line=lineno, what=what)
+
+        def mapping(node: E.Node, lineno=lineno, what=what) -> E.Node | None:
+            if not isinstance(node, E.Name):
+                return None
+            n = node.name
+            if n in counters:
+                return E.Name(counters[n][0])
+            if n == "time":
+                return E.Name("duration_time")
+            if n == "inverseClock":
+                return E.Literal("inverseClock")
+            if len(by_base.get(n, ())) == 1:
+                return E.Name(counters[by_base[n][0]][0])
+            raise FormatError(path, lineno, f"{what}: {n!r} is not a counter of the EVENTSET ({', '.join(counters)})")
+
+        ast = E.substitute(ast, mapping)
+        full = f"{group}/{mname}"
+        if full in seen:
+            # LIKWID shows both rows; keep both under distinct names and say so
+            k = 2
+            while f"{full} #{k}" in seen:
+                k += 1
+            warnings.append(f"{path}:{lineno}: metric name {mname!r} repeats line {seen[full]}; kept as {full + ' #' + str(k)!r}")
+            full = f"{full} #{k}"
+        seen[full] = lineno
+        unit = re.search(r"\[([^\]]*)\]\s*$", mname)
+        metrics.append(
+            Metric.from_ast(
+                full, ast, description=long_formulas.get(mname, ""), groups=(group,),
+                scale_unit=unit.group(1) if unit else None, source=f"{path}:{lineno}",
+                extra={"likwid_formula": formula},
+            )
+        )
+    events = [
+        EventInfo(ev, kind=counter_kind(ctr), source=f"{path}:{ln}", extra={"likwid_counters": [ctr]})
+        for ctr, (ev, ln) in counters.items()
+    ]
+    g = Group(
+        group, "eventset", events=tuple(ev for ev, _ in counters.values()), metrics=tuple(m.name for m in metrics),
+        description=short, counters=tuple((ev, ctr) for ctr, (ev, _) in counters.items()),
+        requires=tuple(requires), source=str(path),
+    )
+    return Catalog(
+        metrics, events=events, groups=[g], name=group,
+        meta={"sources": [str(path)], "format": NAME, "long": {group: "\n".join(long_lines).strip()}, "warnings": warnings},
+    )
