@@ -11,18 +11,45 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals")
     info.add_argument("path", help="trace file, gem5 stats.txt[.xz], mpx JSONL dump, callgrind dumps")
     info.add_argument("--format", help="force a format instead of detecting it")
+    _add_reader_options(info)
     info.add_argument("--events", action="store_true", help="list every event with its total")
     info.add_argument("--top", type=int, default=10, help="how many of the largest totals to show (default 10)")
     conv = tsub.add_parser("convert", help="read any supported format and save the native trace file")
     conv.add_argument("path")
     conv.add_argument("-o", "--output", required=True, help="output file (native .npz trace)")
     conv.add_argument("--format", help="force a format instead of detecting it")
+    _add_reader_options(conv)
+
+
+def _add_reader_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-O", "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="reader option, VALUE parsed as JSON when it can be (e.g. -O 'mode=[\"delta\",\"cumulative\"]' "
+        "for a gem5 file without tick stats); repeatable",
+    )
+
+
+def _reader_options(items: list[str]) -> dict:
+    import json
+
+    from mpx.errors import ConfigError
+
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"reader option {item!r} is not KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
     from mpx.readers import read_trace
 
-    trace = read_trace(args.path, format=args.format)
+    trace = read_trace(args.path, format=args.format, **_reader_options(args.option))
     if args.trace_command == "convert":
         trace.save(args.output)
         print(f"wrote {args.output}: {trace!r}")

@@ -1,0 +1,5 @@
+import sys
+
+from mpx.cli import main
+
+sys.exit(main())
