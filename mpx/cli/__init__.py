@@ -13,7 +13,7 @@ import sys
 from mpx import __version__
 
 #: subcommand modules, in the order ``mpx --help`` lists them
-COMMANDS = ("trace", "synth")
+COMMANDS = ("trace", "synth", "schedule")
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:

@@ -26,6 +26,12 @@ __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "available", "get", "get_class", "reg
 BUILTIN: dict[str, str] = {
     "perf": "mpx.schedulers.perf:PerfScheduler",
     "round_robin": "mpx.schedulers.round_robin:RoundRobinScheduler",
+    "likwid": "mpx.schedulers.likwid:LikwidScheduler",
+    "arm_topdown": "mpx.schedulers.arm_topdown:ArmTopdownScheduler",
+    "hperf": "mpx.schedulers.hperf:HperfScheduler",
+    "tintin": "mpx.schedulers.tintin:TintinScheduler",
+    "bayesperf": "mpx.schedulers.bayesperf:BayesPerfScheduler",
+    "optimal": "mpx.schedulers.optimal:OptimalScheduler",
 }
 
 ENTRY_POINT_GROUP = "mpx.schedulers"

@@ -1,0 +1,156 @@
+"""The Arm Top-down Tool's merge step (event_scheduler.py) on hand-worked cases and on the Neoverse
+telemetry specifications (reference: "with 6 counters Neoverse N1 needs 9 perf groups, V2 13")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mpx.errors import ConfigError
+from mpx.problem import Problem
+from mpx.schedulers.arm_topdown import ArmTopdownScheduler, make_chunks, optimize_event_groups
+
+
+def test_duplicates_and_contained_tuples_are_dropped():
+    units = [("a", "b"), ("a", "b"), ("a",), ("c", "d", "e")]
+    # (a,b) duplicate dropped, (a,) contained in (a,b) dropped; (a,b)+(c,d,e) = 5 > 4: two groups
+    assert optimize_event_groups(units, 4) == [("a", "b"), ("c", "d", "e")]
+
+
+def test_first_fit_absorbs_every_later_tuple_that_fits():
+    units = [("a", "b"), ("c", "d", "e"), ("f",), ("g", "h")]
+    # (a,b) absorbs... (c,d,e): 5 > 4 no; (f): 3 yes; (g,h): 5 no -> (a,b,f)
+    # (c,d,e): (g,h) -> 5 no -> alone; (g,h) alone
+    assert optimize_event_groups(units, 4) == [("a", "b", "f"), ("c", "d", "e"), ("g", "h")]
+
+def test_the_merge_depends_on_the_order():
+    # (x) absorbs (a,b,c) and (y) absorbs (d,e,f): 2 groups; listed (x),(y),... : (x,y) takes neither
+    # (5 > 4): 3 groups
+    assert optimize_event_groups([("x",), ("a", "b", "c"), ("y",), ("d", "e", "f")], 4) == [
+        ("a", "b", "c", "x"), ("d", "e", "f", "y")]
+    assert optimize_event_groups([("x",), ("y",), ("a", "b", "c"), ("d", "e", "f")], 4) == [
+        ("x", "y"), ("a", "b", "c"), ("d", "e", "f")]
+
+
+def test_chunks_pack_consecutive_groups_and_refuse_big_ones():
+    assert make_chunks([("a", "b"), ("c",), ("d", "e")], 3) == [[("a", "b"), ("c",)], [("d", "e")]]
+    with pytest.raises(ConfigError, match="too many events"):
+        make_chunks([("a", "b", "c", "d")], 3)
+
+
+def _problem():
+    metrics = [("m1", ["cycles", "a", "b"]), ("m2", ["a", "b"]), ("m3", ["c", "d"]), ("m4", ["cycles", "e"])]
+    return Problem(["cycles", "a", "b", "c", "d", "e"], "neoverse-n1", metrics=metrics)
+
+
+def test_cycles_counts_against_max_events_as_in_the_tool():
+    p = _problem()
+    a = ArmTopdownScheduler(max_events=3)
+    s = a.schedule(p)
+    # units: (a,b,cycles) (a,b)->contained (c,d) (cycles,e); merges: (a,b,cycles)+(c,d) = 5 > 3,
+    # +(cycles,e) = 4 > 3; (c,d)+(cycles,e) = 4 > 3 -> three groups, one per quantum
+    assert [set(g) for g in a.merged_groups_] == [{"a", "b", "cycles"}, {"c", "d"}, {"cycles", "e"}]
+    assert s.period == 3
+    a = ArmTopdownScheduler(max_events=3, count_free=False)  # cycles is on its own counter
+    a.schedule(p)
+    assert [set(g) for g in a.merged_groups_] == [{"a", "b", "e"}, {"c", "d"}]
+
+
+def test_multiplex_hands_the_groups_to_perf():
+    p = _problem()
+    a = ArmTopdownScheduler(max_events=3, multiplex=True)
+    s = a.schedule(p)
+    run = s.running(6)
+    # perf: 6 counters hold every merged group at once (cycles on the cycle counter)
+    assert run.all()
+
+
+def test_group_mode_refuses_groups_larger_than_the_counters():
+    p = Problem(["a", "b", "c"], "generic-2", groups=[("a", "b", "c")])
+    with pytest.raises(ConfigError, match="GroupScheduleError"):
+        ArmTopdownScheduler(collect_by="group").schedule(p)
+
+
+def test_a_metric_that_never_fits_is_split():
+    p = Problem(["a", "b", "c"], "generic-2", metrics=[("m", ["a", "b", "c"])])
+    s = ArmTopdownScheduler().schedule(p)
+    assert any("split" in n for n in s.notes)
+    assert s.running(2).sum(axis=1).max() <= 2
+
+
+# -- the Neoverse specifications -------------------------------------------------------------------------
+
+# The tool's order: the child builds the tool's list of metric tuples out of objects hashing like its
+# Event (hash((name, title, description, code))), puts them in a set under PYTHONHASHSEED and prints the
+# iteration order -- exactly what _generate_event_list feeds _optimize_event_groups.
+_CHILD = r"""
+import json, sys
+spec = json.load(open(sys.argv[1]))
+ev = spec["events"]
+def key(name):
+    e = ev[name]
+    code = e.get("code")
+    code = int(code, 16) if isinstance(code, str) else code
+    return (name, e.get("title"), e.get("description"), code)
+stages = spec["methodologies"]["topdown_methodology"]["metric_grouping"]
+metrics = [tuple(key(e) for e in sorted(spec["metrics"][m]["events"]))
+           for g in stages["stage_1"] + stages["stage_2"] for m in sorted(spec["groups"]["metrics"][g]["metrics"])]
+print(json.dumps([[k[0] for k in t] for t in {g: None for g in set(metrics)}]))
+"""
+
+
+def _tool_groups(path, hash_seed: int) -> int:
+    env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    return len(optimize_event_groups([tuple(t) for t in json.loads(out)], 6))
+
+
+def _spec_problem(shared, name, pmu):
+    from mpx.cli.schedule import catalog_problem
+    from mpx.metrics import load_catalog
+
+    path = shared("data", "metrics", "arm-telemetry", name)
+    return path, catalog_problem(load_catalog(path), pmu)
+
+
+@pytest.mark.parametrize("name,pmu,listed,tool_seed1,tool_seed2", [
+    ("neoverse-n1.json", "neoverse-n1", 8, 9, 8),
+    ("neoverse-v2.json", "neoverse-v2", 12, 13, 14),
+])
+def test_neoverse_group_counts_depend_on_the_tools_set_order(shared, name, pmu, listed, tool_seed1, tool_seed2):
+    path, p = _spec_problem(shared, name, pmu)
+    a = ArmTopdownScheduler()  # max_events = 6 programmable counters, CPU_CYCLES counted
+    s = a.schedule(p)
+    assert len(a.merged_groups_) == listed and s.period == listed
+    assert all(len(g) <= 6 for g in a.merged_groups_)
+    # the reference's 9 (N1) and 13 (V2) are what the tool gives under PYTHONHASHSEED=1; seed 2 differs
+    assert _tool_groups(path, 1) == tool_seed1
+    assert _tool_groups(path, 2) == tool_seed2
+
+
+def test_seeded_orders_cover_the_reference_numbers(shared):
+    _, n1 = _spec_problem(shared, "neoverse-n1.json", "neoverse-n1")
+    counts = {len(ArmTopdownScheduler(seed=k).schedule(n1).groups) for k in range(40)}
+    assert 9 in counts and counts <= {7, 8, 9, 10}
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(units=st.lists(st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=4, unique=True), max_size=8),
+       k=st.integers(1, 6))
+def test_merge_covers_every_tuple_within_the_limit(units, k):
+    units = [tuple(sorted(u)) for u in units]
+    merged = optimize_event_groups(units, k)
+    for u in units:  # every tuple measured together somewhere
+        assert any(set(u) <= set(m) for m in merged)
+    for m in merged:  # a merged group exceeds the limit only if it is one oversized input
+        assert len(m) <= k or m in units
+    assert len(merged) <= len(set(units))

@@ -1,0 +1,88 @@
+"""LIKWID group switching: one event set per quantum, never multiplexed inside, too-big sets refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpx.errors import ConfigError
+from mpx.problem import EventGroup, Problem
+from mpx.schedule_scores import schedule_scores
+from mpx.schedulers.likwid import LikwidScheduler
+
+
+def _problem(pmu="generic-4"):
+    groups = [EventGroup(("a", "b"), name="BRANCH"), EventGroup(("c", "d", "e"), name="L2"),
+              EventGroup(("f",), name="FLOPS")]
+    return Problem(["a", "b", "c", "d", "e", "f"], pmu, groups=groups)
+
+
+def running_sets(s, p, n):
+    return [{e for e, on in zip(p.events, row) if on} for row in s.running(n)]
+
+
+def test_one_group_per_quantum_in_order():
+    p = _problem()
+    s = LikwidScheduler().schedule(p)
+    assert running_sets(s, p, 6) == [{"a", "b"}, {"c", "d", "e"}, {"f"}] * 2
+    assert s.period == 3 and not s.errors
+
+
+def test_groups_parameter_is_likwid_g_options():
+    p = _problem()
+    s = LikwidScheduler(groups=["L2", "BRANCH", "L2"]).schedule(p)
+    assert running_sets(s, p, 3) == [{"c", "d", "e"}, {"a", "b"}, {"c", "d", "e"}]
+    assert s.errors == {"f": "in no selected LIKWID group: never measured"}
+    with pytest.raises(ConfigError, match="no group"):
+        LikwidScheduler(groups=["TLB"]).schedule(p)
+
+
+def test_a_group_too_big_is_an_error_not_multiplexed():
+    with pytest.raises(ConfigError, match="group L2 needs 3 programmable counters"):
+        LikwidScheduler().schedule(_problem("generic-2"))
+
+
+def test_fixed_counter_events_ride_along():
+    p = Problem(["INST_RETIRED.ANY", "a", "b", "c", "d"], "skylake",
+                groups=[EventGroup(("INST_RETIRED.ANY", "a", "b", "c", "d"), name="G")])
+    s = LikwidScheduler().schedule(p)  # 4 generic + fixed counter 0: fits
+    assert s.running(2).all()
+
+
+# -- real LIKWID group files ----------------------------------------------------------------------------
+
+
+def _likwid(shared, arch, pmu):
+    from mpx.cli.schedule import catalog_problem
+    from mpx.metrics import load_catalog
+
+    return catalog_problem(load_catalog(shared("data", "metrics", "likwid", arch)), pmu)
+
+
+def test_skylake_groups_switch_round_robin(shared):
+    p = _likwid(shared, "skylake", "skylake-htoff")
+    s = LikwidScheduler().schedule(p)
+    assert s.period == len(p.groups) == 29
+    run = s.running(29)
+    for q, g in enumerate(p.groups):  # quantum q runs exactly group q's programmable events
+        busy = {e for e in g.events if e not in p.free}
+        assert {e for e, on in zip(p.events, run[q]) if on and e not in p.free} == busy
+    # LIKWID puts INSTR_RETIRED_ANY on FIXC0, the energy counters on RAPL: counted all the time
+    assert {"INSTR_RETIRED_ANY", "PWR_PKG_ENERGY"} <= p.free
+
+
+def test_port_usage_needs_hyperthreading_off(shared):
+    # PORT_USAGE.txt says REQUIRE_NOHT: it uses PMC0-PMC7, which only exist with HT off
+    p = _likwid(shared, "skylake", "skylake")
+    with pytest.raises(ConfigError, match="PORT_USAGE"):
+        LikwidScheduler().schedule(p)
+
+
+def test_neoverse_n1_groups(shared):
+    p = _likwid(shared, "arm8_n1", "neoverse-n1")
+    s = LikwidScheduler().schedule(p)
+    sc = schedule_scores(s, p)
+    assert sc.n_quanta == 8
+    assert np.allclose(sc.sampling_ratio[~sc.free], [
+        np.mean([e in g.events for g in p.groups]) for e in np.array(p.events)[~sc.free]
+    ])
