@@ -1,0 +1,417 @@
+"""Score an `~mpx.scalers.base.Estimate` against the ground truth the scaler never saw.
+
+``score(estimate, trace, catalog=None)`` computes the truth per read window from the trace over the
+estimate's own window edges (the observation's reads; a window edge inside a trace interval splits that
+interval uniformly in time, exactly as `mpx.multiplex.multiplex` did), checks that the trace is the one
+the observation was made from (``meta['trace_checksum']``), and compares.
+
+Definitions (per event e and read window w; est = estimate, true = truth):
+
+- **meaningful window**: ``true ≥ floor_e`` with ``floor_e = max(floor_abs, floor_rel · median_w true)``
+  (defaults 1 count and 1% of the event's median window count). Relative error
+  ``|est − true| / true`` is computed only there; windows under the floor ("small") are reported with
+  their absolute error instead, never as a ratio — a relative error of a near-zero truth is noise.
+- **flagged** windows (``estimate.not_estimated``: the scaler had nothing to go on, e.g. perf's
+  ``<not counted>``) are counted. Where a flagged window still holds a value (a fallback), that value is
+  scored like any other — it is what a user of the scaler would get — and also summarised apart
+  (``flagged_mape``); where it holds NaN it is **missing**: counted, never silently dropped, and it
+  adds 0 to the whole-run sum.
+- an event flagged in **every** window (never counted: an event in error, or never scheduled) gives the
+  scaler nothing to go on: it is kept in the tables (``never_estimated``), counted in the summary
+  (``n_events_never_estimated``), and left out of the summary means and of the metrics that need it —
+  otherwise one such event would dominate every mean with an error of 100%.
+- ``window_mape``: mean over events of the event's mean relative error over its meaningful windows
+  with a value; ``window_mape_ran``: the same over windows that were not flagged only (every read-view
+  scaler flags the same windows — where the event did not run — so this compares scalers on the same
+  windows).
+- ``total_error``: mean over events with a non-zero true total of ``|Σ_w est − Σ_w true| / Σ_w true``
+  (missing windows add 0: perf's ``<not counted>`` intervals summed as they are printed).
+- **metrics** (with a ``catalog``, `mpx.metrics.Catalog`): every catalog metric whose events the
+  estimate has is evaluated per window on the estimated counts and on the true counts
+  (`mpx.metrics.evaluate_metrics`; ``duration_time`` = window length in seconds when the time axis
+  allows it). Relative error where ``|true| ≥ max(metric_floor_abs, floor_rel · median |true|)``;
+  ``metric_mape`` is the mean over metrics of their mean relative error. A metric value that cannot be
+  computed from the estimate (a needed event missing, a zero denominator) is counted as missing.
+- **calibration** (estimates with a std): share of windows whose truth lies in the Gaussian central
+  50% / 90% interval ``est ± z·std`` (z = 0.674, 1.645); a well-calibrated scaler scores ≈ 0.5 / 0.9.
+
+Every summary number is a finite float or None (not applicable; ``Scores.notes`` says why) — never inf
+or NaN. Tidy tables (pandas) carry provenance columns: config hash, dataset checksum, code version,
+seed, workload, scheduler, scaler, quantum, read window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mpx.errors import ConfigError
+
+__all__ = ["Scores", "score", "true_windows"]
+
+Z50 = 0.6744897501960817
+Z90 = 1.6448536269514722
+
+_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """Scores of one estimate: ``summary`` (name → finite float or None), tidy tables ``rows`` (one row
+    per event and read window), ``events`` (one row per event), ``metric_rows`` / ``metrics`` (per metric
+    and window / per metric; empty without a catalog), ``provenance`` (the columns every table carries)
+    and ``notes``."""
+
+    summary: dict[str, float | int | None]
+    rows: Any
+    events: Any
+    metric_rows: Any
+    metrics: Any
+    provenance: dict[str, Any]
+    notes: tuple[str, ...] = field(default=())
+
+    def summary_row(self) -> Any:
+        """The summary as a one-row DataFrame with the provenance columns."""
+        import pandas as pd
+
+        return pd.DataFrame([{**self.provenance, **self.summary}])
+
+    def __repr__(self) -> str:
+        def fmt(v: Any) -> str:
+            return "n/a" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+        keys = ("window_mape", "window_mape_ran", "total_error", "metric_mape", "flagged_share", "missing_share")
+        body = ", ".join(f"{k}={fmt(self.summary.get(k))}" for k in keys)
+        return f"Scores({self.provenance.get('scaler')}: {body})"
+
+
+def true_windows(trace: Any, events: Iterable[str], edges: np.ndarray) -> np.ndarray:
+    """True counts ``[W, E]`` of ``events`` over windows ``edges[W+1]`` (apportioned like the
+    multiplexer: uniform rate inside a trace interval)."""
+    from mpx.multiplex import _per_quantum
+
+    events = list(events)
+    index = {n: i for i, n in enumerate(trace.events)}
+    missing = [e for e in events if e not in index]
+    if missing:
+        raise ConfigError(f"score: the trace has no event(s) {missing[:10]}")
+    t_edges = np.asarray(trace.edges, dtype=np.float64)
+    edges = np.asarray(edges, dtype=np.float64)
+    span = max(abs(t_edges[-1] - t_edges[0]), 1e-300)
+    if edges.size < 1 or abs(edges[0] - t_edges[0]) > 1e-9 * span or abs(edges[-1] - t_edges[-1]) > 1e-9 * span:
+        raise ConfigError(f"score: the estimate's windows span {edges[0]:g}..{edges[-1]:g}, the trace "
+                          f"{t_edges[0]:g}..{t_edges[-1]:g}: not the trace the observation was made from")
+    counts = np.asarray(trace.counts, dtype=np.float64)[:, [index[e] for e in events]]
+    if edges.size == 1:
+        return np.zeros((0, len(events)))
+    out, _ = _per_quantum(counts, t_edges, edges)
+    return out
+
+
+def _finite_or_none(v: Any) -> float | None:
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _config_hash(meta: Mapping[str, Any]) -> str:
+    keys = ("scaler", "scaler_params", "scheduler", "scheduler_params", "quantum", "read_every", "seed", "noise",
+            "trace_checksum")
+    blob = json.dumps({k: meta.get(k) for k in keys}, sort_keys=True, default=repr)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _mean_rel(err: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per column mean of ``err`` over ``mask`` (NaN where the mask is empty)."""
+    n = mask.sum(axis=0)
+    s = np.where(mask, err, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, s / np.maximum(n, 1), np.nan)
+
+
+def _nanmean_or_none(values: np.ndarray) -> float | None:
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if v.size else None
+
+
+def score(
+    estimate: Any,
+    trace: Any,
+    catalog: Any = None,
+    *,
+    metrics: Iterable[str] | None = None,
+    literals: Mapping[str, Any] | None = None,
+    floor_abs: float = 1.0,
+    floor_rel: float = 0.01,
+    metric_floor_abs: float = 1e-9,
+    seconds_per_unit: float | None = None,
+    config_hash: str | None = None,
+    check_trace: bool = True,
+) -> Scores:
+    """Compare ``estimate`` with the truth in ``trace`` (see the module docstring for every definition).
+
+    ``catalog`` (a `mpx.metrics.Catalog`) enables metric-level errors for ``metrics`` (default: every
+    metric computable from the estimate's events); ``literals`` are passed to metric evaluation.
+    ``config_hash`` defaults to a hash of the scaler, scheduler, their parameters, quantum, read window,
+    seed, noise and trace checksum. ``check_trace=False`` skips the trace-checksum check (only for a
+    trace known to be the same data under another checksum)."""
+    import pandas as pd
+
+    import mpx
+    from mpx.scalers.base import Estimate
+
+    if not isinstance(estimate, Estimate):
+        raise ConfigError(f"score expects a mpx.scalers.base.Estimate, got {type(estimate).__name__}")
+    for k, v in (("floor_abs", floor_abs), ("floor_rel", floor_rel), ("metric_floor_abs", metric_floor_abs)):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            raise ConfigError(f"score: {k} must be a finite number >= 0, got {v!r}")
+    meta = dict(estimate.meta)
+    notes: list[str] = []
+    if check_trace and meta.get("trace_checksum"):
+        from mpx.multiplex import _checksum
+
+        if _checksum(trace) != meta["trace_checksum"]:
+            raise ConfigError("score: the trace's checksum differs from the one the observation was made from "
+                              f"({meta['trace_checksum'][:12]}...): scoring against the wrong truth")
+    elif check_trace:
+        notes.append("the estimate carries no trace checksum: the trace could not be checked")
+
+    events = list(estimate.events)
+    edges = np.asarray(estimate.edges, dtype=np.float64)
+    truth = true_windows(trace, events, edges)
+    est = np.asarray(estimate.counts, dtype=np.float64)
+    w, e = est.shape
+    flagged = np.asarray(estimate.not_estimated, dtype=bool)
+    has = np.isfinite(est)
+    missing = ~has
+
+    med = np.median(truth, axis=0) if w else np.zeros(e)
+    floor = np.maximum(floor_abs, floor_rel * med)
+    meaningful = truth >= floor[None, :]
+    meaningful &= truth > 0
+    abs_err = np.abs(est - truth)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.where(meaningful & has, abs_err / np.where(truth > 0, truth, 1.0), np.nan)
+    scored = meaningful & has
+    ev_mape = _mean_rel(rel, scored)
+    ev_mape_ran = _mean_rel(rel, scored & ~flagged)
+    ev_flag_mape = _mean_rel(rel, scored & flagged)
+    small = ~meaningful
+    ev_small_mae = _mean_rel(abs_err, small & has)
+    tot_true = truth.sum(axis=0)
+    tot_est = np.where(has, est, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ev_total = np.where(tot_true > 0, np.abs(tot_est - tot_true) / np.where(tot_true > 0, tot_true, 1.0), np.nan)
+
+    never = flagged.all(axis=0) if w else np.zeros(e, dtype=bool)
+
+    # calibration
+    std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)
+    cal50 = cal90 = None
+    ev_cal50 = ev_cal90 = np.full(e, np.nan)
+    if std is not None:
+        ok = has & np.isfinite(std)
+        d = np.abs(est - truth)
+        in50 = np.where(std > 0, d <= Z50 * std, d == 0)
+        in90 = np.where(std > 0, d <= Z90 * std, d == 0)
+        ev_cal50 = _mean_rel(in50.astype(float), ok)
+        ev_cal90 = _mean_rel(in90.astype(float), ok)
+        if ok.any():
+            cal50 = float(in50[ok].mean())
+            cal90 = float(in90[ok].mean())
+    else:
+        notes.append("the estimate has no std: calibration not applicable")
+
+    prov = {
+        "config_hash": config_hash or _config_hash(meta),
+        "dataset_checksum": meta.get("trace_checksum"),
+        "code_version": mpx.__version__,
+        "seed": meta.get("seed"),
+        "workload": meta.get("workload"),
+        "scheduler": meta.get("scheduler"),
+        "scaler": estimate.scaler or meta.get("scaler"),
+        "scaler_params": json.dumps(estimate.params, sort_keys=True, default=repr),
+        "causal": bool(estimate.causal),
+        "quantum": meta.get("quantum"),
+        "read_window": meta.get("read_window"),
+        "time_unit": meta.get("time_unit"),
+    }
+
+    win = np.repeat(np.arange(w), e)
+    rows = pd.DataFrame({
+        "event": pd.Categorical(np.tile(np.asarray(events, dtype=object), w), categories=events),
+        "window": win,
+        "start": edges[:-1][win] if w else np.zeros(0),
+        "end": edges[1:][win] if w else np.zeros(0),
+        "truth": truth.ravel(),
+        "estimate": est.ravel(),
+        "std": std.ravel() if std is not None else np.full(w * e, np.nan),
+        "flagged": flagged.ravel(),
+        "missing": missing.ravel(),
+        "meaningful": meaningful.ravel(),
+        "abs_error": abs_err.ravel(),
+        "rel_error": rel.ravel(),
+    })
+    for k, v in prov.items():
+        rows[k] = v
+
+    ev_rows = pd.DataFrame({
+        "event": events,
+        "floor": floor,
+        "n_windows": np.full(e, w),
+        "n_meaningful": meaningful.sum(axis=0),
+        "n_small": small.sum(axis=0),
+        "n_flagged": flagged.sum(axis=0),
+        "never_estimated": never,
+        "n_missing": missing.sum(axis=0),
+        "window_mape": ev_mape,
+        "window_mape_ran": ev_mape_ran,
+        "flagged_mape": ev_flag_mape,
+        "small_mae": ev_small_mae,
+        "total_true": tot_true,
+        "total_estimate": tot_est,
+        "total_error": ev_total,
+        "calibration_50": ev_cal50,
+        "calibration_90": ev_cal90,
+    })
+    for k, v in prov.items():
+        ev_rows[k] = v
+
+    if never.any():
+        notes.append(f"{int(never.sum())} event(s) flagged not estimated in every window (never counted, nothing "
+                     f"to go on), left out of every summary mean: {[ev for ev, n in zip(events, never) if n][:10]}")
+    keep = ~never
+    no_meaningful = [ev for ev, m, k in zip(events, ev_mape, keep) if k and not np.isfinite(m)]
+    if no_meaningful:
+        notes.append(f"{len(no_meaningful)} event(s) without a meaningful window holding a value, left out of "
+                     f"window_mape: {no_meaningful[:10]}")
+    zero_total = [ev for ev, t, k in zip(events, tot_true, keep) if k and not t > 0]
+    if zero_total:
+        notes.append(f"{len(zero_total)} event(s) with a true total of 0, left out of total_error: {zero_total[:10]}")
+
+    m_rows, m_table, metric_mape, metric_missing = _score_metrics(
+        catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
+        prov, notes, {ev for ev, n in zip(events, never) if n}, getattr(trace, "time_unit", None))
+
+    n_cells = max(w * e, 1)
+    summary: dict[str, float | int | None] = {
+        "n_events": e,
+        "n_windows": w,
+        "n_events_never_estimated": int(never.sum()),
+        "window_mape": _nanmean_or_none(ev_mape[keep]),
+        "window_mape_ran": _nanmean_or_none(ev_mape_ran[keep]),
+        "flagged_mape": _nanmean_or_none(ev_flag_mape[keep]),
+        "total_error": _nanmean_or_none(ev_total[keep]),
+        "metric_mape": metric_mape,
+        "metric_missing_share": metric_missing,
+        "meaningful_share": float(meaningful.sum() / n_cells),
+        "small_share": float(small.sum() / n_cells),
+        "flagged_share": float(flagged.sum() / n_cells),
+        "missing_share": float(missing.sum() / n_cells),
+        "calibration_50": _finite_or_none(cal50),
+        "calibration_90": _finite_or_none(cal90),
+    }
+    for k, v in summary.items():
+        if isinstance(v, float) and not math.isfinite(v):  # pragma: no cover - guarded above
+            raise AssertionError(f"non-finite summary value {k}={v}")
+    return Scores(summary=summary, rows=rows, events=ev_rows, metric_rows=m_rows, metrics=m_table,
+                  provenance=prov, notes=tuple(notes))
+
+
+def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel,
+                   floor_abs, prov, notes, never, time_unit=None):
+    import pandas as pd
+
+    empty_rows = pd.DataFrame(columns=["metric", "window", "truth", "estimate", "missing", "meaningful",
+                                       "abs_error", "rel_error", *prov])
+    empty_table = pd.DataFrame(columns=["metric", "n_windows", "n_meaningful", "n_missing", "window_mape", *prov])
+    if catalog is None:
+        notes.append("no metric catalog given: metric-level error not computed")
+        return empty_rows, empty_table, None, None
+    from mpx.metrics import Catalog, evaluate_metrics
+
+    if not isinstance(catalog, Catalog):
+        raise ConfigError(f"score: catalog must be a mpx.metrics.Catalog, got {type(catalog).__name__}")
+    have = set(events)
+    if names is None:
+        names = [n for n, m in catalog.metrics.items() if m.events and m.events <= have]
+        blind = [n for n in names if catalog.metrics[n].events & never]
+        if blind:
+            notes.append(f"{len(blind)} metric(s) need an event never estimated, left out: {blind[:10]}")
+        names = [n for n in names if n not in blind]
+        if not names:
+            notes.append("no metric of the catalog can be computed from the estimate's events")
+            return empty_rows, empty_table, None, None
+    else:
+        names = list(names)
+        lacking = {n: sorted(catalog.metric(n).events - have) for n in names}
+        lacking = {n: v for n, v in lacking.items() if v}
+        if lacking:
+            raise ConfigError(f"score: metric(s) need events the estimate lacks: {lacking}")
+    w = est.shape[0]
+    dur = np.diff(edges)
+    unit = meta.get("time_unit") or time_unit
+    factor = seconds_per_unit if seconds_per_unit is not None else _SECONDS.get(unit)
+
+    def env(values: np.ndarray) -> dict[str, np.ndarray]:
+        d = {ev: values[:, i] for i, ev in enumerate(events)}
+        if factor is not None:
+            d.setdefault("duration_time", dur * factor)
+        return d
+
+    true_m = evaluate_metrics(catalog, env(truth), literals, names=names, missing="skip")
+    est_m = evaluate_metrics(catalog, env(np.where(np.isfinite(est), est, np.nan)), literals, names=names,
+                             missing="skip")
+    skipped = [n for n in names if n not in true_m or n not in est_m]
+    if skipped:
+        notes.append(f"{len(skipped)} metric(s) could not be evaluated (missing literal or pseudo-event): "
+                     f"{skipped[:10]}")
+    done = [n for n in names if n in true_m and n in est_m]
+    if not done:
+        return empty_rows, empty_table, None, None
+    tm = np.column_stack([true_m[n] for n in done])
+    em = np.column_stack([est_m[n] for n in done])
+    t_ok = np.isfinite(tm)
+    miss = ~np.isfinite(em) & t_ok
+    med = np.array([np.median(np.abs(tm[t_ok[:, j], j])) if t_ok[:, j].any() else 0.0 for j in range(len(done))])
+    mfloor = np.maximum(floor_abs, floor_rel * med)
+    meaningful = t_ok & (np.abs(np.where(t_ok, tm, 0.0)) >= mfloor[None, :]) & (np.abs(np.where(t_ok, tm, 0.0)) > 0)
+    abs_err = np.abs(em - tm)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.where(meaningful & ~miss, abs_err / np.where(meaningful, np.abs(tm), 1.0), np.nan)
+    m_mape = _mean_rel(rel, meaningful & ~miss)
+    nm = len(done)
+    win = np.repeat(np.arange(w), nm)
+    m_rows = pd.DataFrame({
+        "metric": pd.Categorical(np.tile(np.asarray(done, dtype=object), w), categories=done),
+        "window": win,
+        "truth": tm.ravel(),
+        "estimate": em.ravel(),
+        "missing": miss.ravel(),
+        "meaningful": meaningful.ravel(),
+        "abs_error": abs_err.ravel(),
+        "rel_error": rel.ravel(),
+    })
+    table = pd.DataFrame({
+        "metric": done,
+        "n_windows": np.full(nm, w),
+        "n_meaningful": meaningful.sum(axis=0),
+        "n_missing": miss.sum(axis=0),
+        "window_mape": m_mape,
+    })
+    for k, v in prov.items():
+        m_rows[k] = v
+        table[k] = v
+    undefined = int((~t_ok).sum())
+    if undefined:
+        notes.append(f"{undefined} metric-windows where the true metric is undefined (e.g. 0/0) are not scored")
+    denom = int(t_ok.sum())
+    return m_rows, table, _nanmean_or_none(m_mape), (float(miss.sum() / denom) if denom else None)
