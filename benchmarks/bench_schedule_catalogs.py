@@ -16,7 +16,10 @@ import time
 from pathlib import Path
 
 from mpx import schedulers
-from mpx.cli.schedule import catalog_problem, load_catalog_arg, pmu_arg, score_schedulers
+from mpx.metrics import load_catalog
+from mpx.pmu import preset
+from mpx.problem import Problem
+from mpx.schedule_scores import score_schedulers
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "metrics"
 
@@ -43,8 +46,8 @@ def fmt(v):
 def main() -> None:
     out = []
     for rel, pmu_name in CASES:
-        cat = load_catalog_arg(str(SHARED / rel))
-        problem = catalog_problem(cat, pmu_arg(pmu_name))
+        cat = load_catalog(str(SHARED / rel))
+        problem = Problem.from_catalog(cat, preset(pmu_name))
         params = {}
         gp = cat.platform.get("available_GP")
         if isinstance(gp, int):

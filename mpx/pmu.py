@@ -393,6 +393,52 @@ class PMU:
             raise ConfigError(f"PMU {self.name!r}: {unit}/{counter} is not a generic counter")
         return self.with_reserved(c)
 
+    def with_generic_counters(self, n: int, unit: str | None = None) -> PMU:
+        """A copy whose ``unit`` has ``n`` generic counters (a what-if on the counter budget).
+
+        ``unit``: by default the core unit, i.e. the default unit, else the only unit (a PMU with
+        several units and no default unit needs it named). Fewer counters keep the lowest-numbered
+        ones: masks are cut to them (an event left with no counter is a `ConfigError`) and reserved
+        counters that no longer exist are dropped. More counters add ``gp<k>`` counters that no mask
+        names (so masked events keep their masks). The same count returns ``self``; otherwise the copy
+        is named ``<name>-<n>gp``.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError(f"PMU {self.name!r}: the number of generic counters must be a positive integer, "
+                              f"got {n!r}")
+        if unit is None:
+            unit = self.default_unit or (self.units[0].name if len(self.units) == 1 else None)
+            if unit is None:
+                raise ConfigError(f"PMU {self.name!r} has several units and no default unit to resize")
+        elif unit not in self._unit:
+            raise ConfigError(f"PMU {self.name!r} has no unit {unit!r} ({', '.join(self._unit)})")
+        names = [c.name for c in self._unit[unit].generic]
+        if n == len(names):
+            return self
+        data = self.to_dict()
+        tbl = data["units"][unit]
+        if n < len(names):
+            names = names[:n]
+            masks = {}
+            for ev, ctrs in tbl["masks"].items():
+                kept = [c for c in ctrs if c in names]
+                if not kept:
+                    raise ConfigError(f"event {ev!r} may only use {ctrs} on PMU {self.name!r}, which a unit with "
+                                      f"{n} generic counter(s) lacks")
+                masks[ev] = kept
+            tbl["masks"] = masks
+            data["reserved"] = [r for r in data.get("reserved", []) if not (
+                r.startswith(unit + "/") and r.split("/", 1)[1] not in names + list(tbl["fixed"]))]
+        else:
+            k = len(names)
+            while len(names) < n:
+                if f"gp{k}" not in names:
+                    names.append(f"gp{k}")
+                k += 1
+        tbl["generic"] = names
+        data["name"] = f"{self.name}-{n}gp"
+        return PMU.from_dict(data, source=f"<{self.name} with {n} generic counters>")
+
     def with_event_masks_from_perf_json(
         self,
         paths: str | os.PathLike | Iterable[str | os.PathLike],

@@ -1,17 +1,22 @@
 """What is measured on which hardware: the `Problem`.
 
 A Problem is everything a scheduler may know before the run: the events (in the order the user listed
-them), the PMU, the metrics (each metric's event set is a hyperedge), the user's event groups and
-per-event weights. It never holds a Trace: schedulers get a Problem and, when online, what was observed
-so far (see `mpx.multiplex`), never the truth.
+them), the PMU, the metrics (each metric's event set is a hyperedge), the user's event groups,
+per-event weights and the known relations among events (event sets tied by an identity or inequality,
+e.g. from a catalog's formulas). It never holds a Trace: schedulers get a Problem and, when online, what
+was observed so far (see `mpx.multiplex`), never the truth.
 
-Three ways to build one:
+Four ways to build one:
 
-- ``Problem(events, pmu, groups=..., metrics=..., weights=...)``; events not in any group become
-  single-event groups appended in event order (perf: every ``-e`` event not in braces is its own group).
+- ``Problem(events, pmu, groups=..., metrics=..., weights=..., relations=...)``; events not in any group
+  become single-event groups appended in event order (perf: every ``-e`` event not in braces is its own
+  group).
 - `Problem.from_perf_events` parses perf's event-list syntax, ``"{a,b}:W,c,{d,e}:D"``
   (`parse_event_list`).
 - `Problem.from_metrics` groups metrics the way ``perf stat -M`` does (`perf_metric_groups`).
+- `Problem.from_catalog` measures a metric `~mpx.metrics.Catalog` on a PMU: the catalog's own groups
+  (LIKWID event sets, hperf event groups) or perf's, events outside the core counters made free with
+  the reason, uncore events placed on an instance, the catalog's relations kept.
 
 Hardware model (mpx's, shared by every scheduler; see `Problem.free`):
 
@@ -154,6 +159,28 @@ def _as_metric_edges(metrics: Any) -> tuple[MetricEdge, ...]:
     names = [m.name for m in out]
     if len(set(names)) != len(names):
         raise ConfigError(f"metric names repeat: {sorted({n for n in names if names.count(n) > 1})}")
+    return tuple(out)
+
+
+def _as_relations(relations: Any, known: set[str]) -> tuple[tuple[str, ...], ...]:
+    """Relations as event tuples: each one a list of event names or an object with ``.events`` (a
+    `mpx.metrics.Relation`); every event must be in the problem."""
+    if relations is None:
+        return ()
+    if isinstance(relations, str) or not isinstance(relations, Iterable):
+        raise ConfigError(f"relations must be a list of event lists, got {relations!r}")
+    out = []
+    for r in relations:
+        events = getattr(r, "events", r)
+        if isinstance(events, str) or not isinstance(events, Iterable):
+            raise ConfigError(f"relations must be a list of event lists, not {r!r}")
+        events = tuple(dict.fromkeys(_event_tuple(events)))
+        if not events or not all(isinstance(e, str) and e for e in events):
+            raise ConfigError(f"a relation must name at least one event, as non-empty strings: {r!r}")
+        missing = [e for e in events if e not in known]
+        if missing:
+            raise ConfigError(f"a relation names events that are not in the problem: {missing}")
+        out.append(events)
     return tuple(out)
 
 
@@ -406,7 +433,13 @@ def _resolve_pmu(pmu: Any) -> Any:
 
 @dataclass(frozen=True, eq=False)
 class Problem:
-    """Events, PMU, metrics, groups and weights of one measurement (never the truth)."""
+    """Events, PMU, metrics, groups, weights and relations of one measurement (never the truth).
+
+    ``relations``: event tuples known to be tied (a linear identity or inequality among their counts),
+    for schedulers that use the relation graph (`mpx.schedulers.bayesperf`); given as lists of event
+    names or objects with ``.events`` (`mpx.metrics.Relation`), every event in the problem.
+    ``meta``: free-form provenance (how the problem was built, e.g. ``Problem.from_catalog``'s notes).
+    """
 
     events: tuple[str, ...]
     pmu: Any
@@ -415,6 +448,7 @@ class Problem:
     weights: Any = None
     software: frozenset[str] = SOFTWARE_EVENTS
     meta: dict = field(default_factory=dict)
+    relations: tuple[tuple[str, ...], ...] = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -447,6 +481,7 @@ class Problem:
             missing = [e for e in m.events if e not in known]
             if missing:
                 raise ConfigError(f"metric {m.name!r} needs events that are not in the problem: {missing}")
+        relations = _as_relations(self.relations, known)
         w = self.weights
         if w is None:
             w = np.ones(len(events))
@@ -467,6 +502,7 @@ class Problem:
         set_("weights", w)
         set_("software", frozenset(self.software))
         set_("meta", dict(self.meta))
+        set_("relations", relations)
         set_("_cache", {})
         self._hw()  # check now that the PMU knows every event: a bad problem fails at construction
 
@@ -514,6 +550,41 @@ class Problem:
                                 "not the PMU; mpx has the time axis"}]
         return cls(events, pmu, groups=groups, metrics=kept, weights=weights, software=frozenset(software),
                    meta=meta)
+
+    @classmethod
+    def from_catalog(cls, catalog: Any, pmu: Any, *, groups: str = "auto", metrics: Any = None) -> Problem:
+        """A Problem measuring the metrics of a `mpx.metrics.Catalog` on ``pmu`` (a `mpx.pmu.PMU` or a
+        preset name).
+
+        - **groups**: ``"auto"`` takes the catalog's predefined groups — LIKWID event sets
+          (``"eventset"``), else hperf event groups (``"event_group"``, hperf's pinned events as pinned
+          groups) — and otherwise groups the metrics as ``perf stat -M`` does (``"metrics"``,
+          `perf_metric_groups`, NMI watchdog on iff the PMU has reserved counters); each can also be
+          asked for. ``meta['groups_from']`` says which (``"eventset"``, ``"event_group"``,
+          ``"perf stat -M"``).
+        - **metrics**: names of the metrics to measure (default all; with LIKWID/hperf groups, the
+          metrics whose events the groups hold). An Arm telemetry specification's metrics follow its
+          top-down methodology (stage-1 groups, then stage-2 groups, names sorted inside a group: the
+          order the Arm Top-down Tool builds its metric list in); other catalogs keep their own order.
+        - **events outside the core counters** are made free (``software``: counted in every quantum,
+          never competing for a programmable counter), each with its reason in ``meta['free_events']``:
+          catalog events of another PMU class (LIKWID ``PWR``/``TMP``/``MPERF``/box counters, hperf's
+          *other* events, perf ``Unit`` events, Ice Lake's ``TMA`` metric registers), fixed-counter
+          events the PMU model does not bind (LIKWID names its fixed events ``INSTR_RETIRED_ANY``, the
+          presets bind perf's ``INST_RETIRED.ANY``), and perf-style ``unit/event/`` names whose unit the
+          PMU does not describe (``cstate_core/c3-residency/``, ``msr/tsc/``).
+        - **uncore instances**: an event the PMU cannot place but whose catalog unit
+          (``EventInfo.unit`` or the ``Unit`` of the perf metrics using it) names PMU units is renamed
+          ``instance/event/`` on the first instance (``hif_rd`` → ``ali_drw_21000/hif_rd/``); perf
+          would open it on every instance and sum, and every instance is scheduled alike. Renames are
+          in ``meta['renamed']``.
+        - **relations**: the catalog's relations (exact identities and inequalities among events) whose
+          events are all in the problem go to `Problem.relations`, as sorted event tuples.
+
+        ``meta`` also holds ``catalog`` (its name) and ``platform`` (the catalog's scalar platform
+        entries, e.g. hperf's ``available_GP``).
+        """
+        return _from_catalog(cls, catalog, pmu, groups=groups, metrics=metrics)
 
     # -- lookup ---------------------------------------------------------------------------------
 
@@ -623,6 +694,138 @@ class Problem:
         """A copy with some fields changed (``dataclasses.replace``)."""
         changes.setdefault("_cache", {})
         return dataclasses.replace(self, **changes)
+
+
+# -- from a metric catalog --------------------------------------------------------------------------
+
+#: catalog event kinds that live outside the core PMU's programmable counters
+_OTHER_PMU_KINDS = frozenset({"energy", "thermal", "msr", "topdown", "uncore", "other", "software"})
+
+
+def _arm_metric_order(catalog: Any) -> list[str] | None:
+    """The Arm Top-down Tool's metric order: methodology stage groups in order, names sorted inside a
+    group (``cpu_telemetry_database.Group`` sorts its metrics by name), first appearance kept."""
+    meth = catalog.meta.get("methodologies")
+    if not isinstance(meth, dict):
+        return None
+    stages = (meth.get("topdown_methodology") or {}).get("metric_grouping")
+    if not isinstance(stages, dict):
+        return None
+    order: list[str] = []
+    for stage in ("stage_1", "stage_2"):
+        for gname in stages.get(stage, []):
+            g = catalog.groups.get(gname)
+            if g is not None:
+                order.extend(sorted(g.metrics))
+    order = [m for m in dict.fromkeys(order) if m in catalog.metrics]
+    return order + [m for m in catalog.metrics if m not in set(order)]
+
+
+def _from_catalog(cls: type[Problem], catalog: Any, pmu: Any, *, groups: str, metrics: Any) -> Problem:
+    """`Problem.from_catalog`."""
+    from mpx.pmu import UncountableEventError
+
+    pmu = _resolve_pmu(pmu)
+    kinds = {g.kind for g in catalog.groups.values()}
+    if groups == "auto":
+        groups = "eventset" if "eventset" in kinds else "event_group" if "event_group" in kinds else "metrics"
+    if groups not in ("eventset", "event_group", "metrics"):
+        raise ConfigError(f"Problem.from_catalog: groups must be 'auto', 'eventset', 'event_group' or 'metrics', "
+                          f"got {groups!r}")
+    if groups != "metrics" and groups not in kinds:
+        raise ConfigError(f"catalog {catalog.name!r} has no {groups} groups")
+    order = _arm_metric_order(catalog) or list(catalog.metrics)
+    if metrics is not None:
+        wanted = [metrics] if isinstance(metrics, str) else list(metrics)
+        for m in wanted:
+            catalog.metric(m)
+        order = [m for m in order if m in set(wanted)]
+
+    # units of the PMU (instances share the prefix of their table name)
+    unit_names = [u.name for u in pmu.units]
+
+    def unit_hint(event: str) -> str | None:
+        info = catalog.events.get(event)
+        if info is not None and info.unit:
+            return info.unit
+        hints = {m.extra.get("Unit") for m in catalog.metrics.values() if event in m.events}
+        hints.discard(None)
+        return hints.pop() if len(hints) == 1 else None
+
+    def placeable(event: str) -> bool:
+        try:
+            pmu.unit_of(event)
+            return True
+        except UncountableEventError:
+            return False
+
+    pgroups: list[EventGroup] = []
+    edges: list[MetricEdge] = []
+    raw_events: list[str] = []
+    if groups == "eventset":
+        sets = [g for g in catalog.groups.values() if g.kind == "eventset"]
+        pgroups = [EventGroup(tuple(dict.fromkeys(g.events)), name=g.name) for g in sets]
+        raw_events = [e for g in pgroups for e in g.events]
+    elif groups == "event_group":
+        hgroups = [g for g in catalog.groups.values() if g.kind == "event_group"]
+        pinned = [e for e, i in catalog.events.items() if i.kind == "pinned"]
+        pgroups = [EventGroup((e,), pinned=True, name="pinned") for e in pinned]
+        pgroups += [EventGroup(tuple(dict.fromkeys(g.events)), name=g.name) for g in hgroups]
+        raw_events = [e for g in pgroups for e in g.events] + list(catalog.events)
+    chosen = [catalog.metrics[m] for m in order]
+    if groups != "metrics":
+        have = set(raw_events)
+        chosen = [m for m in chosen if m.events <= have]
+    for m in chosen:
+        edges.append(MetricEdge(m.name, tuple(sorted(m.events)), m.constraint))
+    if groups == "metrics":
+        pgroups = list(perf_metric_groups(edges, nmi_watchdog=bool(pmu.reserved)))
+        raw_events = [e for g in pgroups for e in g.events]
+    raw_events = list(dict.fromkeys(raw_events + [e for m in edges for e in m.events]))
+    if not raw_events:
+        raise ConfigError(f"catalog {catalog.name!r} has no events to schedule (no metric or group names one)")
+
+    # renames (uncore instances) and free events
+    rename: dict[str, str] = {}
+    free: dict[str, str] = {}
+    for e in raw_events:
+        info = catalog.events.get(e)
+        kind = info.kind if info is not None else None
+        hint = unit_hint(e)
+        if "/" in e and e.split("/", 1)[0] not in unit_names:
+            free[e] = f"on PMU unit {e.split('/', 1)[0]!r}, which PMU {pmu.name!r} does not describe"
+            continue
+        if not placeable(e) and hint:
+            inst = [u for u in unit_names if u == hint or u.startswith(hint + "_")]
+            if inst:
+                rename[e] = f"{inst[0]}/{e}/"
+                continue
+        if kind in _OTHER_PMU_KINDS and e not in SOFTWARE_EVENTS:
+            if hint and hint in unit_names:
+                continue
+            free[e] = f"catalog kind {kind!r}: outside the core PMU's programmable counters"
+        elif kind == "fixed" and placeable(e) and pmu.fixed_counter(e) is None:
+            if info is not None and info.unit:
+                free[e] = f"fixed counter of PMU unit {info.unit!r}, outside the core PMU"
+            else:
+                free[e] = f"on a fixed counter by the catalog, which PMU {pmu.name!r} does not bind it to"
+    ren = lambda e: rename.get(e, e)  # noqa: E731
+    events = tuple(dict.fromkeys(ren(e) for e in raw_events))
+    pgroups = [EventGroup(tuple(dict.fromkeys(ren(e) for e in g.events)), pinned=g.pinned, exclusive=g.exclusive,
+                          weak=g.weak, name=g.name) for g in pgroups]
+    edges = [MetricEdge(m.name, tuple(ren(e) for e in m.events), m.constraint) for m in edges]
+    evset = set(events)
+    relations = [tuple(sorted(ren(e) for e in r.events)) for r in catalog.relations
+                 if {ren(e) for e in r.events} <= evset]
+    meta = {
+        "catalog": catalog.name,
+        "groups_from": "perf stat -M" if groups == "metrics" else groups,
+        "free_events": {ren(e): why for e, why in free.items()},
+        "renamed": rename,
+        "platform": {k: v for k, v in catalog.platform.items() if isinstance(v, (int, float, str))},
+    }
+    return cls(events, pmu, groups=tuple(pgroups), metrics=tuple(edges),
+               software=frozenset(SOFTWARE_EVENTS) | {ren(e) for e in free}, meta=meta, relations=tuple(relations))
 
 
 def _pmu_nmi_watchdog(pmu: Any) -> bool:

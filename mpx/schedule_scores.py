@@ -10,6 +10,12 @@
 - **Configurations**: number of distinct running sets over the quanta scored.
 
 Shares are of quanta (not of time), so the short last quantum of a run counts like the others.
+
+`schedule_scores` computes them for one schedule; `score_schedulers` runs several schedulers on one
+problem and returns one tidy row per scheduler (what ``mpx schedule`` prints). Static schedulers are
+scored on their schedule alone; online ones need observations, so they run through `mpx.multiplex` on
+a trace — a given one, or `synthetic_trace` (one Poisson counter per event with per-event rates,
+bursts and phases drawn from a seed).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.problem import Problem
 
-__all__ = ["ScheduleScores", "schedule_scores"]
+__all__ = ["ScheduleScores", "schedule_scores", "score_schedulers", "synthetic_trace"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,3 +130,104 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
         n_configs=n_configs,
         n_quanta=n_q,
     )
+
+
+# -- several schedulers on one problem --------------------------------------------------------------
+
+
+def synthetic_trace(problem: Problem, quanta: int, seed: int = 0) -> Any:
+    """A synthetic `~mpx.trace.Trace` of ``quanta`` intervals with one counter per problem event, for
+    online schedulers: log-uniform rates, a few bursty events and two phases, so that events differ in
+    how much they vary (what online schedulers react to). Deterministic in ``seed``."""
+    from mpx import synthetic as S
+
+    rng = np.random.default_rng(seed)
+    names = list(problem.events)
+    rates = np.exp(rng.uniform(np.log(10.0), np.log(1e5), len(names)))
+    disp = np.where(rng.random(len(names)) < 0.3, rng.uniform(0.05, 1.0, len(names)), 0.0)
+    nodes = tuple(S.Event(n, float(r), dispersion=float(d)) for n, r, d in zip(names, rates, disp))
+    bursty = tuple(n for n in names if rng.random() < 0.2)
+    bursts = (S.Burst("b0", bursty, onset=0.02, duration=10.0, amplitude=5.0),) if bursty else ()
+    scaled = {n: float(rng.uniform(0.3, 3.0)) for n in names if rng.random() < 0.5}
+    phases = (S.Phase(max(quanta // 4, 1)), S.Phase(max(quanta // 4, 1), scale=scaled))
+    spec = S.SynthSpec("mpx-schedule", nodes, phases=phases, bursts=bursts, intervals=quanta,
+                       description="synthetic trace for online schedulers in mpx schedule")
+    return S.generate(spec, seed=seed)
+
+
+def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None = None, trace: Any = None,
+                     seed: int = 0, params: dict[str, dict] | None = None) -> list[dict[str, Any]]:
+    """One tidy row per scheduler name (registry names, `mpx.schedulers.available`), in order.
+
+    Static schedules are scored over ``quanta`` quanta (one period of the cycle when None). Online
+    schedulers run through `mpx.multiplex` on ``trace`` — or, when None, on `synthetic_trace` with
+    ``quanta`` intervals and ``seed`` — cut into min(``quanta``, its intervals) equal quanta
+    (``quanta`` defaults to 1000 here). ``params``: constructor arguments per scheduler name.
+
+    Row keys: ``scheduler``, ``kind``, ``params`` (the hyper-parameters, non-scalars as their repr),
+    the figures of `ScheduleScores.summary` — ``groups`` (distinct configurations), ``utilization``,
+    ``mean_sampling_ratio``, ``min_sampling_ratio``, ``mean_coschedule_ratio``, ``n_quanta`` — then
+    ``event_groups`` (groups as the scheduler opened them), ``errors`` (events in error, with the
+    reason), ``notes`` (static schedulers' notes), ``trace`` (what an online scheduler ran on) and
+    ``skipped``: the reason when the scheduler cannot handle the problem (a `ConfigError`, or
+    LIKWID without LIKWID event sets), the figures then None.
+    """
+    from mpx import schedulers
+    from mpx.multiplex import multiplex
+    from mpx.schedulers.base import OnlineScheduler
+
+    rows: list[dict[str, Any]] = []
+    params = params or {}
+    for name in names:
+        row: dict[str, Any] = {"scheduler": name, "kind": None, "groups": None, "event_groups": None,
+                               "utilization": None, "mean_sampling_ratio": None, "min_sampling_ratio": None,
+                               "mean_coschedule_ratio": None, "n_quanta": None, "errors": {}, "notes": [],
+                               "params": {}, "trace": None, "skipped": None}
+        try:
+            sched = schedulers.get(name, **params.get(name, {}))
+            row["kind"] = sched.kind
+            row["params"] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
+                             for k, v in sched.get_params().items()}
+            why = _not_applicable(name, problem)
+            if why:
+                row["skipped"] = why
+                rows.append(row)
+                continue
+            if isinstance(sched, OnlineScheduler):
+                n_q = quanta or 1000
+                run_trace = trace if trace is not None else synthetic_trace(problem, n_q, seed)
+                span = float(run_trace.edges[-1] - run_trace.edges[0])
+                step = span / min(n_q, run_trace.n_intervals)
+                obs = multiplex(run_trace, problem, sched, quantum=step, read_every=1, seed=seed)
+                sc = schedule_scores(obs)
+                row["trace"] = ("synthetic (mpx.synthetic, seed %d, %d quanta)" % (seed, obs.n_quanta)
+                                if trace is None else str(run_trace.meta.get("source") or "given trace"))
+                row["errors"] = dict(obs.errors)
+                row["event_groups"] = len(obs.groups)
+            else:
+                s = sched.schedule(problem)
+                sc = schedule_scores(s, problem, n_quanta=quanta)
+                row["errors"] = dict(s.errors)
+                row["notes"] = list(s.notes)
+                row["event_groups"] = len(s.groups)
+        except ConfigError as exc:
+            row["skipped"] = str(exc)
+            rows.append(row)
+            continue
+        summary = sc.summary()
+        row.update(groups=sc.n_configs, utilization=summary["utilization"],
+                   mean_sampling_ratio=summary["mean_sampling_ratio"],
+                   min_sampling_ratio=summary["min_sampling_ratio"],
+                   mean_coschedule_ratio=summary["mean_coschedule_ratio"], n_quanta=sc.n_quanta)
+        rows.append(row)
+    return rows
+
+
+def _not_applicable(name: str, problem: Problem) -> str | None:
+    """Why scheduler ``name`` does not apply to ``problem`` (None when it does): LIKWID rotates
+    predefined event sets, which only a problem built from LIKWID groups has
+    (``meta['groups_from'] == "eventset"``, `Problem.from_catalog`)."""
+    if name == "likwid" and problem.meta.get("groups_from") != "eventset":
+        return ("needs predefined LIKWID event sets (eventset groups); this catalog's groups come from "
+                f"{problem.meta.get('groups_from') or 'the user'}")
+    return None

@@ -1,4 +1,5 @@
-"""``mpx schedule`` and the catalog → problem adapter behind it."""
+"""``mpx schedule``: arguments, table and JSON output (the library behind it: `Problem.from_catalog` in
+``tests/test_problem_catalog.py``, `score_schedulers` in ``tests/test_schedule_scores.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 
 from mpx import schedulers
 from mpx.cli import main
-from mpx.cli.schedule import catalog_problem, load_catalog_arg, pmu_arg
+from mpx.cli.schedule import load_catalog_arg, pmu_arg
+from mpx.errors import ConfigError
+from mpx.problem import Problem
 
 
 def _json(capsys, *argv):
@@ -64,40 +67,13 @@ def test_errors_are_one_line(capsys):
 
 
 def test_pmu_counters_override():
-    fewer = pmu_arg("skylake", 2)
-    assert len(fewer.available("cpu", "generic")) == 2 and len(fewer.available("cpu", "fixed")) == 3
-    assert [c.name for c in fewer.allowed("INST_RETIRED.TOTAL_CYCLES_PS")] == ["gp0"]  # mask 0,2,3 cut
-    with pytest.raises(Exception, match="INST_RETIRED.PREC_DIST"):
+    fewer = pmu_arg("skylake", 2)  # PMU.with_generic_counters (tests/test_pmu.py)
+    assert len(fewer.available("cpu", "generic")) == 2 and fewer == pmu_arg("skylake").with_generic_counters(2)
+    assert pmu_arg("skylake", 4) == pmu_arg("skylake")
+    with pytest.raises(ConfigError, match=r"^--counters 1: event 'INST_RETIRED.PREC_DIST'"):
         pmu_arg("skylake", 1)  # its only counter is gp1
-    more = pmu_arg("skylake", 6)
-    assert len(more.available("cpu", "generic")) == 6
-    assert [c.name for c in more.allowed("INST_RETIRED.PREC_DIST")] == ["gp1"]  # masks kept
-
-
-# -- the adapter ------------------------------------------------------------------------------------------
-
-
-def test_builtin_yitian_events_go_to_the_first_instance():
-    p = catalog_problem(load_catalog_arg("yitian710"), "yitian710-drw")
-    assert p.meta["renamed"]["hif_rd"] == "ali_drw_21000/hif_rd/"
-    assert "ali_drw_21000/cycle/" in p.free  # the DDRC cycle counter is the unit's fixed counter
-    assert all(p.countable(e) for e in p.events)
-
-
-def test_likwid_catalog_frees_what_is_not_a_core_counter(shared):
-    cat = load_catalog_arg(str(shared("data", "metrics", "likwid", "ICL")))
-    p = catalog_problem(cat, "icelake")
-    why = p.meta["free_events"]
-    assert "fixed" in why["TOPDOWN_SLOTS"] and "energy" in why["PWR_PKG_ENERGY"]
-    assert "topdown" in why["RETIRING"]
-    assert p.meta["groups_from"] == "eventset" and len(p.groups) == 18
-
-
-def test_arm_metrics_follow_the_methodology(shared):
-    cat = load_catalog_arg(str(shared("data", "metrics", "arm-telemetry", "neoverse-n1.json")))
-    p = catalog_problem(cat, "neoverse-n1")
-    first = sorted(cat.groups["Cycle_Accounting"].metrics)
-    assert [m.name for m in p.metrics[:len(first)]] == first
+    with pytest.raises(ConfigError, match="--counters must be a positive integer"):
+        pmu_arg("skylake", 0)
 
 
 def test_hperf_catalog_uses_its_available_gp(shared, capsys):
@@ -118,7 +94,7 @@ def test_likwid_runs_on_likwid_groups(shared, capsys):
 def test_online_scheduler_on_a_given_trace(tmp_path, capsys):
     from mpx.trace import Trace
 
-    p = catalog_problem(load_catalog_arg("tma"), "generic-4")
+    p = Problem.from_catalog(load_catalog_arg("tma"), "generic-4")
     rng = np.random.default_rng(0)
     t = Trace(p.events, rng.poisson(100.0, (50, p.n_events)), np.arange(51.0), "intervals", {"source": "handmade"})
     path = tmp_path / "t.npz"

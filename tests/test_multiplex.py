@@ -1,5 +1,6 @@
 """The multiplexing simulator: quantum and read views, perf's time semantics, apportioning, noise, and
-the guarantee that schedulers never see the truth."""
+the guarantee that schedulers never see the truth (every registered scheduler is checked by
+`mpx.schedulers.check.check_scheduler`, in ``tests/test_scheduler_conformance.py``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import pytest
 from mpx.errors import ConfigError
 from mpx.multiplex import Noise, Observation, multiplex, quantum_from_ms, read_every_from_ms
 from mpx.pmu import PMU
-from mpx import schedulers
-from mpx.problem import MetricEdge, Problem
+from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, SchedulerError
 from mpx.schedulers.perf import PerfScheduler
 from mpx.trace import Trace
@@ -349,42 +349,3 @@ def test_quantum_longer_than_the_trace_is_one_quantum():
     tr = random_trace(n_t=10)
     obs = multiplex(tr, Problem(tr.events, "generic-2"), "perf", quantum=1e6, read_every=25)
     assert obs.n_quanta == 1 and obs.reads.n_reads == 1 and isinstance(obs, Observation)
-
-
-# -- conformance of every registered scheduler --------------------------------------------------------
-
-
-def _conformance_problem() -> Problem:
-    metrics = {"m1": ["e0", "e1", "instructions"], "m2": ["e2", "e3", "e4", "e5"], "m3": ["e6", "e7", "cycles"]}
-    p = Problem.from_perf_events("instructions,{e0,e1},{e2,e3,e4}:W,e5,cycles,e6,e7,e8", "skylake")
-    return p.replace(metrics=tuple(MetricEdge(k, tuple(v)) for k, v in metrics.items()))
-
-
-@pytest.mark.parametrize("name", schedulers.available())
-def test_registered_scheduler_conformance(name):
-    cls = schedulers.get_class(name)
-    sched = cls(**cls.example_params)
-    params = sched.get_params()
-    assert list(params) == cls._param_names() and repr(sched).startswith(cls.__name__)
-    assert sched.clone().get_params() == params
-    p = _conformance_problem()
-    n_t = 60
-    t, e = np.meshgrid(np.arange(n_t), np.arange(p.n_events), indexing="ij")
-    tr = Trace(list(p.events), 1000.0 * t + e + 0.5, np.arange(n_t + 1, dtype=float), "ns")
-    spy = SpyTrace(tr)
-    verb = "schedule" if sched.kind == "static" else "start"
-    inner = getattr(sched, verb)
-
-    def locked(*args, **kwargs):
-        spy.lock()
-        return inner(*args, **kwargs)
-
-    setattr(sched, verb, locked)
-    obs = multiplex(spy, p, sched, quantum=1.0, read_every=6)
-    assert spy._locked, "the scheduler was never called"
-    again = multiplex(tr, p, cls(**cls.example_params), quantum=1.0, read_every=6)
-    np.testing.assert_array_equal(obs.quanta.running, again.quanta.running)  # deterministic
-    assert sched.get_params() == params  # hyper-parameters unchanged by the work
-    np.testing.assert_array_equal(obs.quanta.counts, np.where(obs.quanta.running, tr.counts, np.nan))
-    assert obs.quanta.running[:, [p.index("instructions"), p.index("cycles")]].all()
-    assert sched.kind in ("static", "online") and cls.name == name

@@ -199,6 +199,38 @@ def test_nmi_watchdog_removes_one_generic_counter():
     assert sk != preset("skylake") and sk.with_reserved(replace=True) == preset("skylake")
 
 
+def test_with_generic_counters_cuts_or_adds():
+    sk = preset("skylake")
+    fewer = sk.with_generic_counters(2)
+    assert len(fewer.available("cpu", "generic")) == 2 and len(fewer.available("cpu", "fixed")) == 3
+    assert [c.name for c in fewer.allowed(TOTAL)] == ["gp0"]  # mask 0,2,3 cut
+    assert fewer.name == "skylake-2gp" and fewer != sk
+    with pytest.raises(ConfigError, match="INST_RETIRED.PREC_DIST.*1 generic counter"):
+        sk.with_generic_counters(1)  # its only counter is gp1
+    more = sk.with_generic_counters(6)
+    assert [c.name for c in more.available("cpu", "generic")] == ["gp0", "gp1", "gp2", "gp3", "gp4", "gp5"]
+    assert [c.name for c in more.allowed(PREC)] == ["gp1"]  # masks kept
+    assert [c.name for c in more.allowed("A")] == [f"gp{i}" for i in range(6)]
+    assert sk.with_generic_counters(4) is sk
+    for bad in (0, -1, 2.0, True):
+        with pytest.raises(ConfigError, match="positive integer"):
+            sk.with_generic_counters(bad)
+
+
+def test_with_generic_counters_units_and_reserved():
+    w = preset("generic-4").with_nmi_watchdog(counter="gp3")
+    assert w.with_generic_counters(3).reserved == frozenset()  # gp3 is gone, and so is its reservation
+    kept = preset("generic-4").with_nmi_watchdog().with_generic_counters(2)
+    assert [str(c) for c in kept.reserved] == ["cpu/gp0"] and len(kept.available("cpu", "generic")) == 1
+    y = preset("yitian710-drw")  # 16 units, no default unit
+    with pytest.raises(ConfigError, match="several units and no default unit"):
+        y.with_generic_counters(4)
+    y4 = y.with_generic_counters(4, unit="ali_drw_21000")
+    assert len(y4.available("ali_drw_21000", "generic")) == 4 and len(y4.available("ali_drw_21080", "generic")) == 16
+    with pytest.raises(ConfigError, match="no unit 'cpu'"):
+        y.with_generic_counters(4, unit="cpu")
+
+
 def test_fixed_events_never_consume_generic_counters():
     sk = preset("skylake")
     fixed = ["INST_RETIRED.ANY", "cycles", "ref-cycles"]

@@ -1,4 +1,4 @@
-"""Scheduler figures on hand-worked schedules."""
+"""Scheduler figures on hand-worked schedules; several schedulers scored on one problem."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.problem import MetricEdge, Problem
-from mpx.schedule_scores import ScheduleScores, schedule_scores
+from mpx.schedule_scores import ScheduleScores, schedule_scores, score_schedulers, synthetic_trace
 from mpx.schedulers.perf import PerfScheduler
 from mpx.schedulers.round_robin import RoundRobinScheduler
 from mpx.trace import Trace
@@ -85,3 +85,48 @@ def test_scores_from_a_mask_and_rows():
         schedule_scores(mask)
     with pytest.raises(ConfigError):
         schedule_scores(mask[:, :2], p)
+
+
+# -- score_schedulers -----------------------------------------------------------------------------------
+
+ROW_KEYS = {"scheduler", "kind", "groups", "event_groups", "utilization", "mean_sampling_ratio", "min_sampling_ratio",
+            "mean_coschedule_ratio", "n_quanta", "errors", "notes", "params", "trace", "skipped"}
+
+
+def test_score_schedulers_rows():
+    p = Problem(["a", "b", "c", "d", "e"], "generic-2", metrics=METRICS)
+    rows = score_schedulers(p, ["perf", "likwid", "tintin", "round_robin"], quanta=5,
+                            params={"perf": {"assignment": "perf"}})
+    assert [r["scheduler"] for r in rows] == ["perf", "likwid", "tintin", "round_robin"]
+    assert all(set(r) == ROW_KEYS for r in rows)
+    perf, likwid, tintin, rr = rows
+    # the figures of schedule_scores, over the quanta asked for
+    want = schedule_scores(PerfScheduler(assignment="perf").schedule(p), p, n_quanta=5).summary()
+    assert perf["params"]["assignment"] == "perf" and perf["kind"] == "static" and perf["n_quanta"] == 5
+    assert perf["groups"] == want["n_configs"] and perf["utilization"] == want["utilization"]
+    assert perf["mean_sampling_ratio"] == want["mean_sampling_ratio"] and perf["trace"] is None
+    assert perf["event_groups"] == 5 and perf["errors"] == {} and perf["skipped"] is None
+    # LIKWID needs LIKWID event sets (Problem.from_catalog of a LIKWID catalog)
+    assert "LIKWID event sets" in likwid["skipped"] and likwid["groups"] is None and likwid["kind"] == "static"
+    # online: a synthetic trace of `quanta` intervals, deterministic in the seed
+    assert tintin["kind"] == "online" and tintin["trace"] == "synthetic (mpx.synthetic, seed 0, 5 quanta)"
+    assert tintin["n_quanta"] == 5 and 0 < tintin["mean_sampling_ratio"] <= 1
+    assert score_schedulers(p, ["tintin"], quanta=5) == [tintin]
+    assert rr["skipped"] is None
+
+
+def test_score_schedulers_on_a_given_trace_and_refusals():
+    p = Problem(["a", "b", "c"], "generic-2")
+    tr = Trace(["a", "b", "c"], np.ones((8, 3)), np.arange(9.0), "ns", meta={"source": "handmade"})
+    (row,) = score_schedulers(p, ["tintin"], quanta=4, trace=tr)
+    assert row["trace"] == "handmade" and row["n_quanta"] == 4
+    (bad,) = score_schedulers(p, ["perf"], params={"perf": {"assignment": "nope"}})
+    assert bad["skipped"] and "assignment" in bad["skipped"] and bad["groups"] is None
+
+
+def test_synthetic_trace_has_the_problem_events_and_depends_on_the_seed():
+    p = Problem(["a", "b", "c", "d"], "generic-2")
+    t = synthetic_trace(p, 40, seed=1)
+    assert tuple(t.events) == p.events and t.n_intervals == 40
+    np.testing.assert_array_equal(synthetic_trace(p, 40, seed=1).counts, t.counts)
+    assert not np.array_equal(synthetic_trace(p, 40, seed=2).counts, t.counts)

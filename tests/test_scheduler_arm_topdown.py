@@ -111,11 +111,11 @@ def _tool_groups(path, hash_seed: int) -> int:
 
 
 def _spec_problem(shared, name, pmu):
-    from mpx.cli.schedule import catalog_problem
     from mpx.metrics import load_catalog
+    from mpx.problem import Problem
 
     path = shared("data", "metrics", "arm-telemetry", name)
-    return path, catalog_problem(load_catalog(path), pmu)
+    return path, Problem.from_catalog(load_catalog(path), pmu)
 
 
 @pytest.mark.parametrize("name,pmu,listed,tool_seed1,tool_seed2", [

@@ -24,7 +24,7 @@ def linked(p, adj, e1, e2):
 def test_adjacency_from_metrics_and_relations_without_free_events():
     p = Problem(["cycles", "a", "b", "c", "d"], "skylake",
                 metrics=[("m1", ["cycles", "a", "b"]), ("m2", ["cycles", "c"])],
-                meta={"relations": [["c", "d"]]})
+                relations=[["c", "d"]])
     adj = relation_adjacency(p)
     pairs = {(p.events[i], p.events[j]) for i, j in zip(*np.nonzero(adj)) if i < j}
     # cycles is on a fixed counter: observed always, it links nothing (a-c are not neighbours through it)
@@ -37,7 +37,7 @@ def test_unlinked_neighbours_get_the_shortest_bridge():
     # Greedy order C0 -> C2 -> C1; closing the cycle C1 -> C0 needs one bridge: C2.
     p = Problem(["a", "b", "c", "d", "p", "q"], "generic-2",
                 groups=[EventGroup(("a", "b")), EventGroup(("c", "d")), EventGroup(("p", "q"))],
-                meta={"relations": [["a", "p"], ["q", "c"]]})
+                relations=[["a", "p"], ["q", "c"]])
     s = BayesPerfScheduler().schedule(p)
     assert names(s, p) == [{"a", "b"}, {"p", "q"}, {"c", "d"}, {"p", "q"}]
     assert any("1 bridge" in n for n in s.notes)
@@ -59,17 +59,16 @@ def test_greedy_order_follows_links():
     # base configurations {a}, {b}, {c} on one counter, one relation a-c: reach(a) = reach(c) = {a,c},
     # reach(b) = {b}. From {a} the first linked unused configuration is {c}, then {b}, which nothing
     # reaches: c -> b and b -> a stay unlinked (noted), no bridge can exist.
-    p = Problem(["a", "b", "c"], "generic-1", meta={"relations": [["a", "c"]]})
+    p = Problem(["a", "b", "c"], "generic-1", relations=[["a", "c"]])
     s = BayesPerfScheduler().schedule(p)
     assert names(s, p) == [{"a"}, {"c"}, {"b"}]
     assert any("2 consecutive pair(s) share no relation path" in n for n in s.notes)
 
 
 def test_neoverse_n1_cycle_is_linked_throughout(shared):
-    from mpx.cli.schedule import catalog_problem
     from mpx.metrics import load_catalog
 
-    p = catalog_problem(load_catalog(shared("data", "metrics", "arm-telemetry", "neoverse-n1.json")), "neoverse-n1")
+    p = Problem.from_catalog(load_catalog(shared("data", "metrics", "arm-telemetry", "neoverse-n1.json")), "neoverse-n1")
     s = BayesPerfScheduler().schedule(p)
     adj = relation_adjacency(p)
     seq = names(s, p)

@@ -1,5 +1,5 @@
-"""Every registered scheduler passes `mpx.schedulers.check.check_scheduler`; schedulers that break the
-rules are caught by it."""
+"""Every registered scheduler passes `mpx.schedulers.check.check_scheduler` (the one conformance check);
+schedulers that break the rules are caught by it."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ import pytest
 from mpx import schedulers
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, StaticScheduler
-from mpx.schedulers.check import check_scheduler, conformance_problem
+from mpx.schedulers.check import check_scheduler, conformance_perf_problem, conformance_problem
+from mpx.trace import Trace
 
 
 @pytest.mark.parametrize("name", schedulers.available())
 def test_registered_scheduler_conforms(name):
     cls = schedulers.get_class(name)
+    assert cls.name == name  # the registry name is the class's
     check_scheduler(cls(**cls.example_params))
 
 
@@ -94,6 +96,77 @@ class _Greedy(StaticScheduler):
         return Schedule.from_configs(problem, [list(problem.events)])
 
 
+class _Snooper(StaticScheduler):
+    """Finds the trace object on the call stack and reads it."""
+
+    name = "snooper"
+    source = "a test of the conformance check"
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        from mpx.schedulers.round_robin import RoundRobinScheduler
+
+        frame = inspect.currentframe()
+        while frame is not None:
+            for v in list(frame.f_locals.values()):
+                if isinstance(v, Trace) or type(v).__name__ == "_SpyTrace":
+                    try:
+                        v.counts
+                    except AssertionError:
+                        pass  # swallowing the error does not hide the access
+            frame = frame.f_back
+        return RoundRobinScheduler()._schedule(problem)
+
+
+class _Drifter(StaticScheduler):
+    """Changes a hyper-parameter while it works."""
+
+    name = "drifter"
+    source = "a test of the conformance check"
+
+    def __init__(self, k: int = 2) -> None:
+        self.k = k
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        from mpx.schedulers.round_robin import RoundRobinScheduler
+
+        self.k += 1
+        return RoundRobinScheduler()._schedule(problem)
+
+
+class _Reordered(StaticScheduler):
+    """``get_params`` in another order than the constructor's arguments."""
+
+    name = "reordered"
+    source = "a test of the conformance check"
+
+    def __init__(self, a: int = 1, b: int = 2) -> None:
+        self.a = a
+        self.b = b
+
+    def get_params(self):
+        return {"b": self.b, "a": self.a}
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        from mpx.schedulers.round_robin import RoundRobinScheduler
+
+        return RoundRobinScheduler()._schedule(problem)
+
+
+def test_touching_the_trace_is_caught():
+    with pytest.raises(AssertionError, match="never-touches-trace"):
+        check_scheduler(_Snooper())
+
+
+def test_changing_parameters_while_working_is_caught():
+    with pytest.raises(AssertionError, match=r"params.*changed its hyper-parameters"):
+        check_scheduler(_Drifter())
+
+
+def test_parameters_out_of_order_are_caught():
+    with pytest.raises(AssertionError, match=r"params.*same order"):
+        check_scheduler(_Reordered())
+
+
 def test_a_scheduler_reading_the_truth_is_caught():
     with pytest.raises(AssertionError, match="never-reads-truth"):
         check_scheduler(_Peeker())
@@ -120,3 +193,7 @@ def test_conformance_problem_has_what_it_claims():
     assert not p.countable("nounit/ev/")
     assert p.countable("never") and not p.fits(["never"])  # opens (perf's open check) but never fits
     assert len(p.units()) == 2
+    assert p.relations == (("a", "b", "c"), ("d", "e"))
+    q = conformance_perf_problem()
+    assert {"instructions", "cycles"} <= q.free and q.pmu.name == "skylake"
+    assert any(g.weak for g in q.groups) and len(q.metrics) == 3

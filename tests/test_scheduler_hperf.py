@@ -97,11 +97,11 @@ def test_oversize_group_is_kept_and_reported():
 
 
 def _hperf(shared, name, pmu):
-    from mpx.cli.schedule import catalog_problem
     from mpx.metrics import load_catalog
+    from mpx.problem import Problem
 
     cat = load_catalog(shared("data", "metrics", "hperf", name))
-    p = catalog_problem(cat, pmu)
+    p = Problem.from_catalog(cat, pmu)
     h = HperfScheduler(available_gp=cat.platform["available_GP"])
     return p, h, h.schedule(p)
 

@@ -53,10 +53,10 @@ def test_fixed_counter_events_ride_along():
 
 
 def _likwid(shared, arch, pmu):
-    from mpx.cli.schedule import catalog_problem
     from mpx.metrics import load_catalog
+    from mpx.problem import Problem
 
-    return catalog_problem(load_catalog(shared("data", "metrics", "likwid", arch)), pmu)
+    return Problem.from_catalog(load_catalog(shared("data", "metrics", "likwid", arch)), pmu)
 
 
 def test_skylake_groups_switch_round_robin(shared):

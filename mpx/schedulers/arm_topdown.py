@@ -18,7 +18,7 @@ Source: ``topdown_tool/perf/event_scheduler.py`` (``EventScheduler._generate_eve
   ``max_events`` events (next fit) and each chunk is a separate run of the workload; with it all groups
   go to one ``perf stat`` and the kernel rotates them.
 
-In mpx: the units come from the problem's metrics (`mpx.cli.schedule.catalog_problem` orders an Arm
+In mpx: the units come from the problem's metrics (`mpx.problem.Problem.from_catalog` orders an Arm
 specification's metrics as the tool does) or, for ``collect_by="group"``, from the problem's groups.
 Without ``multiplex`` each chunk is a configuration and configurations rotate one per quantum (the
 time-sliced analogue of the tool's separate runs); with ``multiplex`` the merged groups go to

@@ -36,9 +36,10 @@ run) — the same numbers a real tool would have read. A scheduler never receive
 
 Register a scheduler by adding ``name: "module:Class"`` to `mpx.schedulers.BUILTIN`, or from another
 package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`). Every registered
-scheduler must pass the conformance test in ``tests/test_multiplex.py`` (deterministic, parameters
-stored unchanged, never touches the trace, configurations fit the PMU); set ``example_params`` when the
-defaults cannot run its generic problem.
+scheduler must pass `mpx.schedulers.check.check_scheduler` (run over the registry by
+``tests/test_scheduler_conformance.py``: deterministic, parameters stored unchanged, never touches or
+reads the trace, configurations fit the PMU...); set ``example_params`` when the defaults cannot run its
+problems.
 
 What the `Problem` offers a scheduler (everything about the PMU goes through it): ``events``,
 ``groups`` (the user's groups, complete), ``metrics`` (hyperedges), ``weights``, ``free`` / ``free_mask``
@@ -323,8 +324,9 @@ class Scheduler(ABC):
     name: ClassVar[str] = ""
     kind: ClassVar[str] = ""
     source: ClassVar[str] = ""
-    #: hyper-parameters the registry-wide conformance test (``tests/test_multiplex.py``) builds the
-    #: scheduler with, when its defaults cannot run a generic problem
+    #: hyper-parameters the registry-wide conformance test (``tests/test_scheduler_conformance.py``,
+    #: `mpx.schedulers.check.check_scheduler`) builds the scheduler with, when its defaults cannot run
+    #: the check's problems
     example_params: ClassVar[dict[str, Any]] = {}
 
     @classmethod

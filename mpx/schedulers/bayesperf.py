@@ -12,8 +12,8 @@ configurations, found with Dijkstra's algorithm.
 **mpx's reading** (the paper gives the idea, not an algorithm to the letter):
 
 - *Relation graph*: events are adjacent when they appear together in a metric's hyperedge or in a
-  relation (`mpx.cli.schedule.catalog_problem` puts the catalog's relations in
-  ``problem.meta['relations']`` as event lists). Free events (fixed-counter, software) are left out:
+  relation (`Problem.relations <mpx.problem.Problem>`; `~mpx.problem.Problem.from_catalog` takes
+  them from the catalog). Free events (fixed-counter, software) are left out:
   they are observed in every quantum, so they neither need information nor relay it (observing a
   variable separates the graph there).
 - *Reach* of a configuration C: its events plus their neighbours (C and its Markov blanket), free
@@ -47,19 +47,11 @@ __all__ = ["BayesPerfScheduler", "relation_adjacency"]
 
 def relation_adjacency(problem: Problem) -> np.ndarray:
     """``[E, E]`` boolean adjacency of events sharing a metric or a relation (free events excluded,
-    no self loops). Relations are read from ``problem.meta['relations']`` (lists of event names; names
-    not in the problem are a `ConfigError`)."""
+    no self loops). Relations are ``problem.relations`` (event tuples, checked by `Problem`)."""
     n = problem.n_events
     adj = np.zeros((n, n), dtype=bool)
     free = problem.free_mask
-    edges = [m.events for m in problem.metrics]
-    for r in problem.meta.get("relations", ()) or ():
-        if isinstance(r, str):
-            raise ConfigError("problem.meta['relations'] must be a list of event lists, not strings")
-        missing = [e for e in r if e not in set(problem.events)]
-        if missing:
-            raise ConfigError(f"a relation in problem.meta['relations'] names events not in the problem: {missing}")
-        edges.append(tuple(r))
+    edges = [m.events for m in problem.metrics] + list(problem.relations)
     for h in edges:
         ix = np.array([problem.index(e) for e in h], dtype=np.intp)
         ix = ix[~free[ix]]

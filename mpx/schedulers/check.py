@@ -3,23 +3,33 @@
 ``check_scheduler(scheduler)`` runs the scheduler (a fresh clone each time) through `mpx.multiplex` on
 small problems built here and raises `AssertionError` naming the first check that fails:
 
-- **parameters**: the constructor only stores its hyper-parameters, under their own names
-  (``get_params`` round-trips, ``clone`` has equal parameters, a fresh instance has no other attribute),
-  and the class declares ``name``, ``kind`` and ``source``;
+- **declares / params**: the class declares ``name``, ``kind`` and ``source`` and has a docstring; the
+  constructor only stores its hyper-parameters, under their own names (``get_params`` has the
+  constructor's arguments in their order and round-trips, ``clone`` has equal parameters, a fresh
+  instance has no other attribute, ``repr`` names the class), and running does not change them;
 - **never over-commits**: every quantum's running set fits the PMU (counter masks, a reserved
-  counter, a fixed counter, a second PMU unit);
+  counter, a fixed counter, a second PMU unit, a real preset's masks and fixed counters);
 - **free events** (fixed-counter, software) run in every quantum;
 - **events that can never run** — one whose only allowed counter is reserved, one on a PMU unit that
   does not exist — never run; the scheduler either schedules around them or raises `ConfigError` naming
   one of them (LIKWID refuses such an event set);
 - **events that never fire** (all-zero counts) do not upset it;
+- **observes the truth where it ran**: the observation's counts are the trace's in the quanta an event
+  ran, NaN elsewhere;
 - **deterministic**: two fresh clones give the same running mask (static ones also the same `Schedule`);
+- **never touches the trace**: from the moment the scheduler is called (``schedule`` or ``start``) the
+  trace object refuses every access; the scheduler must have been called;
 - **never reads the truth**: the counts an event would have had in quanta where it did *not* run are
   replaced, once by numbers far above anything it saw (in random order), once by zeros; what the
   scheduler saw is unchanged, so its decisions must be too. A static schedule must not depend on the
   trace at all.
 
-Run it over the registry in ``tests/test_scheduler_conformance.py``; third-party schedulers call it in
+The problems (`conformance_problems`): named groups with metrics and relations on a small hand-made
+PMU (`conformance_problem`); perf's ``-e`` syntax — weak group, ungrouped events, ``instructions`` and
+``cycles`` on fixed counters — on the ``skylake`` preset (`conformance_perf_problem`); and the first
+with the `IMPOSSIBLE_EVENTS` added.
+
+``tests/test_scheduler_conformance.py`` runs it over the registry; third-party schedulers call it in
 their own tests.
 """
 
@@ -32,11 +42,12 @@ import numpy as np
 
 from mpx.errors import ConfigError
 from mpx.pmu import PMU
-from mpx.problem import EventGroup, Problem
+from mpx.problem import EventGroup, MetricEdge, Problem
 from mpx.schedulers.base import OnlineScheduler, Scheduler, StaticScheduler
 from mpx.trace import Trace
 
-__all__ = ["check_scheduler", "conformance_problem", "conformance_trace", "IMPOSSIBLE_EVENTS"]
+__all__ = ["check_scheduler", "conformance_problem", "conformance_perf_problem", "conformance_problems",
+           "conformance_trace", "IMPOSSIBLE_EVENTS"]
 
 #: events of the conformance problem that can never run: ``never`` may only use a reserved counter
 #: (it opens, as with perf's open-time check, but never fits), ``nounit/ev/`` names a unit the PMU lacks
@@ -73,8 +84,22 @@ def conformance_problem(impossible: bool = False) -> Problem:
         groups += [EventGroup(("never",), name="G5"), EventGroup(("nounit/ev/",), name="G6")]
         metrics += [("m8", ["never", "a"]), ("m9", ["nounit/ev/", "b"])]
     events = tuple(dict.fromkeys(e for g in groups for e in g.events))
-    return Problem(events, _pmu(), groups=groups, metrics=metrics,
-                   meta={"relations": [["a", "b", "c"], ["d", "e"]], "built_from": "mpx.schedulers.check"})
+    return Problem(events, _pmu(), groups=groups, metrics=metrics, relations=[["a", "b", "c"], ["d", "e"]],
+                   meta={"built_from": "mpx.schedulers.check"})
+
+
+def conformance_perf_problem() -> Problem:
+    """The check's problem in perf's ``-e`` syntax on the ``skylake`` preset: a weak group, ungrouped
+    events, ``instructions`` and ``cycles`` (fixed counters) in metrics."""
+    p = Problem.from_perf_events("instructions,{e0,e1},{e2,e3,e4}:W,e5,cycles,e6,e7,e8", "skylake")
+    metrics = {"m1": ["e0", "e1", "instructions"], "m2": ["e2", "e3", "e4", "e5"], "m3": ["e6", "e7", "cycles"]}
+    return p.replace(metrics=tuple(MetricEdge(k, tuple(v)) for k, v in metrics.items()))
+
+
+def conformance_problems() -> dict[str, Problem]:
+    """Every problem the check runs on, by label."""
+    return {"groups": conformance_problem(), "perf -e": conformance_perf_problem(),
+            "impossible": conformance_problem(impossible=True)}
 
 
 def conformance_trace(problem: Problem, n: int = 60, seed: int = 0) -> Trace:
@@ -108,8 +133,9 @@ def _check_params(scheduler: Scheduler) -> None:
         raise _fail("declares", scheduler, "needs a docstring saying what it does and where it comes from")
     params = scheduler.get_params()
     names = cls._param_names()
-    if sorted(params) != sorted(names):
-        raise _fail("params", scheduler, f"get_params() keys {sorted(params)} != constructor arguments {sorted(names)}")
+    if list(params) != names:
+        raise _fail("params", scheduler, f"get_params() keys {list(params)} != constructor arguments {names} "
+                    "(same names, same order)")
     clone = scheduler.clone()
     if type(clone) is not cls or clone.get_params() != params:
         raise _fail("params", scheduler, "clone() does not reproduce the parameters")
@@ -121,13 +147,69 @@ def _check_params(scheduler: Scheduler) -> None:
     for k in names:
         if getattr(fresh, k) is not params[k]:
             raise _fail("params", scheduler, f"the constructor changes parameter {k!r} instead of storing it")
-    repr(scheduler)
+    if not repr(scheduler).startswith(cls.__name__):
+        raise _fail("params", scheduler, f"repr {repr(scheduler)!r} does not start with the class name")
+
+
+class _TraceTouched(AssertionError):
+    pass
+
+
+class _SpyTrace:
+    """A trace that refuses every access once locked (when the scheduler is called) and remembers the
+    first refused access, in case the scheduler swallows the error."""
+
+    def __init__(self, trace: Trace) -> None:
+        object.__setattr__(self, "_t", trace)
+        object.__setattr__(self, "locked", False)
+        object.__setattr__(self, "touched", None)
+
+    def lock(self) -> None:
+        object.__setattr__(self, "locked", True)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in ("lock", "locked", "touched", "__class__"):
+            return object.__getattribute__(self, name)
+        if object.__getattribute__(self, "locked"):
+            if object.__getattribute__(self, "touched") is None:
+                object.__setattr__(self, "touched", name)
+            raise _TraceTouched(f"trace.{name} read after the scheduler was called")
+        return getattr(object.__getattribute__(self, "_t"), name)
 
 
 def _run(scheduler: Scheduler, problem: Problem, trace: Trace, seed: int):
     from mpx.multiplex import multiplex
 
     return multiplex(trace, problem, scheduler.clone(), quantum=1.0, read_every=5, seed=seed)
+
+
+def _run_spied(scheduler: Scheduler, problem: Problem, trace: Trace, seed: int):
+    """A run on a trace that locks when the scheduler's ``schedule``/``start`` is called; checks that
+    it was called, never touched the trace afterwards and kept its hyper-parameters."""
+    from mpx.multiplex import multiplex
+
+    clone = scheduler.clone()
+    spy = _SpyTrace(trace)
+    verb = "schedule" if isinstance(clone, StaticScheduler) else "start"
+    inner = getattr(clone, verb)
+
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        spy.lock()
+        return inner(*args, **kwargs)
+
+    setattr(clone, verb, locked)
+    try:
+        obs = multiplex(spy, problem, clone, quantum=1.0, read_every=5, seed=seed)
+    except _TraceTouched as exc:
+        raise _fail("never-touches-trace", scheduler, str(exc)) from None
+    if spy.touched is not None:
+        raise _fail("never-touches-trace", scheduler, f"trace.{spy.touched} read after the scheduler was called")
+    if not spy.locked:
+        raise _fail("runs", scheduler, f"multiplex never called its {verb}()")
+    if clone.get_params() != scheduler.get_params():
+        raise _fail("params", scheduler, "running changed its hyper-parameters (results belong in attributes "
+                    "ending in '_')")
+    return obs
 
 
 def _rows(problem: Problem, running: np.ndarray) -> list[list[str]]:
@@ -140,7 +222,7 @@ def _check_run(scheduler: Scheduler, problem: Problem, seed: int) -> Any:
     trace = conformance_trace(problem, seed=seed)
     has_impossible = any(e in problem.events for e in IMPOSSIBLE_EVENTS)
     try:
-        obs = _run(scheduler, problem, trace, seed)
+        obs = _run_spied(scheduler, problem, trace, seed)
     except ConfigError as exc:
         if has_impossible and any(e in str(exc) for e in IMPOSSIBLE_EVENTS):
             return None
@@ -159,6 +241,9 @@ def _check_run(scheduler: Scheduler, problem: Problem, seed: int) -> Any:
     counts = np.asarray(obs.quanta.counts)
     if not np.isfinite(counts[running]).all():
         raise _fail("runs", scheduler, "non-finite counts where events ran")
+    truth = np.asarray(trace.counts)[:, [trace.events.index(e) for e in problem.events]]
+    if not np.array_equal(counts, np.where(running, truth, np.nan), equal_nan=True):
+        raise _fail("observes", scheduler, "the observed counts are not the trace's where events ran (NaN elsewhere)")
 
     # determinism: a second fresh clone, same seed
     again = _run(scheduler, problem, trace, seed)
@@ -197,10 +282,13 @@ def check_scheduler(scheduler: Scheduler, *, seed: int = 0) -> None:
     if not isinstance(scheduler, Scheduler):
         raise TypeError(f"check_scheduler expects a mpx.schedulers.base.Scheduler, got {type(scheduler).__name__}")
     _check_params(scheduler)
-    obs = _check_run(scheduler, conformance_problem(impossible=False), seed)
-    if obs is None:  # pragma: no cover - _check_run only returns None when impossible events exist
-        raise _fail("runs", scheduler, "refused a problem without impossible events")
-    never_fires = obs.problem.index("zero")
-    if not np.isfinite(np.nan_to_num(obs.quanta.counts[:, never_fires], nan=0.0)).all():
-        raise _fail("never-fires", scheduler, "counts of an event that never fires are not finite")
-    _check_run(scheduler, conformance_problem(impossible=True), seed)
+    for label, problem in conformance_problems().items():
+        obs = _check_run(scheduler, problem, seed)
+        if obs is None:
+            if label != "impossible":  # pragma: no cover - _check_run only returns None then
+                raise _fail("runs", scheduler, f"refused the {label!r} problem, which has no impossible events")
+            continue
+        if "zero" in problem.events:
+            never_fires = problem.index("zero")
+            if not np.isfinite(np.nan_to_num(obs.quanta.counts[:, never_fires], nan=0.0)).all():
+                raise _fail("never-fires", scheduler, "counts of an event that never fires are not finite")

@@ -17,7 +17,7 @@ module repeats step by step:
    `mpx.schedulers.perf.PerfScheduler`.
 
 In mpx terms: *other* events are the problem's free events (`Problem.free`: fixed-counter and software
-events; `mpx.cli.schedule.catalog_problem` also frees the other-PMU events of hperf catalogs), *pinned*
+events; `mpx.problem.Problem.from_catalog` also frees the other-PMU events of hperf catalogs), *pinned*
 events are the events of pinned groups, and the event groups are the problem's other groups, in order.
 hperf does not check that a group fits (its icelake configuration has a 6-event group with
 ``available_GP = 4``): such groups are kept and listed in the schedule's notes; whether perf can ever run

@@ -10,7 +10,7 @@ the counters cannot be set up and likwid-perfctr stops with an error.
 
 In mpx: each group of the problem (in order, or the ones named in ``groups``) is one configuration;
 configurations rotate one per quantum (the quantum plays the role of ``-T``). Free events (fixed-counter
-and software events; `mpx.cli.schedule.catalog_problem` also frees LIKWID's ``FIXC``/``PWR``/``TMP``/box
+and software events; `mpx.problem.Problem.from_catalog` also frees LIKWID's ``FIXC``/``PWR``/``TMP``/box
 counters) count all the time. A group that does not fit the PMU, or holds an event the PMU can never
 count, is a `~mpx.errors.ConfigError` naming the group — as likwid-perfctr refuses to start. Events in
 no selected group are reported in ``errors`` (never measured).

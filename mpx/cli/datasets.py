@@ -1,0 +1,99 @@
+"""``mpx datasets``: list, inspect, verify and rebuild the shipped ground-truth datasets."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("datasets", help="list, show, verify or rebuild the shipped real-program datasets")
+    dsub = p.add_subparsers(dest="datasets_command", metavar="ACTION", required=True)
+    dsub.add_parser("list", help="table of datasets: name, description, events, intervals")
+    show = dsub.add_parser("show", help="one dataset: events, intervals, time span, totals, how it was made")
+    show.add_argument("name")
+    dsub.add_parser("verify", help="check every trace file's sha256 against the manifest")
+    reb = dsub.add_parser("rebuild", help="re-run a dataset's recipe (generate inputs, record with callgrind)")
+    reb.add_argument("name", nargs="+", help="dataset name(s), or 'all'")
+    reb.add_argument("--check", action="store_true",
+                     help="only compare the rebuilt file's sha256 with the manifest; change nothing")
+    reb.add_argument("--keep-workdir", action="store_true", help="keep the working directory with the inputs")
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpx import datasets
+
+    cmd = args.datasets_command
+    if cmd == "list":
+        rows = []
+        for name in datasets.names():
+            e = datasets.entry(name)
+            t = e.get("trace") or {}
+            rows.append((name, e.get("behaviour", ""), str(len(t.get("events", [])) or "-"),
+                         f"{t['intervals']:,}" if "intervals" in t else "not recorded", e.get("description", "")))
+        head = ("name", "behaviour", "events", "intervals", "description")
+        widths = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
+        print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4])
+        for r in rows:
+            print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+        return 0
+    if cmd == "show":
+        e = datasets.entry(args.name)
+        trace = datasets.load(args.name)
+        lo, hi = trace.span
+        print(f"{args.name}: {e.get('description', '')}")
+        print(f"  behaviour: {e.get('behaviour', '')}")
+        print(f"  file: {datasets.path(args.name)} (sha256 {e['trace']['sha256'][:16]}…)")
+        print(f"  command: {' '.join(trace.meta.get('command', []))}")
+        print(f"  inputs: {e.get('inputs_doc', '')}")
+        cfg = trace.meta.get("config", {})
+        caches = ", ".join(f"{k} {v['size_bytes']} B {v['assoc']}-way {v['line_bytes']} B" for k, v in cfg.items()
+                           if k in ("I1", "D1", "LL"))
+        print(f"  recorded with {trace.meta.get('simulator')}, dump every {cfg.get('dump_every_bb'):,} blocks; {caches}")
+        print(f"  intervals: {trace.n_intervals:,}; time span {lo:,.0f} .. {hi:,.0f} {trace.time_unit}")
+        d = trace.durations
+        print(f"  interval length: min {d.min():,.0f}, median {float(np.median(d)):,.0f}, "
+              f"max {d.max():,.0f} {trace.time_unit}")
+        for item in trace.meta.get("dropped", []):
+            print(f"  dropped: {item.get('what')} ({item.get('why')})")
+        print(f"  events ({trace.n_events}) and totals:")
+        width = max(len(n) for n in trace.events)
+        for name, total in trace.totals().items():
+            print(f"    {name:<{width}}  {total:>20,.0f}")
+        return 0
+    if cmd == "verify":
+        bad = 0
+        for c in datasets.verify():
+            if c.ok:
+                print(f"ok       {c.name}")
+            else:
+                bad += 1
+                got = c.actual[:16] + "…" if c.actual else "missing"
+                print(f"DIFFERS  {c.name}: {c.message or 'sha256 differs'} (manifest {str(c.expected)[:16]}…, file {got})")
+        print(f"{len(datasets.names()) - bad} of {len(datasets.names())} datasets match the manifest")
+        return 1 if bad else 0
+    names = datasets.names() if args.name == ["all"] else args.name
+    for n in names:
+        datasets.entry(n)
+    status = 0
+    for n in names:
+        r = datasets.rebuild(n, check=args.check, keep_workdir=args.keep_workdir)
+        if not args.check:
+            continue
+        if r.same:
+            print(f"[{n}] SAME: the rebuilt trace is byte-identical to the shipped one (sha256 {r.sha256[:16]}…)")
+            continue
+        status = 1
+        print(f"[{n}] DIFFERS: rebuilt sha256 {r.sha256[:16]}…, manifest {str(r.expected_sha256)[:16]}…")
+        if r.content_same is not None:
+            print(f"[{n}]   counts/edges/names: {'identical' if r.content_same else 'different'}; "
+                  f"meta keys that differ: {', '.join(r.meta_differ) or 'none'}")
+        for k in r.inputs_differ:
+            print(f"[{n}]   input {k} differs from the manifest's")
+        for k, (old, new) in r.tools_differ.items():
+            print(f"[{n}]   tool version differs: {k}: manifest {old!r}, here {new!r}")
+        if not r.tools_differ and not r.inputs_differ:
+            print(f"[{n}]   same inputs and tool versions: the difference comes from the host "
+                  "(CPU features, kernel) or from non-determinism in the program")
+    return status

@@ -1,0 +1,335 @@
+"""The shipped ground-truth datasets: real programs recorded with `mpx.record` (callgrind).
+
+``datasets/manifest.json`` lists every dataset with its recipe (input generators, the command,
+the recording settings) and what the recording gave (events, interval count, sha256 of the trace
+file, tool versions, host). The trace files are in ``datasets/traces/``; the seeded input generators
+and our own workload programs in ``datasets/generate.py`` and ``datasets/workloads/``.
+
+API: `names`, `path`, `load` (checks the sha256 against the manifest), `entry`, `manifest`, `verify`,
+`rebuild` (re-run the recipe; ``check=True`` compares with the shipped file instead of replacing it).
+
+Recordings run in a fixed working directory (`WORKDIR_ROOT`/NAME) because the working directory
+path changes the counts (see `mpx.record`); a rebuild reproduces the shipped file byte for byte only
+with the same tool versions (valgrind, the program, libc, gcc for compiled workloads) and a CPU with
+the same features (glibc picks string routines by CPUID), which the manifest records.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mpx.errors import ConfigError, FormatError
+from mpx.trace import Trace
+
+WORKDIR_ROOT = Path("/tmp/mpx-datasets")
+"""Fixed parent of the recording working directories (its path is part of what is recorded)."""
+
+_CPU_FLAGS = ("sse4_2", "avx", "avx2", "avx512f", "avx512bw", "aes", "vaes", "sha_ni", "bmi2", "erms", "fsrm")
+
+
+def root() -> Path:
+    """The datasets folder: ``$MPX_DATASETS`` or ``datasets/`` next to the ``mpx`` package."""
+    env = os.environ.get("MPX_DATASETS")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "datasets"
+
+
+def manifest_path() -> Path:
+    return root() / "manifest.json"
+
+
+def manifest() -> dict:
+    """The parsed manifest (``{"format": ..., "datasets": [entry, ...]}``)."""
+    p = manifest_path()
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no dataset manifest at {p} (set MPX_DATASETS to the datasets folder)") from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(p, exc.lineno, f"manifest is not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("datasets"), list):
+        raise FormatError(p, None, "manifest has no 'datasets' list")
+    return data
+
+
+def names() -> list[str]:
+    """Names of the shipped datasets, in manifest order."""
+    return [d["name"] for d in manifest()["datasets"]]
+
+
+def entry(name: str) -> dict:
+    """The manifest entry of ``name``; KeyError listing the known names otherwise."""
+    for d in manifest()["datasets"]:
+        if d["name"] == name:
+            return d
+    raise KeyError(f"no dataset {name!r}; known: {', '.join(names())}")
+
+
+def path(name: str) -> Path:
+    """The trace file of dataset ``name``."""
+    e = entry(name)
+    trace = e.get("trace") or {}
+    if "file" not in trace:
+        raise FileNotFoundError(f"dataset {name!r} has not been recorded yet (mpx datasets rebuild {name})")
+    return root() / trace["file"]
+
+
+def sha256_file(p: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(p, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load(name: str, verify: bool = True) -> Trace:
+    """The Trace of dataset ``name``; with ``verify`` the file's sha256 must match the manifest."""
+    p = path(name)
+    if verify:
+        want = entry(name)["trace"].get("sha256")
+        got = sha256_file(p)
+        if got != want:
+            raise FormatError(p, None, f"sha256 {got[:16]}… differs from the manifest's {str(want)[:16]}… "
+                              "(file changed: restore it, or `mpx datasets rebuild` it)")
+    return Trace.load(p)
+
+
+@dataclass
+class Check:
+    """Result of comparing one dataset file with the manifest."""
+
+    name: str
+    ok: bool
+    expected: str | None
+    actual: str | None
+    message: str = ""
+
+
+def verify(which: list[str] | None = None) -> list[Check]:
+    """Compare the sha256 of every (or the given) dataset file with the manifest."""
+    out = []
+    for name in which or names():
+        want = (entry(name).get("trace") or {}).get("sha256")
+        try:
+            got = sha256_file(path(name))
+        except FileNotFoundError as exc:
+            out.append(Check(name, False, want, None, str(exc)))
+            continue
+        out.append(Check(name, got == want, want, got, "" if got == want else "sha256 differs"))
+    return out
+
+
+# -- rebuilding -------------------------------------------------------------------------------------
+
+
+def tool_versions(recipe: dict) -> dict[str, str]:
+    """Versions of what a recording depends on: valgrind, libc, and the recipe's own version commands."""
+    out: dict[str, str] = {}
+
+    def first_line(cmd: list[str]) -> str:
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            return f"unavailable ({exc.strerror})"
+        text = (res.stdout or res.stderr).strip()
+        return text.splitlines()[0].strip() if text else f"unavailable (exit {res.returncode})"
+
+    out["valgrind"] = first_line(["valgrind", "--version"])
+    libc = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else None
+    out["libc"] = libc or "unknown"
+    for key, cmd in sorted(recipe.get("versions", {}).items()):
+        out[key] = first_line(_expand(cmd, _placeholders(recipe)))
+    return out
+
+
+def host_info() -> dict:
+    """The machine facts that can change counts (CPU features pick libc routines) — informative."""
+    cpu, flags = "unknown", []
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        m = re.search(r"^model name\s*:\s*(.*)$", text, re.M)
+        cpu = m.group(1).strip() if m else cpu
+        f = re.search(r"^flags\s*:\s*(.*)$", text, re.M)
+        have = set(f.group(1).split()) if f else set()
+        flags = [x for x in _CPU_FLAGS if x in have]
+    except OSError:
+        pass
+    return {"machine": platform.machine(), "kernel": platform.release(), "cpu": cpu, "cpu_flags": flags}
+
+
+def _placeholders(recipe: dict) -> dict[str, str]:
+    values = {"python": sys.executable, "datasets": str(root())}
+    for key, cmd in recipe.get("resolve", {}).items():
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=60)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            raise ConfigError(f"resolve.{key}: {' '.join(cmd)} failed: {exc}") from None
+        values[key] = res.stdout.strip()
+    return values
+
+
+def _expand(items: list[str], values: dict[str, str]) -> list[str]:
+    try:
+        return [str(x).format(**values) for x in items]
+    except (KeyError, IndexError) as exc:
+        raise ConfigError(f"recipe names an unknown placeholder {exc} in {items}") from None
+
+
+def _inputs(workdir: Path) -> dict[str, dict]:
+    return {
+        p.name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
+        for p in sorted(workdir.iterdir())
+        if p.is_file()
+    }
+
+
+@dataclass
+class RebuildResult:
+    """What a rebuild produced and how it compares with the manifest."""
+
+    name: str
+    sha256: str
+    expected_sha256: str | None
+    trace: Trace
+    inputs_differ: list[str] = field(default_factory=list)
+    tools_differ: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    content_same: bool | None = None
+    meta_differ: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def same(self) -> bool:
+        return self.sha256 == self.expected_sha256
+
+
+def rebuild(
+    name: str, check: bool = False, keep_workdir: bool = False, log: Callable[[str], None] | None = print
+) -> RebuildResult:
+    """Re-run the recipe of ``name``: generate the inputs, record, and either replace the shipped
+    trace and update the manifest (``check=False``) or only compare with it (``check=True``)."""
+    import time
+
+    from mpx.record import parse_cache, record
+
+    say = log or (lambda _m: None)
+    e = entry(name)
+    recipe = e["recipe"]
+    values = _placeholders(recipe)
+    WORKDIR_ROOT.mkdir(parents=True, exist_ok=True)
+    workdir = WORKDIR_ROOT / name
+    lock_path = WORKDIR_ROOT / f".{name}.lock"
+    with open(lock_path, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(f"dataset {name!r} is being rebuilt by another process ({lock_path})") from None
+        if workdir.exists():
+            shutil.rmtree(workdir)
+        workdir.mkdir()
+        try:
+            say(f"[{name}] preparing inputs in {workdir}")
+            for step in recipe.get("steps", []):
+                _run_step(step, workdir, values)
+            inputs = _inputs(workdir)
+            shipped_inputs = e.get("inputs") or {}
+            inputs_differ = sorted(
+                k for k in set(inputs) | set(shipped_inputs)
+                if (inputs.get(k) or {}).get("sha256") != (shipped_inputs.get(k) or {}).get("sha256")
+            ) if shipped_inputs else []
+            for k in inputs_differ:
+                say(f"[{name}] input {k} differs from the manifest's (generator or build tool changed?)")
+            out_tmp = WORKDIR_ROOT / f"{name}.npz.new"
+            t0 = time.perf_counter()
+            trace = record(
+                _expand(recipe["program"], values),
+                out_tmp,
+                interval_bb=int(recipe["interval_bb"]),
+                cache=parse_cache(recipe["cache"]),
+                extra_events=recipe.get("extra_events", ()),
+                env=recipe.get("env", {}),
+                cwd=workdir,
+                stdin=recipe.get("stdin"),
+                stdout=recipe.get("stdout"),
+                ok_status=tuple(recipe.get("ok_status", (0,))),
+                workload=name,
+                log=lambda m: say(f"[{name}] {m}"),
+            )
+            seconds = time.perf_counter() - t0
+        finally:
+            if not keep_workdir and workdir.exists():
+                shutil.rmtree(workdir)
+    digest = sha256_file(out_tmp)
+    shipped = e.get("trace") or {}
+    versions = tool_versions(recipe)
+    old_versions = e.get("tools") or {}
+    result = RebuildResult(
+        name=name, sha256=digest, expected_sha256=shipped.get("sha256"), trace=trace,
+        inputs_differ=inputs_differ, seconds=seconds,
+        tools_differ={k: (old_versions.get(k), v) for k, v in versions.items() if old_versions.get(k) != v},
+    )
+    if shipped.get("file") and (root() / shipped["file"]).exists():
+        old = Trace.load(root() / shipped["file"])
+        result.content_same = old.checksum() == trace.checksum()
+        result.meta_differ = sorted(k for k in set(old.meta) | set(trace.meta) if old.meta.get(k) != trace.meta.get(k))
+    if check:
+        out_tmp.unlink()
+        return result
+    dest = root() / "traces" / f"{name}.npz"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(out_tmp), dest)
+    _update_manifest(name, {
+        "inputs": inputs,
+        "tools": versions,
+        "host": host_info(),
+        "trace": {
+            "file": str(dest.relative_to(root())),
+            "sha256": digest,
+            "bytes": dest.stat().st_size,
+            "content_sha256": trace.checksum(),
+            "events": list(trace.events),
+            "intervals": trace.n_intervals,
+            "time_unit": trace.time_unit,
+            "span": list(trace.span),
+            "dropped": trace.meta.get("dropped", []),
+        },
+        "record_seconds": round(seconds, 1),
+    })
+    say(f"[{name}] wrote {dest} ({dest.stat().st_size:,} bytes, sha256 {digest[:16]}…) and updated the manifest")
+    return result
+
+
+def _run_step(step: dict, workdir: Path, values: dict[str, str]) -> None:
+    if "generate" in step:
+        cmd = [sys.executable, str(root() / "generate.py"), *_expand(step["generate"], values)]
+    elif "copy" in step:
+        src = root() / step["copy"]
+        shutil.copyfile(src, workdir / src.name)
+        return
+    elif "run" in step:
+        cmd = _expand(step["run"], values)
+    else:
+        raise ConfigError(f"recipe step {step} is not generate/copy/run")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C", "SOURCE_DATE_EPOCH": "0"}
+    res = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise ConfigError(f"recipe step {' '.join(cmd)} failed (exit {res.returncode}): {res.stderr.strip()[-500:]}")
+
+
+def _update_manifest(name: str, fields: dict) -> None:
+    data = manifest()
+    for d in data["datasets"]:
+        if d["name"] == name:
+            d.update(fields)
+    tmp = manifest_path().with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, manifest_path())

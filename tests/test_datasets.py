@@ -1,0 +1,169 @@
+"""The shipped datasets: every one loads, matches its manifest entry, and is what the recipe says."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpx import datasets as ds
+from mpx.errors import FormatError
+from mpx.record import parse_cache
+
+NAMES = ds.names()
+BASIC = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim")
+HAVE_VALGRIND = shutil.which("valgrind") is not None
+
+
+def cli(argv: list[str]) -> int:
+    from mpx.cli import datasets as mod
+
+    parser = argparse.ArgumentParser(prog="mpx")
+    mod.add_parser(parser.add_subparsers(dest="command"))
+    return mod.run(parser.parse_args(argv))
+
+
+def test_at_least_eight_recorded_datasets_of_different_behaviour():
+    entries = ds.manifest()["datasets"]
+    assert len(entries) >= 8
+    assert len({e["behaviour"] for e in entries}) == len(entries)
+    assert all(e.get("trace") for e in entries), "every manifest entry must be recorded"
+    assert len(set(NAMES)) == len(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dataset_loads_fast_and_matches_its_manifest_entry(name: str):
+    e = ds.entry(name)
+    t0 = time.perf_counter()
+    trace = ds.load(name)  # checks the sha256 against the manifest
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 0.2, f"loading {name} took {elapsed:.3f} s"
+    info = e["trace"]
+    assert hashlib.sha256(ds.path(name).read_bytes()).hexdigest() == info["sha256"]
+    assert list(trace.events) == info["events"]
+    assert trace.n_intervals == info["intervals"] >= 1000
+    assert trace.checksum() == info["content_sha256"]
+    assert trace.time_unit == info["time_unit"] == "instructions"
+
+    # what the recipe asked for is what was recorded
+    recipe = e["recipe"]
+    m = trace.meta
+    assert m["workload"] == name and m["source"] == "mpx record"
+    assert m["command"][1:] == recipe["program"][1:]
+    assert m["config"]["dump_every_bb"] == recipe["interval_bb"]
+    cache = parse_cache(recipe["cache"]).as_dict()
+    assert {k: m["config"][k] for k in ("I1", "D1", "LL")} == cache
+    assert m["config"]["extra_events"] == recipe["extra_events"]
+    assert "valgrind-" + m["valgrind_version"] == e["tools"]["valgrind"]
+    assert "mpx-record-" not in json.dumps(m) and "pid" not in m
+
+    # more than the basic 13 events; the non-deterministic ones dropped with a reason
+    assert set(BASIC) < set(trace.events) and len(trace.events) > 13
+    assert {d["what"] for d in m["dropped"]} == {"sysTime", "sysCpuTime"}
+
+    # the time axis is the running instruction count, block ranges are contiguous
+    np.testing.assert_array_equal(np.diff(trace.edges), trace["Ir"])
+    assert np.all(trace["bb_start"][1:] == trace["bb_stop"][:-1])
+    assert np.all(trace["bb_stop"][:-1] - trace["bb_start"][:-1] >= recipe["interval_bb"])
+
+
+def test_verify_reports_every_dataset_ok():
+    checks = ds.verify()
+    assert [c.name for c in checks] == NAMES and all(c.ok for c in checks)
+
+
+def test_a_modified_file_is_detected(tmp_path: Path, monkeypatch):
+    name = NAMES[0]
+    (tmp_path / "traces").mkdir()
+    shutil.copy(ds.manifest_path(), tmp_path / "manifest.json")
+    data = bytearray(ds.path(name).read_bytes())
+    monkeypatch.setenv("MPX_DATASETS", str(tmp_path))
+    target = ds.path(name)
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match="differs from the manifest"):
+        ds.load(name)
+    checks = {c.name: c for c in ds.verify()}
+    assert not checks[name].ok and checks[name].message == "sha256 differs"
+    assert not checks[NAMES[1]].ok and checks[NAMES[1]].actual is None  # not copied: missing
+
+
+def test_unknown_name():
+    with pytest.raises(KeyError, match="known:"):
+        ds.load("no-such-dataset")
+
+
+def test_shipped_traces_are_small():
+    total = sum(ds.path(n).stat().st_size for n in NAMES)
+    assert total < 5 * 1024 * 1024
+
+
+@pytest.mark.parametrize("name,input_file", [("cc1", "prog.c"), ("sqlite", "workload.sql")])
+def test_generators_reproduce_the_recorded_inputs(tmp_path: Path, name: str, input_file: str):
+    """The seeded generator gives byte-identical inputs to those the shipped trace was recorded on."""
+    step = next(s for s in ds.entry(name)["recipe"]["steps"] if "generate" in s)
+    subprocess.run([sys.executable, str(ds.root() / "generate.py"), *step["generate"]], cwd=tmp_path, check=True)
+    digest = hashlib.sha256((tmp_path / input_file).read_bytes()).hexdigest()
+    assert digest == ds.entry(name)["inputs"][input_file]["sha256"]
+
+
+def test_cli_list_show_verify(capsys):
+    assert cli(["datasets", "list"]) == 0
+    out = capsys.readouterr().out
+    for name in NAMES:
+        assert name in out
+    assert f"{ds.entry(NAMES[0])['trace']['intervals']:,}" in out
+    assert cli(["datasets", "show", "python"]) == 0
+    out = capsys.readouterr().out
+    assert "intervals:" in out and "time span" in out and "sysCount" in out and "Ir" in out
+    assert cli(["datasets", "verify"]) == 0
+    assert f"{len(NAMES)} of {len(NAMES)} datasets match" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")
+def test_rebuild_and_check_on_a_tiny_recipe(tmp_path: Path, monkeypatch, capsys):
+    """The rebuild machinery end to end, on a recipe small enough for a test (gzip, 40 KB)."""
+    root = tmp_path / "datasets"
+    root.mkdir()
+    shutil.copy(ds.root() / "generate.py", root / "generate.py")
+    recipe = {
+        "steps": [{"generate": ["text", "--seed", "1", "--bytes", "40000", "-o", "text.txt"]}],
+        "program": ["/bin/gzip", "-6", "-c", "text.txt"], "stdout": "text.txt.gz", "stdin": None, "env": {},
+        "interval_bb": 20000, "cache": "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64",
+        "extra_events": ["bus", "systime", "wb"], "ok_status": [0], "versions": {"gzip": ["/bin/gzip", "--version"]},
+    }
+    manifest = {"format": "mpx-datasets", "version": 1, "datasets": [
+        {"name": "tiny", "behaviour": "compression", "description": "gzip on 40 KB", "recipe": recipe}]}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setenv("MPX_DATASETS", str(root))
+    monkeypatch.setattr(ds, "WORKDIR_ROOT", tmp_path / "work")
+
+    first = ds.rebuild("tiny", log=None)
+    entry = ds.entry("tiny")
+    assert entry["trace"]["sha256"] == first.sha256 and ds.path("tiny").exists()
+    subprocess.run([sys.executable, str(root / "generate.py"), "text", "--seed", "1", "--bytes", "40000", "-o",
+                    str(tmp_path / "text.txt")], check=True)
+    assert entry["inputs"]["text.txt"]["sha256"] == hashlib.sha256((tmp_path / "text.txt").read_bytes()).hexdigest()
+    assert "gzip" in entry["tools"] and entry["tools"]["valgrind"].startswith("valgrind-")
+    assert ds.load("tiny").n_intervals == entry["trace"]["intervals"]
+    assert not (tmp_path / "work" / "tiny").exists()  # the working directory is cleaned up
+
+    again = ds.rebuild("tiny", check=True, log=None)
+    assert again.same and again.content_same and not again.tools_differ and not again.inputs_differ
+
+    # a manifest from other tools: --check says it differs and names the tool
+    data = json.loads((root / "manifest.json").read_text())
+    data["datasets"][0]["tools"]["gzip"] = "gzip 0.1"
+    data["datasets"][0]["trace"]["sha256"] = "0" * 64
+    (root / "manifest.json").write_text(json.dumps(data))
+    assert cli(["datasets", "rebuild", "tiny", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "DIFFERS" in out and "gzip 0.1" in out and "counts/edges/names: identical" in out
