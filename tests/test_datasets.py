@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import shutil
@@ -24,11 +23,10 @@ HAVE_VALGRIND = shutil.which("valgrind") is not None
 
 
 def cli(argv: list[str]) -> int:
-    from mpx.cli import datasets as mod
+    """Run ``mpx ...`` exactly as the console command does."""
+    from mpx.cli import main
 
-    parser = argparse.ArgumentParser(prog="mpx")
-    mod.add_parser(parser.add_subparsers(dest="command"))
-    return mod.run(parser.parse_args(argv))
+    return main(argv)
 
 
 def test_at_least_eight_recorded_datasets_of_different_behaviour():

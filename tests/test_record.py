@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -33,17 +32,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def cli(argv: list[str]) -> int:
-    """Run ``mpx record ...`` through its CLI module (as `mpx.cli.main` would)."""
-    from mpx.cli import record as mod
+    """Run ``mpx record ...`` exactly as the console command does."""
+    from mpx.cli import main
 
-    parser = argparse.ArgumentParser(prog="mpx")
-    mod.add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    try:
-        return mod.run(args)
-    except MpxError as exc:
-        print(f"mpx record: error: {exc}", file=sys.stderr)
-        return 1
+    return main(argv)
 
 
 def script(path: Path, text: str) -> Path:
