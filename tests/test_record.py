@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpx.errors import ConfigError, MpxError
+from mpx.errors import ConfigError
 from mpx.record import (
     DEFAULT_CACHE,
     EXTRA_EVENTS,
