@@ -32,6 +32,7 @@ BUILTIN: dict[str, str] = {
     "tintin": "mpx.schedulers.tintin:TintinScheduler",
     "bayesperf": "mpx.schedulers.bayesperf:BayesPerfScheduler",
     "optimal": "mpx.schedulers.optimal:OptimalScheduler",
+    "hypergraph": "mpx.schedulers.hypergraph:HypergraphScheduler",
 }
 
 ENTRY_POINT_GROUP = "mpx.schedulers"
