@@ -1,0 +1,934 @@
+"""Declarative experiments: a TOML config expands to a grid of cells; ``run_cell`` computes one cell.
+
+A **cell** is one replay — one dataset × hardware (PMU, counters, events) × multiplexing settings
+(quantum, read window, noise) × seed × scheduler — scored with every scaler of the config (one
+`mpx.multiplex.multiplex`, then each scaler's estimate, then `mpx.evaluate.score`). A ``kind =
+"schedule"`` experiment has cells of one metric catalog × PMU × counters × scheduler, scored with
+`mpx.schedule_scores.score_schedulers` (no trace needed). A cell is a plain JSON-able dict; its
+**key** is a hash of that dict, which holds the full configuration, the dataset checksum and the code
+version (`code_version`): change any of them and the cell is recomputed, change nothing and the
+results store (`mpx.results`) skips it.
+
+Config (every relative path is relative to the config file)::
+
+    [experiment]
+    name = "quickstart"            # required
+    kind = "scaling"               # "scaling" (default) or "schedule"
+
+    [data]                         # scaling: at least one of datasets / files / synthetic
+    datasets = ["all"]             # shipped datasets (mpx.datasets), "all" = every one
+    files = ["runs/*.npz"]         # trace files or globs (any format mpx.readers reads)
+    synthetic = [{preset = "tma", intervals = 2000, seed = 0}]   # mpx.synthetic presets
+    intervals = [0, 600]           # optional: keep these trace intervals (start, stop)
+
+    [hardware]                     # no silent defaults: pmu and counters are required
+    pmu = "generic-N"              # preset (mpx.pmu.presets()) or a PMU TOML file
+    counters = 4                   # generic counters of the core unit, or "preset" (the PMU's own)
+    metrics = "callgrind"          # catalog: built-in name or file/folder (the problem's events+groups)
+    events = ["Ir", "Dr"]          # instead of (or to restrict) the catalog's events
+    max_events = 8                 # optional: keep the problem's first N events
+
+    [multiplex]                    # exactly one of quantum / quantum_intervals / quantum_ms
+    quantum_intervals = 1          # quantum = this many median trace intervals
+    read_every = 10                # quanta per read window (perf stat -I)
+    noise = {rel_sigma = 0.0, read_overhead = 0.0}
+    seeds = [0]                    # or repetitions = N (seeds 0..N-1)
+
+    [schedulers]
+    use = "all"                    # registry names or "all" (mpx.schedulers.available())
+    params.hperf = {available_gp = 4}
+
+    [scalers]
+    use = ["linear", "dira"]       # registry names or "all"
+    params.papi_sw = {min_cycles = 0}
+
+    [sweep]                        # dotted path -> list of values; cells = the product
+    "hardware.counters" = [2, 3, 4, 6, 8]
+
+    [output]
+    series_events = ["D1mr"]       # store per-window truth/estimate/std of these events (timeline figures)
+    series_workloads = ["sqlite"]  # ... for these workloads only (default: all)
+    figures = ["scaler_per_workload"]   # figures `mpx run` draws at the end (mpx.figures)
+
+Learned scalers (``learned = True``, `mpx.scalers.base.Scaler`) are fitted, inside each cell, on the
+traces of every *other* workload of the config (leave-one-workload-out); their checksums are in the
+cell, so the key changes when the training data does.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import hashlib
+import itertools
+import json
+import math
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from mpx.errors import ConfigError, MpxError
+
+__all__ = ["Experiment", "load_config", "expand", "cell_key", "run_cell", "run_experiment", "code_version", "KINDS",
+           "TIMING_COLUMNS"]
+
+KINDS = ("scaling", "schedule")
+
+_SECTIONS = {
+    "experiment": {"name", "description", "kind"},
+    "data": {"datasets", "files", "synthetic", "intervals", "catalogs"},
+    "hardware": {"pmu", "counters", "metrics", "events", "max_events", "groups"},
+    "multiplex": {"quantum", "quantum_intervals", "quantum_ms", "clock_hz", "ticks_per_second", "read_every",
+                  "noise", "seeds", "repetitions", "quanta"},
+    "schedulers": {"use", "params"},
+    "scalers": {"use", "params"},
+    "sweep": None,
+    "output": {"series_events", "series_workloads", "figures", "summary"},
+}
+
+#: columns of measured wall-clock time: the only values that differ between two runs of one cell
+TIMING_COLUMNS = ("estimate_seconds", "event_windows_per_s", "mux_seconds", "cell_seconds")
+
+
+# -- code version -----------------------------------------------------------------------------------
+
+_CODE_VERSION: str | None = None
+
+
+def code_version() -> str:
+    """``mpx.__version__`` plus the git commit of the package checkout when there is one
+    (``0.1.0+g1a2b3c4d5e6f``); ``MPX_CODE_VERSION`` overrides it (pin it to reuse results across
+    commits that do not change numbers, or in tests)."""
+    global _CODE_VERSION
+    env = os.environ.get("MPX_CODE_VERSION")
+    if env:
+        return env
+    if _CODE_VERSION is None:
+        import mpx
+
+        v = mpx.__version__
+        try:
+            head = subprocess.run(["git", "-C", str(Path(mpx.__file__).resolve().parent), "rev-parse",
+                                   "--short=12", "HEAD"], capture_output=True, text=True, timeout=10)
+            if head.returncode == 0 and head.stdout.strip():
+                v = f"{v}+g{head.stdout.strip()}"
+        except (OSError, subprocess.SubprocessError):
+            pass
+        _CODE_VERSION = v
+    return _CODE_VERSION
+
+
+# -- config loading and validation ------------------------------------------------------------------
+
+
+def _toml_load(path: Path) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # tomllib.TOMLDecodeError carries line and column in its message
+        from mpx.errors import FormatError
+
+        raise FormatError(path, None, f"not valid TOML: {exc}") from None
+
+
+def _set_path(cfg: dict, dotted: str, value: Any, where: str) -> None:
+    parts = dotted.split(".")
+    node = cfg
+    for p in parts[:-1]:
+        nxt = node.get(p)
+        if nxt is None:
+            nxt = node[p] = {}
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"{where}: [sweep] {dotted!r}: {p!r} is not a table")
+        node = nxt
+    node[parts[-1]] = value
+
+
+class Experiment:
+    """A validated experiment config: ``name``, ``kind``, ``raw`` (the TOML as read), ``path`` and
+    ``base`` (the folder relative paths are resolved from). `cells` expands the grid."""
+
+    def __init__(self, raw: dict, path: str | os.PathLike | None = None) -> None:
+        self.raw = raw
+        self.path = None if path is None else Path(path)
+        self.base = self.path.resolve().parent if self.path is not None else Path.cwd()
+        self.where = str(path) if path is not None else "<config>"
+        self._validate()
+
+    # ---------------------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.raw["experiment"]["name"]
+
+    @property
+    def kind(self) -> str:
+        return self.raw["experiment"].get("kind", "scaling")
+
+    @property
+    def output(self) -> dict:
+        return dict(self.raw.get("output", {}))
+
+    def _validate(self) -> None:
+        from mpx import scalers, schedulers
+
+        w, raw = self.where, self.raw
+        for sec, val in raw.items():
+            if sec not in _SECTIONS:
+                raise ConfigError(f"{w}: unknown section [{sec}]; known: {', '.join(_SECTIONS)}")
+            if not isinstance(val, dict):
+                raise ConfigError(f"{w}: [{sec}] must be a table")
+            allowed = _SECTIONS[sec]
+            if allowed is not None:
+                bad = sorted(set(val) - allowed)
+                if bad:
+                    raise ConfigError(f"{w}: unknown key(s) {bad} in [{sec}]; known: {sorted(allowed)}")
+        exp = raw.get("experiment")
+        if not exp or not isinstance(exp.get("name"), str) or not exp["name"]:
+            raise ConfigError(f"{w}: [experiment] name is required (a non-empty string)")
+        if self.kind not in KINDS:
+            raise ConfigError(f"{w}: [experiment] kind must be one of {KINDS}, got {self.kind!r}")
+        hw = raw.get("hardware")
+        if not hw:
+            raise ConfigError(f"{w}: [hardware] is required (pmu, counters): hardware has no defaults")
+        if "pmu" not in hw:
+            raise ConfigError(f"{w}: [hardware] pmu is required (a preset: mpx.pmu.presets(), or a PMU TOML file)")
+        if "counters" not in hw:
+            raise ConfigError(f"{w}: [hardware] counters is required (generic counters of the core unit, or "
+                              "\"preset\" for the PMU's own): hardware has no defaults")
+        if self.kind == "scaling":
+            data = raw.get("data", {})
+            if not any(data.get(k) for k in ("datasets", "files", "synthetic")):
+                raise ConfigError(f"{w}: [data] needs datasets, files or synthetic")
+            if "metrics" not in hw and "events" not in hw:
+                raise ConfigError(f"{w}: [hardware] needs metrics (a catalog) or events (a list)")
+            mux = raw.get("multiplex", {})
+            given = [k for k in ("quantum", "quantum_intervals", "quantum_ms") if k in mux]
+            swept = [k for k in raw.get("sweep", {}) if k.startswith("multiplex.quantum")]
+            if len(given) + len(swept) != 1:
+                raise ConfigError(f"{w}: [multiplex] needs exactly one of quantum (trace time unit), "
+                                  f"quantum_intervals (median trace intervals) or quantum_ms; got "
+                                  f"{given + swept or 'none'}")
+            if "read_every" not in mux and "multiplex.read_every" not in raw.get("sweep", {}):
+                raise ConfigError(f"{w}: [multiplex] read_every is required (quanta per read window)")
+            for k in ("scalers",):
+                if not raw.get(k, {}).get("use"):
+                    raise ConfigError(f"{w}: [{k}] use is required (a list of names or \"all\")")
+        else:
+            if not raw.get("data", {}).get("catalogs") and "metrics" not in hw:
+                raise ConfigError(f"{w}: a schedule experiment needs [data] catalogs or [hardware] metrics")
+        if not raw.get("schedulers", {}).get("use"):
+            raise ConfigError(f"{w}: [schedulers] use is required (a list of names or \"all\")")
+        for reg, sec in ((schedulers, "schedulers"), (scalers, "scalers")):
+            if sec not in raw:
+                continue
+            names = self._names(sec)
+            avail = reg.available()
+            bad = [n for n in names if n not in avail]
+            if bad:
+                raise ConfigError(f"{w}: [{sec}] use: unknown {sec[:-1]}(s) {bad}; available: {', '.join(avail)}")
+            params = raw[sec].get("params", {})
+            if not isinstance(params, dict):
+                raise ConfigError(f"{w}: [{sec}] params must be a table of tables")
+            for n, p in params.items():
+                if n not in avail:
+                    raise ConfigError(f"{w}: [{sec}.params.{n}]: unknown {sec[:-1]} {n!r}")
+                if not isinstance(p, dict):
+                    raise ConfigError(f"{w}: [{sec}.params.{n}] must be a table")
+                allowed = reg.get_class(n)._param_names()
+                bad = sorted(set(p) - set(allowed))
+                if bad:
+                    raise ConfigError(f"{w}: [{sec}.params.{n}] unknown parameter(s) {bad}; {n} takes {allowed}")
+        for k, v in raw.get("sweep", {}).items():
+            if not isinstance(v, list) or not v:
+                raise ConfigError(f"{w}: [sweep] {k!r} must be a non-empty list of values")
+            if k.split(".")[0] not in ("hardware", "multiplex", "schedulers", "scalers", "data"):
+                raise ConfigError(f"{w}: [sweep] {k!r}: only hardware.*, multiplex.*, data.*, schedulers.params.* "
+                                  "and scalers.params.* can be swept")
+        mux = raw.get("multiplex", {})
+        if "seeds" in mux and "repetitions" in mux:
+            raise ConfigError(f"{w}: [multiplex] give seeds or repetitions, not both")
+        # check every swept variant now, so a bad value fails before hours of computing
+        for variant in self._variants():
+            self._check_variant(variant)
+
+    def _names(self, sec: str) -> list[str]:
+        from mpx import scalers, schedulers
+
+        use = self.raw[sec]["use"]
+        reg = schedulers if sec == "schedulers" else scalers
+        if use == "all":
+            return reg.available()
+        if isinstance(use, str):
+            use = [use]
+        if not isinstance(use, list) or not all(isinstance(n, str) for n in use):
+            raise ConfigError(f"{self.where}: [{sec}] use must be \"all\" or a list of names")
+        return list(use)
+
+    def _variants(self) -> list[dict]:
+        sweep = self.raw.get("sweep", {})
+        keys = sorted(sweep)
+        out = []
+        for combo in itertools.product(*(sweep[k] for k in keys)):
+            cfg = copy.deepcopy({k: v for k, v in self.raw.items() if k != "sweep"})
+            for k, v in zip(keys, combo):
+                _set_path(cfg, k, v, self.where)
+            out.append(cfg)
+        return out
+
+    def _check_variant(self, cfg: dict) -> None:
+        w = self.where
+        hw, mux = cfg["hardware"], cfg.get("multiplex", {})
+        c = hw["counters"]
+        if not (c == "preset" or (isinstance(c, int) and not isinstance(c, bool) and c >= 1)):
+            raise ConfigError(f"{w}: [hardware] counters must be a positive integer or \"preset\", got {c!r}")
+        me = hw.get("max_events")
+        if me is not None and not (isinstance(me, int) and not isinstance(me, bool) and me >= 1):
+            raise ConfigError(f"{w}: [hardware] max_events must be a positive integer, got {me!r}")
+        if self.kind == "schedule":
+            q = mux.get("quanta")
+            if q is not None and not (isinstance(q, int) and q >= 1):
+                raise ConfigError(f"{w}: [multiplex] quanta must be a positive integer, got {q!r}")
+            return
+        for k in ("quantum", "quantum_intervals", "quantum_ms"):
+            if k in mux:
+                v = mux[k]
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                    raise ConfigError(f"{w}: [multiplex] {k} must be a positive number, got {v!r}")
+        re_ = mux.get("read_every")
+        if isinstance(re_, bool) or not isinstance(re_, int) or re_ < 1:
+            raise ConfigError(f"{w}: [multiplex] read_every must be a whole number of quanta >= 1, got {re_!r}")
+        noise = mux.get("noise", {})
+        if not isinstance(noise, dict) or set(noise) - {"rel_sigma", "read_overhead"}:
+            raise ConfigError(f"{w}: [multiplex] noise must be a table with rel_sigma and/or read_overhead")
+        from mpx.multiplex import Noise
+
+        Noise(**noise)
+        iv = cfg.get("data", {}).get("intervals")
+        if iv is not None and not (isinstance(iv, list) and len(iv) == 2 and all(isinstance(x, int) for x in iv)
+                                   and 0 <= iv[0] < iv[1]):
+            raise ConfigError(f"{w}: [data] intervals must be [start, stop] with 0 <= start < stop, got {iv!r}")
+
+    def seeds(self, cfg: dict) -> list[int]:
+        mux = cfg.get("multiplex", {})
+        if "repetitions" in mux:
+            r = mux["repetitions"]
+            if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+                raise ConfigError(f"{self.where}: [multiplex] repetitions must be a positive integer, got {r!r}")
+            return list(range(r))
+        seeds = mux.get("seeds", [0])
+        if isinstance(seeds, int):
+            seeds = [seeds]
+        if not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds):
+            raise ConfigError(f"{self.where}: [multiplex] seeds must be a list of integers >= 0, got {seeds!r}")
+        return seeds
+
+    # -- datasets ------------------------------------------------------------------------------------
+
+    def datasets(self, cfg: dict) -> list[dict]:
+        """Dataset specs (JSON-able) of one variant, in config order."""
+        from mpx import datasets as D
+
+        data = cfg.get("data", {})
+        out: list[dict] = []
+        names = data.get("datasets", [])
+        if isinstance(names, str):
+            names = [names]
+        shipped = D.names()
+        for n in names:
+            if n == "all":
+                out += [{"kind": "shipped", "name": s} for s in shipped]
+            elif n in shipped:
+                out.append({"kind": "shipped", "name": n})
+            else:
+                raise ConfigError(f"{self.where}: [data] datasets: unknown dataset {n!r}; shipped: {', '.join(shipped)}")
+        files = data.get("files", [])
+        if isinstance(files, str):
+            files = [files]
+        for pat in files:
+            full = pat if os.path.isabs(pat) else str(self.base / pat)
+            hits = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
+            if not hits or not all(os.path.exists(h) for h in hits):
+                raise ConfigError(f"{self.where}: [data] files: {pat!r} matches no file (resolved to {full})")
+            out += [{"kind": "file", "name": Path(h).name, "path": str(Path(h).resolve())} for h in hits]
+        for i, s in enumerate(data.get("synthetic", [])):
+            if not isinstance(s, dict) or "preset" not in s:
+                raise ConfigError(f"{self.where}: [data] synthetic[{i}] must be a table with preset (and intervals, seed)")
+            bad = set(s) - {"preset", "intervals", "seed", "name"}
+            if bad:
+                raise ConfigError(f"{self.where}: [data] synthetic[{i}]: unknown key(s) {sorted(bad)}")
+            spec = {"kind": "synthetic", "preset": s["preset"], "intervals": s.get("intervals"),
+                    "seed": int(s.get("seed", 0))}
+            spec["name"] = s.get("name") or f"synthetic-{s['preset']}-s{spec['seed']}"
+            out.append(spec)
+        iv = data.get("intervals")
+        if iv is not None:
+            for d in out:
+                d["intervals"] = list(iv) if d["kind"] != "synthetic" else list(iv)
+        seen: set[str] = set()
+        for d in out:
+            if d["name"] in seen:
+                raise ConfigError(f"{self.where}: [data] dataset {d['name']!r} appears twice")
+            seen.add(d["name"])
+        return out
+
+    # -- the grid ------------------------------------------------------------------------------------
+
+    def cells(self) -> list[dict]:
+        """Every cell of the grid (JSON-able dicts with a ``key``), in a deterministic order."""
+        version = code_version()
+        cells: list[dict] = []
+        for cfg in self._variants():
+            sched_names = self._names_of(cfg, "schedulers")
+            sched_params = cfg.get("schedulers", {}).get("params", {})
+            hardware = {k: cfg["hardware"][k] for k in sorted(cfg["hardware"])}
+            for k in ("metrics", "pmu"):
+                v = hardware.get(k)
+                if isinstance(v, str) and not _is_builtin(k, v):
+                    p = Path(v) if os.path.isabs(v) else self.base / v
+                    if not p.exists():
+                        raise ConfigError(f"{self.where}: [hardware] {k} {v!r} is neither a built-in name nor an "
+                                          f"existing path (resolved to {p})")
+                    hardware[k] = str(p.resolve())
+            if self.kind == "scaling" or hardware.get("metrics"):
+                try:  # a bad hardware table fails here, before any cell runs
+                    build_problem(hardware)
+                except ConfigError as exc:
+                    raise ConfigError(f"{self.where}: {exc}") from None
+            if self.kind == "schedule":
+                cells += self._schedule_cells(cfg, hardware, sched_names, sched_params, version)
+                continue
+            mux = {k: cfg["multiplex"][k] for k in sorted(cfg["multiplex"]) if k not in ("seeds", "repetitions")}
+            mux.setdefault("noise", {})
+            scaler_names = self._names_of(cfg, "scalers")
+            scaler_params = cfg.get("scalers", {}).get("params", {})
+            scaler_specs = [{"name": n, "params": scaler_params.get(n, {})} for n in scaler_names]
+            ds = self.datasets(cfg)
+            sums = {d["name"]: dataset_checksum(d) for d in ds}
+            workloads = {d["name"]: _workload_of(d) for d in ds}
+            learned = [s["name"] for s in scaler_specs if _is_learned(s["name"])]
+            if learned and len(set(workloads.values())) < 2:
+                raise ConfigError(f"{self.where}: learned scaler(s) {learned} need at least two workloads "
+                                  "(leave-one-workload-out training)")
+            out = cfg.get("output", {})
+            for d in ds:
+                train = ([{"dataset": t, "checksum": sums[t["name"]]} for t in ds
+                          if workloads[t["name"]] != workloads[d["name"]]] if learned else [])
+                series = (list(out.get("series_events", []))
+                          if not out.get("series_workloads") or d["name"] in out["series_workloads"]
+                          or workloads[d["name"]] in out["series_workloads"] else [])
+                for seed in self.seeds(cfg):
+                    for s in sched_names:
+                        cell = {"kind": "scaling", "dataset": d, "dataset_checksum": sums[d["name"]],
+                                "hardware": hardware, "multiplex": mux, "seed": seed,
+                                "scheduler": {"name": s, "params": sched_params.get(s, {})},
+                                "scalers": scaler_specs, "train": train, "series_events": series,
+                                "code_version": version}
+                        cell["key"] = cell_key(cell)
+                        cell["experiment"] = self.name
+                        cells.append(cell)
+        keys = [c["key"] for c in cells]
+        if len(set(keys)) != len(keys):
+            dup = next(k for k in keys if keys.count(k) > 1)
+            raise ConfigError(f"{self.where}: the grid has two identical cells (key {dup}): a sweep repeats a value")
+        return cells
+
+    def _names_of(self, cfg: dict, sec: str) -> list[str]:
+        saved, self.raw = self.raw, cfg
+        try:
+            return self._names(sec)
+        finally:
+            self.raw = saved
+
+    def _schedule_cells(self, cfg: dict, hardware: dict, names: list[str], params: dict, version: str) -> list[dict]:
+        cats = cfg.get("data", {}).get("catalogs") or [hardware["metrics"]]
+        if isinstance(cats, str):
+            cats = [cats]
+        cells = []
+        for c in cats:
+            if not _is_builtin("metrics", c):
+                p = Path(c) if os.path.isabs(c) else self.base / c
+                if not p.exists():
+                    raise ConfigError(f"{self.where}: [data] catalogs: {c!r} is neither a built-in catalog nor an "
+                                      f"existing path (resolved to {p})")
+                c = str(p.resolve())
+            for seed in self.seeds(cfg):
+                for s in names:
+                    hw = dict(hardware, metrics=c)
+                    cell = {"kind": "schedule", "dataset": {"kind": "catalog", "name": _catalog_label(c)},
+                            "dataset_checksum": catalog_checksum(c), "hardware": hw,
+                            "multiplex": {"quanta": cfg.get("multiplex", {}).get("quanta")}, "seed": seed,
+                            "scheduler": {"name": s, "params": params.get(s, {})}, "code_version": version}
+                    cell["key"] = cell_key(cell)
+                    cell["experiment"] = self.name
+                    cells.append(cell)
+        return cells
+
+
+def load_config(path: str | os.PathLike) -> Experiment:
+    """Read and validate an experiment TOML file (`ConfigError` naming the key on a bad one)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"experiment config {str(path)!r} does not exist")
+    return Experiment(_toml_load(p), p)
+
+
+def expand(path_or_raw: Any) -> list[dict]:
+    """The grid of cells of a config file or an already-read config dict."""
+    exp = path_or_raw if isinstance(path_or_raw, Experiment) else (
+        Experiment(path_or_raw) if isinstance(path_or_raw, dict) else load_config(path_or_raw))
+    return exp.cells()
+
+
+def cell_key(cell: dict) -> str:
+    """Hash of a cell's full configuration (dataset checksum and code version included)."""
+    body = {k: v for k, v in cell.items() if k not in ("key", "experiment")}
+    blob = json.dumps(body, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+
+
+def _is_builtin(kind: str, value: str) -> bool:
+    if kind == "metrics":
+        from mpx.metrics import builtin_names
+
+        return value in builtin_names()
+    from mpx.pmu import presets
+
+    known = presets()
+    return value in known or (value.startswith("generic-") and value[8:].isdigit())
+
+
+def _is_learned(name: str) -> bool:
+    from mpx import scalers
+
+    return bool(getattr(scalers.get_class(name), "learned", False))
+
+
+def _catalog_label(c: str) -> str:
+    return Path(c).name if os.path.sep in c else c
+
+
+def catalog_checksum(c: str) -> str:
+    """sha256 of a catalog's files (every file of a folder, sorted), or of a built-in catalog's name."""
+    h = hashlib.sha256()
+    p = Path(c)
+    if p.exists():
+        files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+        for f in files:
+            h.update(str(f.relative_to(p) if p.is_dir() else f.name).encode())
+            h.update(f.read_bytes())
+    else:
+        import mpx
+
+        h.update(f"builtin:{c}:{mpx.__version__}".encode())
+    return h.hexdigest()
+
+
+_TRACES: dict[str, Any] = {}
+
+
+def load_dataset(spec: dict) -> Any:
+    """The Trace of a dataset spec (cached per process: cells of one dataset share it)."""
+    k = json.dumps(spec, sort_keys=True)
+    if k in _TRACES:
+        return _TRACES[k]
+    if spec["kind"] == "shipped":
+        from mpx import datasets
+
+        tr = datasets.load(spec["name"], verify=False)
+    elif spec["kind"] == "file":
+        from mpx.readers import read_trace
+
+        tr = read_trace(spec["path"])
+    elif spec["kind"] == "synthetic":
+        from mpx.synthetic import synth
+
+        tr = synth(spec["preset"], intervals=spec.get("intervals"), seed=spec.get("seed", 0))
+    else:
+        raise ConfigError(f"unknown dataset kind {spec['kind']!r}")
+    iv = spec.get("intervals")
+    if iv is not None:
+        if iv[0] >= tr.n_intervals:
+            raise ConfigError(f"[data] intervals {iv}: dataset {spec['name']!r} has only {tr.n_intervals} intervals")
+        tr = tr.interval_slice(iv[0], min(iv[1], tr.n_intervals))
+    if len(_TRACES) > 16:
+        _TRACES.clear()
+    _TRACES[k] = tr
+    return tr
+
+
+def dataset_checksum(spec: dict) -> str:
+    return load_dataset(spec).checksum()
+
+
+def _workload_of(spec: dict) -> str:
+    tr = load_dataset(spec)
+    return str(tr.meta.get("workload") or spec["name"])
+
+
+_PROBLEMS: dict[str, Any] = {}
+_SCHEDULES: dict[str, Any] = {}
+
+
+def build_problem(hardware: dict) -> tuple[Any, Any]:
+    """(Problem, catalog or None) of a cell's hardware table (cached per process)."""
+    k = json.dumps(hardware, sort_keys=True)
+    if k in _PROBLEMS:
+        return _PROBLEMS[k]
+    from mpx.metrics import builtin, builtin_names, load_catalog
+    from mpx.pmu import PMU, preset
+    from mpx.problem import Problem
+
+    counters, name = hardware["counters"], hardware["pmu"]
+    if name == "generic-N":  # the family of generic presets: N is the counters key
+        if counters == "preset":
+            raise ConfigError("[hardware] pmu = \"generic-N\" needs counters = a number (N)")
+        name = f"generic-{counters}"
+    pmu = PMU.from_file(name) if os.path.isfile(name) else preset(name)
+    if counters != "preset":
+        try:
+            pmu = pmu.with_generic_counters(counters)
+        except ConfigError as exc:
+            raise ConfigError(f"[hardware] counters = {counters}: {exc}") from None
+    m = hardware.get("metrics")
+    catalog = None if not m else (builtin(m) if m in builtin_names() else load_catalog(m))
+    events = hardware.get("events")
+    if catalog is not None:
+        problem = Problem.from_catalog(catalog, pmu, groups=hardware.get("groups", "auto"))
+        if events:
+            missing = [e for e in events if e not in problem.events]
+            if missing:
+                raise ConfigError(f"[hardware] events {missing} are not events of catalog {catalog.name!r}")
+            problem = _restrict(problem, list(events))
+    else:
+        problem = Problem(tuple(events), pmu)
+    me = hardware.get("max_events")
+    if me is not None:
+        if me > problem.n_events:
+            raise ConfigError(f"[hardware] max_events = {me} but the problem has only {problem.n_events} events")
+        problem = _restrict(problem, list(problem.events[:me]))
+    _PROBLEMS[k] = (problem, catalog)
+    return problem, catalog
+
+
+def _restrict(problem: Any, keep: list[str]) -> Any:
+    """The problem on ``keep`` only: groups cut to the kept events, metrics with a dropped event removed."""
+    from mpx.problem import EventGroup, Problem
+
+    ks = set(keep)
+    groups = []
+    for g in problem.groups:
+        ev = tuple(e for e in g.events if e in ks)
+        if ev:
+            groups.append(EventGroup(ev, pinned=g.pinned, exclusive=g.exclusive, weak=g.weak, name=g.name))
+    metrics = [m for m in problem.metrics if set(m.events) <= ks]
+    relations = [r for r in problem.relations if set(r) <= ks]
+    return Problem(tuple(keep), problem.pmu, groups=tuple(groups), metrics=tuple(metrics), software=problem.software,
+                   meta={**problem.meta, "restricted_to": len(keep)}, relations=tuple(relations))
+
+
+def _scheduler(spec: dict, hardware: dict) -> Any:
+    """A scheduler instance; a static scheduler's schedule is computed once per process and problem
+    (static schedules depend on the problem only, and the MILP one takes seconds)."""
+    from mpx import schedulers
+    from mpx.schedulers.base import StaticScheduler
+
+    sched = schedulers.get(spec["name"], **spec.get("params", {}))
+    if isinstance(sched, StaticScheduler):
+        k = json.dumps([spec, hardware], sort_keys=True)
+        compute = sched.schedule
+
+        def schedule(problem: Any) -> Any:
+            if k not in _SCHEDULES:
+                _SCHEDULES[k] = compute(problem)
+            return _SCHEDULES[k]
+
+        sched.schedule = schedule  # instance attribute: this object only
+    return sched
+
+
+def _quantum(mux: dict, trace: Any) -> float:
+    import numpy as np
+
+    if "quantum" in mux:
+        return float(mux["quantum"])
+    if "quantum_intervals" in mux:
+        return float(mux["quantum_intervals"]) * float(np.median(np.diff(trace.edges)))
+    from mpx.multiplex import quantum_from_ms
+
+    return quantum_from_ms(mux["quantum_ms"], trace.time_unit, clock_hz=mux.get("clock_hz"),
+                           ticks_per_second=mux.get("ticks_per_second"))
+
+
+def _event_class(truth: Any) -> tuple[Any, Any]:
+    """Per event: coefficient of variation of the true window counts and its class — ``steady``
+    (cv < 0.25), ``variable`` (< 1) or ``bursty`` (>= 1); ``zero`` when the event never counts."""
+    import numpy as np
+
+    mean = truth.mean(axis=0)
+    sd = truth.std(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cv = np.where(mean > 0, sd / np.where(mean > 0, mean, 1.0), np.nan)
+    cls = np.where(~(mean > 0), "zero", np.where(cv < 0.25, "steady", np.where(cv < 1.0, "variable", "bursty")))
+    return cv, cls
+
+
+def _clean(v: Any) -> Any:
+    """Plain Python scalars (numpy → float/int/bool/str; NaN/inf → None)."""
+    import numpy as np
+
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return v if math.isfinite(v) else None
+    if isinstance(v, (dict, list, tuple)):
+        return json.dumps(v, sort_keys=True, default=repr)
+    return v
+
+
+# -- one cell ---------------------------------------------------------------------------------------
+
+
+def run_cell(cell: dict) -> dict[str, Any]:
+    """Compute one cell: a dict of tables (lists of row dicts) ``cell``, ``scores``, ``events``,
+    ``metrics``, ``schedule``, ``series``. A cell the scheduler cannot handle (a `ConfigError`) comes
+    back with ``status = "skipped"`` and the reason; a scaler that cannot handle it likewise, per row."""
+    t0 = time.perf_counter()
+    try:
+        if cell["kind"] == "schedule":
+            out = _run_schedule_cell(cell)
+        else:
+            out = _run_scaling_cell(cell)
+        status, reason = out.pop("_status", ("done", None))
+    except MpxError as exc:
+        out = {"scores": [], "events": [], "metrics": [], "schedule": [], "series": []}
+        status, reason = "skipped", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a bug must not stop a long run: the cell is stored as an error, retried on rerun
+        out = {"scores": [], "events": [], "metrics": [], "schedule": [], "series": []}
+        status, reason = "error", f"{type(exc).__name__}: {exc}"
+    out["cell"] = {
+        "key": cell["key"], "experiment": cell.get("experiment"), "kind": cell["kind"],
+        "dataset": cell["dataset"]["name"], "dataset_checksum": cell["dataset_checksum"],
+        "code_version": cell["code_version"], "scheduler": cell["scheduler"]["name"], "seed": cell["seed"],
+        "status": status, "reason": reason, "config": json.dumps(cell, sort_keys=True),
+        "cell_seconds": time.perf_counter() - t0,
+    }
+    return out
+
+
+def _provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) -> dict[str, Any]:
+    hw, mux = cell["hardware"], cell["multiplex"]
+    return {
+        "cell_key": cell["key"], "experiment": cell.get("experiment"), "dataset": cell["dataset"]["name"],
+        "workload": (str(trace.meta.get("workload") or cell["dataset"]["name"]) if trace is not None
+                     else cell["dataset"]["name"]),
+        "dataset_checksum": cell["dataset_checksum"], "code_version": cell["code_version"], "seed": cell["seed"],
+        "scheduler": cell["scheduler"]["name"], "scheduler_params": _clean(cell["scheduler"]["params"]),
+        "pmu": hw["pmu"], "counters": problem.n_counters(), "n_events": problem.n_events,
+        "max_events": hw.get("max_events"),
+        "quantum": None if obs is None else float(obs.quantum),
+        "quantum_intervals": mux.get("quantum_intervals"), "quantum_ms": mux.get("quantum_ms"),
+        "time_unit": None if obs is None else obs.time_unit,
+        "read_every": mux.get("read_every"),
+        "read_window": None if obs is None else float(obs.quantum * obs.read_every),
+        "noise_rel_sigma": (mux.get("noise") or {}).get("rel_sigma", 0.0),
+        "noise_read_overhead": (mux.get("noise") or {}).get("read_overhead", 0.0),
+    }
+
+
+def _run_schedule_cell(cell: dict) -> dict[str, Any]:
+    from mpx.schedule_scores import score_schedulers
+
+    problem, catalog = build_problem(cell["hardware"])
+    s = cell["scheduler"]
+    t0 = time.perf_counter()
+    row = score_schedulers(problem, [s["name"]], quanta=cell["multiplex"].get("quanta"), seed=cell["seed"],
+                           params={s["name"]: s["params"]})[0]
+    prov = _provenance(cell, problem)
+    out = {**prov, "catalog": catalog.name if catalog is not None else None, "kind": row["kind"],
+           "groups": row["groups"], "event_groups": row["event_groups"], "utilization": row["utilization"],
+           "mean_sampling_ratio": row["mean_sampling_ratio"], "min_sampling_ratio": row["min_sampling_ratio"],
+           "mean_coschedule_ratio": row["mean_coschedule_ratio"], "n_quanta": row["n_quanta"],
+           "n_errors": len(row["errors"]), "n_metrics": len(problem.metrics), "trace": row["trace"],
+           "mux_seconds": time.perf_counter() - t0, "skipped": row["skipped"]}
+    status = ("skipped", row["skipped"]) if row["skipped"] else ("done", None)
+    return {"scores": [], "events": [], "metrics": [], "series": [],
+            "schedule": [{k: _clean(v) for k, v in out.items()}], "_status": status}
+
+
+def _run_scaling_cell(cell: dict) -> dict[str, Any]:
+    import numpy as np
+
+    from mpx import scalers
+    from mpx.evaluate import score
+    from mpx.multiplex import Noise, multiplex
+    from mpx.schedule_scores import schedule_scores
+
+    trace = load_dataset(cell["dataset"])
+    if trace.checksum() != cell["dataset_checksum"]:
+        raise ConfigError(f"dataset {cell['dataset']['name']!r} changed since the grid was expanded "
+                          "(checksum differs): rerun to expand the grid again")
+    problem, catalog = build_problem(cell["hardware"])
+    mux = cell["multiplex"]
+    noise = Noise(**mux["noise"]) if mux.get("noise") else None
+    t0 = time.perf_counter()
+    obs = multiplex(trace, problem, _scheduler(cell["scheduler"], cell["hardware"]), _quantum(mux, trace),
+                    mux["read_every"], noise=noise, seed=cell["seed"])
+    mux_s = time.perf_counter() - t0
+    ss = schedule_scores(obs)
+    summ = ss.summary()
+    prov = _provenance(cell, problem, trace, obs)
+    prov["scheduler_params"] = json.dumps(obs.meta.get("scheduler_params", {}), sort_keys=True, default=repr)
+    sched_row = {**prov, "catalog": catalog.name if catalog is not None else None,
+                 "kind": "static" if obs.schedule is not None else "online", "groups": ss.n_configs,
+                 "event_groups": len(obs.groups), "utilization": summ["utilization"],
+                 "mean_sampling_ratio": summ["mean_sampling_ratio"], "min_sampling_ratio": summ["min_sampling_ratio"],
+                 "mean_coschedule_ratio": summ["mean_coschedule_ratio"], "n_quanta": obs.n_quanta,
+                 "n_errors": len(obs.errors), "n_metrics": len(problem.metrics), "trace": cell["dataset"]["name"],
+                 "mux_seconds": mux_s, "skipped": None}
+    sr = dict(zip(ss.events, np.asarray(ss.sampling_ratio, dtype=float)))
+    train = None
+    scores_rows, event_rows, metric_rows, series_rows = [], [], [], []
+    cv = cls = None
+    for spec in cell["scalers"]:
+        base = {**prov, "scaler": spec["name"], "scaler_params": _clean(spec["params"]),
+                "mean_sampling_ratio": summ["mean_sampling_ratio"]}
+        try:
+            s = scalers.get(spec["name"], **spec["params"])
+            base["causal"] = bool(s.causal)
+            base["scaler_params"] = json.dumps(s.get_params(), sort_keys=True, default=repr)
+            if s.learned:
+                if train is None:
+                    train = [load_dataset(t["dataset"]) for t in cell["train"]]
+                s.fit(train)
+            t1 = time.perf_counter()
+            est = s.estimate(obs)
+            dt = time.perf_counter() - t1
+            sc = score(est, trace, catalog)
+        except MpxError as exc:
+            scores_rows.append({**base, "status": "skipped", "reason": f"{type(exc).__name__}: {exc}"})
+            continue
+        except Exception as exc:  # a broken scaler must not stop a long run: recorded, reported
+            scores_rows.append({**base, "status": "error", "reason": f"{type(exc).__name__}: {exc}"})
+            continue
+        w, e = est.counts.shape
+        row = {**base, "status": "done", "reason": None, "n_windows": w, **sc.summary,
+               "estimate_seconds": dt, "event_windows_per_s": (w * e / dt) if dt > 0 else None}
+        scores_rows.append({k: _clean(v) for k, v in row.items()})
+        if cv is None:
+            truth = sc.rows["truth"].to_numpy().reshape(w, e)
+            cv, cls = _event_class(truth)
+        ev = sc.events
+        for i, r in enumerate(ev.itertuples(index=False)):
+            event_rows.append({k: _clean(v) for k, v in {
+                "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+                "scheduler": prov["scheduler"], "scaler": spec["name"], "seed": cell["seed"],
+                "counters": prov["counters"], "n_events": prov["n_events"], "event": r.event,
+                "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sr.get(r.event),
+                "n_windows": r.n_windows, "n_meaningful": r.n_meaningful, "n_flagged": r.n_flagged,
+                "never_estimated": r.never_estimated, "window_mape": r.window_mape,
+                "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_true": r.total_true,
+                "calibration_50": r.calibration_50, "calibration_90": r.calibration_90}.items()})
+        for r in sc.metrics.itertuples(index=False):
+            metric_rows.append({k: _clean(v) for k, v in {
+                "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+                "scheduler": prov["scheduler"], "scaler": spec["name"], "seed": cell["seed"],
+                "metric": r.metric, "n_windows": r.n_windows, "n_meaningful": r.n_meaningful,
+                "n_missing": r.n_missing, "window_mape": r.window_mape}.items()})
+        if cell.get("series_events"):
+            want = [x for x in cell["series_events"] if x in est.events]
+            rows = sc.rows[sc.rows["event"].isin(want)]
+            for r in rows.itertuples(index=False):
+                series_rows.append({k: _clean(v) for k, v in {
+                    "cell_key": cell["key"], "scaler": spec["name"], "event": str(r.event), "window": r.window,
+                    "start": r.start, "end": r.end, "truth": r.truth, "estimate": r.estimate, "std": r.std,
+                    "flagged": r.flagged}.items()})
+    return {"scores": scores_rows, "events": event_rows, "metrics": metric_rows,
+            "schedule": [{k: _clean(v) for k, v in sched_row.items()}], "series": series_rows}
+
+
+# -- the runner -------------------------------------------------------------------------------------
+
+
+def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler: str | None = None,
+                   progress: bool = True, cells: list[dict] | None = None) -> dict[str, int]:
+    """Compute every cell of ``exp`` not yet in ``store`` (a `mpx.results.ResultsStore`): in this
+    process (``jobs = 1``), in a pool of ``jobs`` processes, or on the Dask distributed scheduler at
+    ``dask_scheduler`` (``tcp://host:port``). Each finished cell is written at once, in one transaction,
+    by this process only. Returns counts: ``cells``, ``cached``, ``computed``, ``skipped``, ``errors``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"--jobs must be a positive integer, got {jobs!r}")
+    cells = exp.cells() if cells is None else cells
+    finished = store.finished_keys()
+    todo = [c for c in cells if c["key"] not in finished]
+    where = f"dask {dask_scheduler}" if dask_scheduler else f"{jobs} process(es)"
+    run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
+                             [c["key"] for c in cells], where)
+    counts = {"cells": len(cells), "cached": len(cells) - len(todo), "computed": 0, "skipped": 0, "errors": 0}
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", disable=not progress,
+               dynamic_ncols=True)
+
+    def done(result: dict) -> None:
+        store.write(result)
+        st = result["cell"]["status"]
+        counts["computed"] += 1
+        counts["skipped"] += st == "skipped"
+        counts["errors"] += st == "error" or any(r.get("status") == "error" for r in result.get("scores", []))
+        bar.update(1)
+
+    try:
+        if not todo:
+            pass
+        elif dask_scheduler:
+            _run_dask(todo, dask_scheduler, done)
+        elif jobs == 1 or len(todo) == 1:
+            for c in todo:
+                done(run_cell(c))
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+                futs = [pool.submit(run_cell, c) for c in todo]
+                for f in as_completed(futs):
+                    done(f.result())
+    except BaseException:
+        bar.close()
+        store.end_run(run_id, "interrupted")
+        raise
+    bar.close()
+    store.end_run(run_id, "finished")
+    counts["run_id"] = run_id
+    return counts
+
+
+def _run_dask(todo: list[dict], address: str, done: Any) -> None:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise ConfigError("--dask-scheduler needs dask.distributed: pip install 'mpx[dask]'") from None
+    try:
+        client = Client(address, timeout=30)
+    except OSError as exc:
+        raise ConfigError(f"--dask-scheduler {address}: cannot connect ({exc})") from None
+    try:
+        futs = client.map(run_cell, todo, key=[f"mpx-cell-{c['key']}" for c in todo], pure=False)
+        for f in as_completed(futs):
+            done(f.result())
+    finally:
+        client.close()

@@ -1,0 +1,232 @@
+"""The results store: one SQLite file that loses nothing, plus CSV (and Parquet) exports.
+
+``ResultsStore(path)`` holds the tables written by `mpx.experiment.run_cell`:
+
+- ``cells``: one row per finished cell — its key (hash of config + dataset checksum + code version),
+  experiment, dataset, status (``done``, ``skipped`` with the reason, ``error``), the full cell config as
+  JSON, host, pid, finish time, seconds;
+- ``scores``: one row per cell and scaler (the summary of `mpx.evaluate.score` with provenance columns:
+  cell key, dataset checksum, code version, seed, workload, scheduler, scaler and their parameters,
+  PMU, counters, events, quantum, read window, noise; ``estimate_seconds``: the scaler's wall time);
+- ``events`` / ``metrics``: per cell, scaler and event / metric; ``schedule``: the scheduler's figures
+  (utilization, sampling and co-scheduling ratios) per cell; ``series``: per-window truth, estimate and
+  std of the events a config asks for (``[output] series_events``), for timeline figures;
+- ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
+  figures) take the cells of the latest run of each experiment unless told otherwise.
+
+Durability: only the parent process writes, and each finished cell is written in **one transaction**
+(SQLite's rollback journal: a ``kill -9`` at any moment leaves either the whole cell or none of it).
+A rerun skips cells whose key is stored as ``done`` or ``skipped`` (``error`` cells are retried). Rows
+do not depend on the order cells finish in, so 1 worker, N workers and a Dask cluster store the same
+rows; only the wall-clock columns (`mpx.experiment.TIMING_COLUMNS`) differ between runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+from mpx.errors import ConfigError
+
+__all__ = ["ResultsStore", "TABLES", "open_store"]
+
+#: row tables a cell writes, with the columns they are sorted by on export
+TABLES: dict[str, tuple[str, ...]] = {
+    "scores": ("cell_key", "scaler"),
+    "events": ("cell_key", "scaler", "event"),
+    "metrics": ("cell_key", "scaler", "metric"),
+    "schedule": ("cell_key",),
+    "series": ("cell_key", "scaler", "event", "window"),
+}
+
+_CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",
+                 "status", "reason", "config", "cell_seconds", "host", "pid", "finished")
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class ResultsStore:
+    """A SQLite results file (created on first use). Use as a context manager or call `close`."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self._columns: dict[str, list[str]] = {}
+        self._init()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- schema ------------------------------------------------------------------------------------
+
+    def _init(self) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("CREATE TABLE IF NOT EXISTS cells (key TEXT PRIMARY KEY, experiment TEXT, kind TEXT, dataset TEXT, "
+                  "dataset_checksum TEXT, code_version TEXT, scheduler TEXT, seed INTEGER, status TEXT, reason TEXT, "
+                  "config TEXT, cell_seconds REAL, host TEXT, pid INTEGER, finished REAL)")
+        c.execute("CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, "
+                  "config_path TEXT, config TEXT, code_version TEXT, cells TEXT, n_cells INTEGER, jobs TEXT, "
+                  "started REAL, finished REAL, status TEXT)")
+        for t in TABLES:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {t} (cell_key TEXT)")
+            c.execute(f"CREATE INDEX IF NOT EXISTS {t}_cell ON {t}(cell_key)")
+        c.execute("COMMIT")
+
+    def _table_columns(self, table: str) -> list[str]:
+        if table not in self._columns:
+            self._columns[table] = [r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")]
+        return self._columns[table]
+
+    def _ensure_columns(self, table: str, rows: list[dict]) -> None:
+        have = self._table_columns(table)
+        for r in rows:
+            for k in r:
+                if k not in have:
+                    self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {_q(k)}")
+                    have.append(k)
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def write(self, result: dict[str, Any]) -> None:
+        """Store one finished cell (`mpx.experiment.run_cell`'s result) in one transaction."""
+        cell = dict(result["cell"])
+        cell.update(host=socket.gethostname(), pid=os.getpid(), finished=time.time())
+        key = cell["key"]
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for t in TABLES:
+                rows = [dict(r, cell_key=key) for r in result.get(t, [])]
+                c.execute(f"DELETE FROM {t} WHERE cell_key = ?", (key,))
+                if not rows:
+                    continue
+                self._ensure_columns(t, rows)
+                cols = list(dict.fromkeys(k for r in rows for k in r))
+                sql = f"INSERT INTO {t} ({', '.join(map(_q, cols))}) VALUES ({', '.join('?' * len(cols))})"
+                c.executemany(sql, [tuple(r.get(k) for k in cols) for r in rows])
+            c.execute(f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) VALUES "
+                      f"({', '.join('?' * len(_CELL_COLUMNS))})", tuple(cell.get(k) for k in _CELL_COLUMNS))
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            self._columns.clear()
+            raise
+
+    def begin_run(self, experiment: str, config_path: str | None, config: dict, code_version: str,
+                  keys: list[str], jobs: str) -> int:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        cur = c.execute("INSERT INTO runs (experiment, config_path, config, code_version, cells, n_cells, jobs, "
+                        "started, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                        (experiment, config_path, json.dumps(config, sort_keys=True, default=repr), code_version,
+                         json.dumps(keys), len(keys), jobs, time.time()))
+        c.execute("COMMIT")
+        return int(cur.lastrowid)
+
+    def end_run(self, run_id: int, status: str = "finished") -> None:
+        self.conn.execute("UPDATE runs SET finished = ?, status = ? WHERE run_id = ?", (time.time(), status, run_id))
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def finished_keys(self) -> set[str]:
+        """Keys of cells that need no recomputation (``done`` or ``skipped``)."""
+        return {r[0] for r in self.conn.execute("SELECT key FROM cells WHERE status IN ('done', 'skipped')")}
+
+    def runs(self) -> Any:
+        import pandas as pd
+
+        return pd.read_sql_query("SELECT run_id, experiment, config_path, code_version, n_cells, jobs, started, "
+                                 "finished, status FROM runs ORDER BY run_id", self.conn)
+
+    def run_cells(self, experiment: str | None = None, run_id: int | None = None) -> list[str] | None:
+        """Cell keys of run ``run_id``, or of the latest run of ``experiment``; None (every cell) when the
+        store has no run."""
+        if run_id is not None:
+            r = self.conn.execute("SELECT cells FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if r is None:
+                raise ConfigError(f"{self.path}: no run {run_id}")
+            return json.loads(r[0])
+        rows = self.conn.execute("SELECT experiment, cells FROM runs ORDER BY run_id").fetchall()
+        if not rows:
+            return None
+        latest: dict[str, list[str]] = {}
+        for exp, cells in rows:
+            latest[exp] = json.loads(cells)
+        if experiment is not None:
+            if experiment not in latest:
+                raise ConfigError(f"{self.path}: no run of experiment {experiment!r}; runs: {sorted(latest)}")
+            return latest[experiment]
+        return [k for keys in latest.values() for k in keys]
+
+    def experiments(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT experiment FROM runs ORDER BY run_id")]
+
+    def table(self, name: str, experiment: str | None = None, run_id: int | None = None,
+              keys: Iterable[str] | None = None) -> Any:
+        """One table as a DataFrame, restricted to the cells of the latest run of each experiment (or of
+        ``experiment`` / ``run_id`` / the given cell ``keys``), sorted deterministically."""
+        import pandas as pd
+
+        if name != "cells" and name not in TABLES:
+            raise ConfigError(f"no table {name!r}; tables: cells, {', '.join(TABLES)}")
+        keys = list(keys) if keys is not None else self.run_cells(experiment, run_id)
+        col = "key" if name == "cells" else "cell_key"
+        df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
+        if keys is not None:
+            df = df[df[col].isin(set(keys))]
+        order = ("key",) if name == "cells" else TABLES[name]
+        order = [c for c in order if c in df.columns]
+        return df.sort_values(order, kind="mergesort").reset_index(drop=True) if order else df
+
+    def export(self, out_dir: str | os.PathLike, experiment: str | None = None, run_id: int | None = None,
+               parquet: bool | None = None) -> list[Path]:
+        """Write every non-empty table as CSV (and Parquet when pyarrow is installed, or ``parquet``
+        True) into ``out_dir``; returns the files written."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        if parquet is None:
+            try:
+                import pyarrow  # noqa: F401
+
+                parquet = True
+            except ImportError:
+                parquet = False
+        written = []
+        for name in ("cells", *TABLES):
+            df = self.table(name, experiment, run_id)
+            if df.empty:
+                continue
+            p = out / f"{name}.csv"
+            df.to_csv(p, index=False)
+            written.append(p)
+            if parquet:
+                q = out / f"{name}.parquet"
+                df.to_parquet(q, index=False)
+                written.append(q)
+        return written
+
+
+def open_store(path: str | os.PathLike) -> ResultsStore:
+    """A store from a results file or from a folder holding ``results.sqlite`` (``mpx run --out``)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.sqlite"
+    if not p.is_file():
+        raise ConfigError(f"no results store at {path} (expected a results.sqlite file or a folder holding one)")
+    return ResultsStore(p)
