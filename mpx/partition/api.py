@@ -94,6 +94,18 @@ def partition(
         part = np.zeros(hg.num_vertices, dtype=np.int64)
     else:
         part, phases = multilevel(hg, constraints, ctx, rng)
+        if ctx.repetitions > 1:
+            caps = constraints.max_block_weights
+            feasible = lambda p: bool(np.all(block_weights(hg, p, k) <= caps))  # noqa: E731
+            best_q = (not feasible(part), km1(hg, part, k))
+            reps = [{"km1": best_q[1], "feasible": not best_q[0]}]
+            for _ in range(ctx.repetitions - 1):
+                cand, rep = multilevel(hg, constraints, ctx, rng)
+                q = (not feasible(cand), km1(hg, cand, k))
+                reps.append({"km1": q[1], "feasible": not q[0]})
+                if q < best_q:
+                    part, phases, best_q = cand, rep, q
+            phases["repetitions"] = reps
         if ctx.vcycles:
             phases["vcycles"] = []
             best = km1(hg, part, k)
