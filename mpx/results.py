@@ -33,7 +33,7 @@ from typing import Any, Iterable
 
 from mpx.errors import ConfigError
 
-__all__ = ["ResultsStore", "TABLES", "open_store"]
+__all__ = ["ResultsStore", "TABLES", "open_store", "to_latex"]
 
 #: row tables a cell writes, with the columns they are sorted by on export
 TABLES: dict[str, tuple[str, ...]] = {
@@ -230,3 +230,34 @@ def open_store(path: str | os.PathLike) -> ResultsStore:
     if not p.is_file():
         raise ConfigError(f"no results store at {path} (expected a results.sqlite file or a folder holding one)")
     return ResultsStore(p)
+
+
+def _tex(x: Any) -> str:
+    s = str(x)
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
+        s = s.replace(a, b) if a != "\\" else s.replace(a, "\0")
+    return s.replace("\0", r"\textbackslash{}")
+
+
+def to_latex(df: Any, caption: str, label: str) -> str:
+    """A booktabs table (no jinja2 needed): index as the first column(s), NaN as an em dash."""
+    import math
+
+    idx_names = [n or "" for n in df.index.names]
+    head = [*idx_names, *map(str, df.columns)]
+    lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
+             r"\begin{tabular}{" + "l" * len(idx_names) + "r" * len(df.columns) + "}", r"\toprule",
+             " & ".join(_tex(h) for h in head) + r" \\", r"\midrule"]
+    for idx, row in df.iterrows():
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        cells = []
+        for v in row:
+            if isinstance(v, float):
+                cells.append("---" if not math.isfinite(v) else f"{v:.2f}" if abs(v) < 1e4 else f"{v:.3g}")
+            else:
+                cells.append(_tex(v))
+        lines.append(" & ".join([*(_tex(i) for i in idx), *cells]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(caption)}}}", rf"\label{{{label}}}",
+              r"\end{table}"]
+    return "\n".join(lines)

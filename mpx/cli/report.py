@@ -1,0 +1,165 @@
+"""``mpx report RESULTS``: summary tables of a results store, for the terminal or as LaTeX.
+
+Tables (from `mpx.results.ResultsStore`, the latest run of each experiment unless ``--experiment`` /
+``--run`` say otherwise):
+
+- **scalers × schedulers**: median over workloads (and seeds) of each scaler's window MAPE (%), the
+  read-window relative error of `mpx.evaluate.score`; medians, because a few workloads where a scaler
+  blows up would otherwise decide a mean;
+- **the winner**: the best scheduler+scaler pair by that median, the runner-up, and Linux's default
+  (perf's rotation + perf's linear scaling), with ratios;
+- **scalers**: per scaler median window MAPE, whole-run total error, metric MAPE, calibration and
+  throughput (event-windows per second);
+- **schedulers**: mean utilization, sampling ratio, co-scheduling ratio and configurations;
+- cells and scalers that were skipped (with the reason) or failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_parser", "run", "summary_tables", "print_summary"]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="summary tables of a results store (terminal or LaTeX)",
+        description="Print the summary tables of a results store (mpx run --out DIR: give DIR or "
+        "DIR/results.sqlite): scalers x schedulers (median window MAPE over workloads), the winner and by how "
+        "much, per-scaler and per-scheduler figures, skipped and failed cells.",
+    )
+    p.add_argument("results", help="results folder or results.sqlite file")
+    p.add_argument("--experiment", help="experiment name (default: the latest run of every experiment)")
+    p.add_argument("--run", type=int, metavar="ID", help="one run id (see --runs)")
+    p.add_argument("--runs", action="store_true", help="list the runs stored")
+    p.add_argument("--latex", action="store_true", help="print LaTeX tables (booktabs) instead")
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+
+def _pct(x: Any) -> Any:
+    return x * 100.0
+
+
+def summary_tables(store: Any, experiment: str | None = None, run_id: int | None = None) -> dict[str, Any]:
+    """The summary tables (pandas DataFrames) and a ``winner`` text; empty tables are left out."""
+    import pandas as pd
+
+    out: dict[str, Any] = {}
+    scores = store.table("scores", experiment, run_id)
+    sched = store.table("schedule", experiment, run_id)
+    cells = store.table("cells", experiment, run_id)
+    if not scores.empty and "window_mape" in scores:
+        ok = scores[scores["status"] == "done"].copy()
+        if not ok.empty:
+            ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
+            piv = ok.pivot_table(index="scaler", columns="scheduler", values="window_mape", aggfunc="median")
+            out["window MAPE (%), median over workloads: scaler x scheduler"] = (piv * 100).round(2)
+            pair = ok.groupby(["scheduler", "scaler"])["window_mape"].median().dropna().sort_values()
+            if len(pair):
+                (s1, c1), v1 = pair.index[0], pair.iloc[0]
+                lines = [f"winner: {s1} + {c1}, median window MAPE {v1 * 100:.2f}%"]
+                if len(pair) > 1:
+                    (s2, c2), v2 = pair.index[1], pair.iloc[1]
+                    lines.append(f"runner-up: {s2} + {c2}, {v2 * 100:.2f}% "
+                                 f"({_ratio(v2, v1)} the winner's error)")
+                if ("perf", "linear") in pair.index and (s1, c1) != ("perf", "linear"):
+                    v0 = pair.loc[("perf", "linear")]
+                    lines.append(f"Linux default (perf + linear): {v0 * 100:.2f}% ({_ratio(v0, v1)} the winner's error)")
+                n_w = ok["workload"].nunique()
+                lines.append(f"({len(pair)} scheduler+scaler pairs, {n_w} workload(s), "
+                             f"{ok['seed'].nunique()} seed(s))")
+                out["winner"] = "\n".join(lines)
+            agg = {"window_mape": "median", "total_error": "median"}
+            for k in ("metric_mape", "calibration_90", "event_windows_per_s"):
+                if k in ok:
+                    ok[k] = pd.to_numeric(ok[k], errors="coerce")
+                    agg[k] = "median"
+            per = ok.groupby("scaler").agg(agg)
+            per.insert(0, "causal", ok.groupby("scaler")["causal"].first().astype(bool))
+            for k in ("window_mape", "total_error", "metric_mape", "calibration_90"):
+                if k in per:
+                    per[k] = (per[k] * 100).round(2)
+            if "event_windows_per_s" in per:
+                per["event_windows_per_s"] = per["event_windows_per_s"].round(-3)
+            per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %",
+                                      "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
+                                      "event_windows_per_s": "event-windows/s"})
+            out["scalers (medians over cells)"] = per.sort_values("window MAPE %")
+        bad = scores[scores["status"] != "done"]
+        if not bad.empty:
+            g = bad.groupby(["scaler", "status"]).agg(cells=("cell_key", "nunique"), reason=("reason", "first"))
+            g["reason"] = g["reason"].astype(str).str.slice(0, 110)
+            out["scalers skipped or failed"] = g
+    if not sched.empty:
+        s = sched[sched["skipped"].isna()] if "skipped" in sched else sched
+        if not s.empty:
+            cols = [c for c in ("utilization", "mean_sampling_ratio", "min_sampling_ratio", "mean_coschedule_ratio",
+                                "groups") if c in s]
+            s = s.copy()
+            for c in cols:
+                s[c] = pd.to_numeric(s[c], errors="coerce")
+            by = ["catalog", "scheduler"] if "catalog" in s and s["catalog"].nunique() > 1 else ["scheduler"]
+            t = s.groupby(by)[cols].mean()
+            for c in cols[:-1]:
+                t[c] = (t[c] * 100).round(1)
+            t["groups"] = t["groups"].round(1)
+            out["schedulers (means over cells; ratios in %)"] = t.rename(columns={
+                "utilization": "utilization %", "mean_sampling_ratio": "sampling %", "min_sampling_ratio":
+                "min sampling %", "mean_coschedule_ratio": "co-scheduled %", "groups": "configurations"})
+    if not cells.empty:
+        sk = cells[cells["status"] != "done"]
+        if not sk.empty:
+            g = sk.groupby(["scheduler", "status"]).agg(cells=("key", "count"), reason=("reason", "first"))
+            g["reason"] = g["reason"].astype(str).str.slice(0, 110)
+            out["cells skipped or failed"] = g
+    return out
+
+
+def _ratio(a: float, b: float) -> str:
+    if b > 0:
+        return f"{a / b:.2f}x"
+    return "n/a (winner's error is 0)"
+
+
+def print_summary(store: Any, experiment: str | None = None, run_id: int | None = None) -> None:
+    import pandas as pd
+
+    tables = summary_tables(store, experiment, run_id)
+    if not tables:
+        print("no results")
+        return
+    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 200,
+                           "display.max_colwidth", 110):
+        for title, t in tables.items():
+            print()
+            if isinstance(t, str):
+                print(t)
+            else:
+                print(f"== {title}")
+                print(t.to_string())
+
+
+def run(args: argparse.Namespace) -> int:
+    import re
+
+    from mpx.results import open_store, to_latex
+
+    with open_store(args.results) as store:
+        if args.runs:
+            print(store.runs().to_string(index=False))
+            return 0
+        if not args.latex:
+            print_summary(store, args.experiment, args.run)
+            return 0
+        for i, (title, t) in enumerate(summary_tables(store, args.experiment, args.run).items()):
+            if isinstance(t, str):
+                print("% " + t.replace("\n", "\n% "))
+                continue
+            label = "tab:" + re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40]
+            print(to_latex(t, title, label))
+            print()
+    return 0
