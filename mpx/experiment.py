@@ -450,19 +450,27 @@ class Experiment:
 
     def _schedule_cells(self, cfg: dict, hardware: dict, names: list[str], params: dict, version: str) -> list[dict]:
         cats = cfg.get("data", {}).get("catalogs") or [hardware["metrics"]]
-        if isinstance(cats, str):
+        if isinstance(cats, (str, dict)):
             cats = [cats]
         cells = []
-        for c in cats:
+        for i, entry in enumerate(cats):
+            c, pmu = (entry, None) if isinstance(entry, str) else (entry.get("path"), entry.get("pmu"))
+            if not isinstance(c, str) or (isinstance(entry, dict) and set(entry) - {"path", "pmu"}):
+                raise ConfigError(f"{self.where}: [data] catalogs[{i}] must be a path/built-in name or a table "
+                                  "{path = ..., pmu = ...}")
             if not _is_builtin("metrics", c):
                 p = Path(c) if os.path.isabs(c) else self.base / c
                 if not p.exists():
                     raise ConfigError(f"{self.where}: [data] catalogs: {c!r} is neither a built-in catalog nor an "
                                       f"existing path (resolved to {p})")
                 c = str(p.resolve())
+            hw = dict(hardware, metrics=c, **({"pmu": pmu} if pmu else {}))
+            try:
+                build_problem(hw)
+            except ConfigError as exc:
+                raise ConfigError(f"{self.where}: [data] catalogs[{i}] ({c}): {exc}") from None
             for seed in self.seeds(cfg):
                 for s in names:
-                    hw = dict(hardware, metrics=c)
                     cell = {"kind": "schedule", "dataset": {"kind": "catalog", "name": _catalog_label(c)},
                             "dataset_checksum": catalog_checksum(c), "hardware": hw,
                             "multiplex": {"quanta": cfg.get("multiplex", {}).get("quanta")}, "seed": seed,
@@ -516,7 +524,11 @@ def _is_learned(name: str) -> bool:
 
 
 def _catalog_label(c: str) -> str:
-    return Path(c).name if os.path.sep in c else c
+    """``likwid/skylake`` for ``.../metrics/likwid/skylake``: the last two path parts."""
+    if os.path.sep not in c:
+        return c
+    p = Path(c)
+    return f"{p.parent.name}/{p.name}"
 
 
 def catalog_checksum(c: str) -> str:
@@ -755,10 +767,16 @@ def _run_schedule_cell(cell: dict) -> dict[str, Any]:
 
     problem, catalog = build_problem(cell["hardware"])
     s = cell["scheduler"]
+    sp = dict(s["params"])
+    gp = catalog.platform.get("available_GP") if catalog is not None else None
+    if (s["name"] == "hperf" and cell["hardware"]["counters"] == "preset" and "available_gp" not in sp
+            and isinstance(gp, int) and not isinstance(gp, bool)):
+        sp["available_gp"] = gp  # hperf's own counter budget from its configuration, as mpx schedule does
     t0 = time.perf_counter()
     row = score_schedulers(problem, [s["name"]], quanta=cell["multiplex"].get("quanta"), seed=cell["seed"],
-                           params={s["name"]: s["params"]})[0]
+                           params={s["name"]: sp})[0]
     prov = _provenance(cell, problem)
+    prov["scheduler_params"] = json.dumps(row["params"], sort_keys=True, default=repr)
     out = {**prov, "catalog": catalog.name if catalog is not None else None, "kind": row["kind"],
            "groups": row["groups"], "event_groups": row["event_groups"], "utilization": row["utilization"],
            "mean_sampling_ratio": row["mean_sampling_ratio"], "min_sampling_ratio": row["min_sampling_ratio"],

@@ -163,7 +163,11 @@ def fig_scheduler_table(store: Any, experiment: str | None = None) -> Any:
     tab.auto_set_font_size(False)
     tab.set_fontsize(8)
     tab.scale(1, 1.25)
-    ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)")
+    for (r, _c), cell in tab.get_celld().items():
+        cell.set_linewidth(0.8 if r == 0 else 0.3)
+        if r == 0:
+            cell.set_height(cell.get_height() * 1.9)
+    ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)", pad=14)
     return fig
 
 
@@ -182,9 +186,9 @@ def _scheduler_table(store: Any, experiment: str | None) -> Any:
     by = ["catalog", "scheduler"] if sc["catalog"].nunique() > 1 else ["scheduler"]
     t = sc.groupby(by)[cols].mean()
     t[cols[:-1]] = t[cols[:-1]] * 100
-    return t.rename(columns={"utilization": "utilization (%)", "mean_sampling_ratio": "sampling (%)",
-                             "min_sampling_ratio": "min. sampling (%)", "mean_coschedule_ratio": "co-scheduled (%)",
-                             "groups": "configurations"})
+    return t.rename(columns={"utilization": "utilization\n(%)", "mean_sampling_ratio": "mean sampling\nratio (%)",
+                             "min_sampling_ratio": "min. sampling\nratio (%)",
+                             "mean_coschedule_ratio": "metrics fully\nco-scheduled (%)", "groups": "distinct\nconfigurations"})
 
 
 def fig_timeline(store: Any, experiment: str | None = None) -> Any:
@@ -214,27 +218,33 @@ def fig_timeline(store: Any, experiment: str | None = None) -> Any:
     fig, axes = plt.subplots(len(events), 1, figsize=(WIDTH, 2.3 * len(events) + 0.6), sharex=True, squeeze=False)
     tmax = float(ser["end"].max())
     scale = 1e9 if tmax > 3e9 else 1e6 if tmax > 3e6 else 1e3 if tmax > 3e3 else 1.0
+    scores = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
+    rw = pd.to_numeric(scores["read_window"], errors="coerce").dropna() if "read_window" in scores else None
+    rw_text = f", read window {rw.iloc[0] / scale:.3g} {_time_label(unit, scale)}" if rw is not None and len(rw) else ""
     for ax, ev in zip(axes[:, 0], events):
         part = ser[ser["event"] == ev]
         first = part[part["scaler"] == pick[0]].sort_values("window")
         mid = (first["start"] + first["end"]).to_numpy() / 2 / scale
-        ax.plot(mid, first["truth"], color="black", linewidth=1.6, label="truth")
+        top = float(np.nanmax(part[["truth", "estimate"]].to_numpy())) if len(part) else 1.0
+        ysc = 10.0 ** max(0, 3 * int(np.floor(np.log10(max(top, 1.0)) / 3)))
+        ax.plot(mid, first["truth"] / ysc, color="black", linewidth=1.6, label="truth")
         for i, sc in enumerate(pick, start=1):
             p = part[part["scaler"] == sc].sort_values("window")
             look = _look(i)
-            ax.plot(mid, p["estimate"], color=look["color"], linestyle=look["linestyle"], marker=look["marker"],
-                    markevery=max(1, len(p) // 15), markersize=3.5, linewidth=1.0, label=sc)
+            ax.plot(mid, p["estimate"] / ysc, color=look["color"], linestyle=look["linestyle"],
+                    marker=look["marker"], markevery=max(1, len(p) // 15), markersize=3.5, linewidth=1.0, label=sc)
             if p["std"].notna().any():
-                lo = np.maximum(p["estimate"] - 1.645 * p["std"], 0)
-                hi = p["estimate"] + 1.645 * p["std"]
+                lo = np.maximum(p["estimate"] - 1.645 * p["std"], 0) / ysc
+                hi = (p["estimate"] + 1.645 * p["std"]) / ysc
                 ax.fill_between(mid, lo, hi, color=look["color"], alpha=0.25, linewidth=0,
-                                label=f"{sc} 90% band")
-        ax.set_ylabel(f"{ev} (count per window)")
-        ax.set_title(f"{ev} on {dataset} ({s} scheduler)", loc="left")
+                                label=f"{sc}: 90% band")
+        unit_y = "" if ysc == 1 else f" (10$^{{{int(round(np.log10(ysc)))}}}$)"
+        ax.set_ylabel(f"{ev} per read window{unit_y}")
+        ax.set_title(f"{ev} on {dataset} ({s} scheduler{rw_text})", loc="left")
     axes[-1, 0].set_xlabel(f"position in the run ({_time_label(unit, scale)})")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, -0.04))
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, 0.0))
     return fig
 
 
@@ -316,7 +326,9 @@ def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experim
             from mpx.results import to_latex
 
             p = out / "scheduler_table.tex"
-            p.write_text(to_latex(_scheduler_table(store, experiment).round(1), "Schedulers: PMC utilization, "
+            t = _scheduler_table(store, experiment).round(1)
+            t.columns = [c.replace("\n", " ") for c in t.columns]
+            p.write_text(to_latex(t, "Schedulers: PMC utilization, "
                                   "sampling and co-scheduling ratios (means over cells)", "tab:schedulers") + "\n")
             written.append(p)
     return written
