@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.partition import Context, Hypergraph, partition
+from mpx.partition import Context, Hypergraph, InitialConfig, RefinementConfig, partition
 from mpx.problem import Problem
 
-__all__ = ["EventGrouping", "UnitGrouping", "event_hypergraph", "group_events", "metric_importance",
+__all__ = ["EventGrouping", "UnitGrouping", "event_hypergraph", "group_events", "grouping_context", "metric_importance",
            "replicate", "repair_blocks"]
 
 
@@ -127,6 +127,23 @@ def event_hypergraph(events: Sequence[str], metric_events: Sequence[Sequence[str
     hg = Hypergraph.from_nets([list(p) for p in keys], num_vertices=len(events),
                               net_weights=[nets[p] for p in keys], names=list(events))
     return hg, parts, wint
+
+
+def grouping_context(n_vertices: int) -> Context:
+    """The partitioner configuration for an event hypergraph of ``n_vertices`` events.
+
+    Event groups are full (C·k close to n), so no single move is feasible: refinement adds pairwise swaps
+    (`mpx.partition.refinement.swap`) between FM rounds. Such inputs are below the contraction limit (no
+    coarsening) and initial partitioning (recursive bisection, k − 1 portfolios) takes most of the time,
+    so the budget goes to independent repetitions on small inputs (⌊1000 / n⌋, at most 8, for n ≤ 400),
+    else to one run with fewer portfolio runs per bisection (10 up to 1,000 events, 5 above) and 2
+    V-cycles — under 1 s per call up to 2,000 events on the 2-core machine of
+    ``benchmarks/bench_partition.py`` when it is not loaded.
+    """
+    refinement = RefinementConfig(algorithms=("label_propagation", "fm", "swap", "fm"))
+    if n_vertices <= 400:
+        return Context(refinement=refinement, vcycles=0, repetitions=max(1, min(8, 1000 // max(n_vertices, 1))))
+    return Context(refinement=refinement, vcycles=2, initial=InitialConfig(runs=10 if n_vertices <= 1000 else 5))
 
 
 def _links(v: int, block: set[int], parts: Sequence[tuple[int, ...]], weights: np.ndarray,
@@ -257,7 +274,7 @@ def group_events(problem: Problem, *, seed: int = 0, k: int | None = None, max_e
 
     ``k`` fixes the number of blocks of every unit (at least ⌈n/C⌉); None searches upward from there,
     at most ``max_extra_blocks`` steps. ``counters`` overrides C for the core unit (like hperf's
-    ``available_GP``). ``context`` configures the partitioner. Raises `ConfigError` when pinned events do
+    ``available_GP``). ``context`` configures the partitioner (default: `grouping_context`). Raises `ConfigError` when pinned events do
     not fit together or leave no counter.
     """
     t0 = time.perf_counter()
@@ -349,7 +366,8 @@ def _group_unit(problem: Problem, unit: str, events: list[str], cap: int, pinned
             blocks = [list(range(n))]
             km1v = 0
         else:
-            res = partition(hg, kk, seed=seed, max_block_weights=[cap] * kk, context=context)
+            ctx = context if context is not None else grouping_context(n)
+            res = partition(hg, kk, seed=seed, max_block_weights=[cap] * kk, context=ctx)
             km1v = int(res.km1)
             blocks = [b for b in res.groups() if b]
         blocks, moves = repair_blocks(blocks, cap, fits, parts, wint, n_allowed)

@@ -2,7 +2,8 @@
 
 Interface: a refiner is ``fn(state: PartitionState, cfg: RefinementConfig, rng) -> dict`` that improves
 ``state`` in place (never exceeding a block's maximum weight, never moving a fixed vertex) and returns what
-it did. Registered policies: ``fm`` (k-way FM for km1), ``label_propagation``, ``none`` (do nothing).
+it did. Registered policies: ``fm`` (k-way FM for km1), ``label_propagation``, ``swap`` (pairwise exchanges, for
+tight caps), ``none`` (do nothing).
 `refine` runs ``cfg.algorithms`` in order on one shared gain cache.
 """
 
@@ -17,6 +18,7 @@ from mpx.partition.context import Constraints, RefinementConfig
 from mpx.partition.hypergraph import Hypergraph
 from mpx.partition.refinement.fm import fm_kernel
 from mpx.partition.refinement.label_propagation import lp_kernel
+from mpx.partition.refinement.swap import swap_kernel
 from mpx.partition.registry import Registry
 
 REFINERS = Registry("refinement")
@@ -79,6 +81,13 @@ def lp_refinement(state: PartitionState, cfg: RefinementConfig, rng: np.random.G
     """Label propagation for km1 (see `mpx.partition.refinement.label_propagation`)."""
     gain, moves, rounds = lp_kernel(*state.kernel_args(), cfg.lp_max_rounds, _seed(rng))
     return {"algorithm": "label_propagation", "improvement": int(gain), "moves": int(moves), "rounds": int(rounds)}
+
+
+@REFINERS.register("swap")
+def swap_refinement(state: PartitionState, cfg: RefinementConfig, rng: np.random.Generator) -> dict:
+    """Greedy pairwise swaps for km1 (see `mpx.partition.refinement.swap`)."""
+    gain, applied, passes = swap_kernel(*state.kernel_args(), cfg.fm_max_passes, _seed(rng))
+    return {"algorithm": "swap", "improvement": int(gain), "moves": int(applied), "passes": int(passes)}
 
 
 def refine(state: PartitionState, cfg: RefinementConfig, rng: np.random.Generator, key: str = "refinement") -> list[dict]:
