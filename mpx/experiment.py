@@ -372,7 +372,7 @@ class Experiment:
         iv = data.get("intervals")
         if iv is not None:
             for d in out:
-                d["intervals"] = list(iv) if d["kind"] != "synthetic" else list(iv)
+                d["slice"] = list(iv)
         seen: set[str] = set()
         for d in out:
             if d["name"] in seen:
@@ -418,6 +418,13 @@ class Experiment:
             if learned and len(set(workloads.values())) < 2:
                 raise ConfigError(f"{self.where}: learned scaler(s) {learned} need at least two workloads "
                                   "(leave-one-workload-out training)")
+            problem, _ = build_problem(hardware)
+            for d in ds:
+                have = set(load_dataset(d).events)
+                missing = [e for e in problem.events if e not in have]
+                if missing:
+                    raise ConfigError(f"{self.where}: [hardware] the problem's event(s) {missing[:10]} are not in "
+                                      f"dataset {d['name']!r} (it has {sorted(have)[:20]})")
             out = cfg.get("output", {})
             for d in ds:
                 train = ([{"dataset": t, "checksum": sums[t["name"]]} for t in ds
@@ -569,7 +576,7 @@ def load_dataset(spec: dict) -> Any:
         tr = synth(spec["preset"], intervals=spec.get("intervals"), seed=spec.get("seed", 0))
     else:
         raise ConfigError(f"unknown dataset kind {spec['kind']!r}")
-    iv = spec.get("intervals")
+    iv = spec.get("slice")
     if iv is not None:
         if iv[0] >= tr.n_intervals:
             raise ConfigError(f"[data] intervals {iv}: dataset {spec['name']!r} has only {tr.n_intervals} intervals")

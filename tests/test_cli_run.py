@@ -1,0 +1,82 @@
+"""``mpx run`` / ``mpx report`` / ``mpx figs``: 1 and 2 workers and a Dask LocalCluster store identical
+rows; the CLI prints the summary, LaTeX tables and one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from mpx.cli import main
+from mpx.experiment import load_config, run_experiment
+from mpx.results import ResultsStore
+from tests._exp_helpers import assert_same, stable_tables, write_config
+
+
+@pytest.fixture(autouse=True)
+def pinned_version(monkeypatch):
+    monkeypatch.setenv("MPX_CODE_VERSION", "test")
+
+
+def _store(tmp_path, name, **kw):
+    exp = load_config(write_config(tmp_path, mux_extra="seeds = [0, 1]\nnoise = {rel_sigma = 0.02}"))
+    path = tmp_path / name / "results.sqlite"
+    with ResultsStore(path) as st:
+        counts = run_experiment(exp, st, progress=False, **kw)
+    assert counts["computed"] == 12 and counts["errors"] == 0
+    return stable_tables(path)
+
+
+def test_one_and_two_workers_identical(tmp_path):
+    assert_same(_store(tmp_path, "one"), _store(tmp_path, "two", jobs=2))
+
+
+def test_dask_localcluster_identical_to_local(tmp_path):
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] not installed (pip install "
+                                      "'mpx[dask]')")
+    local = _store(tmp_path, "local")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        remote = _store(tmp_path, "dask", dask_scheduler=cluster.scheduler_address)
+    assert_same(local, remote)
+
+
+def test_cli_run_report_latex(tmp_path, capsys):
+    cfg = write_config(tmp_path, extra='[output]\nseries_events = ["D1mr"]\nfigures = ["timeline", "scheduler_table"]')
+    out = tmp_path / "out"
+    assert main(["run", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "6 cells (0 cached, 6 computed" in text
+    assert "winner:" in text and "Linux default (perf + linear)" in text
+    for f in ("timeline.pdf", "timeline.png", "scheduler_table.pdf", "scheduler_table.tex"):
+        assert (out / "figures" / f).stat().st_size > 0
+    assert (out / "csv" / "scores.csv").stat().st_size > 0
+    assert main(["run", str(cfg), "--out", str(out), "--no-progress", "--no-figures"]) == 0
+    assert "6 cells (6 cached, 0 computed" in capsys.readouterr().out
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "window MAPE (%), median over workloads" in text and "dira" in text
+    assert main(["report", str(out), "--latex"]) == 0
+    tex = capsys.readouterr().out
+    assert r"\begin{tabular}" in tex and r"\toprule" in tex and "round\\_robin" in tex
+    assert main(["report", str(out), "--runs"]) == 0
+    assert "small" in capsys.readouterr().out
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    cfg = write_config(tmp_path)
+    cfg.write_text(cfg.read_text().replace('"perf", "round_robin"', '"perf", "nosuch"'))
+    assert main(["run", str(cfg), "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nosuch" in err and "[schedulers]" in err
+    assert main(["report", str(tmp_path / "nothing")]) == 1
+    assert "no results store" in capsys.readouterr().err
+    assert main(["run", str(write_config(tmp_path)), "--out", str(tmp_path / "o"), "--jobs", "0"]) == 1
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_help_lists_run_report_figs(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    for cmd in ("run", "report", "figs"):
+        assert cmd in text

@@ -1,0 +1,216 @@
+"""Experiment configs: validation errors naming the key, grid expansion, cell keys, run_cell, and
+leave-one-workload-out training of learned scalers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpx.errors import ConfigError
+from mpx.experiment import Experiment, cell_key, load_config, run_cell
+from tests._exp_helpers import SMALL, write_config
+
+
+@pytest.fixture(autouse=True)
+def pinned_version(monkeypatch):
+    monkeypatch.setenv("MPX_CODE_VERSION", "test")
+
+
+def raw(**edits):
+    """The small config as a dict, with ``section.key`` edits (None deletes)."""
+    import tomllib
+
+    cfg = tomllib.loads(SMALL.format(name="t", extra="", mux_extra=""))
+    for path, v in edits.items():
+        sec, _, key = path.partition("__")
+        if v is None:
+            cfg[sec].pop(key) if key else cfg.pop(sec)
+        else:
+            cfg.setdefault(sec, {})[key] = v
+    return cfg
+
+
+@pytest.mark.parametrize("edits, words", [
+    ({"schedulers__use": ["perf", "nosuch"]}, ["[schedulers]", "nosuch", "available"]),
+    ({"scalers__use": ["linear", "nosuch"]}, ["[scalers]", "nosuch"]),
+    ({"hardware__pmu": None}, ["[hardware]", "pmu", "required"]),
+    ({"hardware__counters": None}, ["[hardware]", "counters", "no defaults"]),
+    ({"hardware": None}, ["[hardware]", "required"]),
+    ({"multiplex__quantum_intervals": None}, ["[multiplex]", "quantum"]),
+    ({"multiplex__quantum": 5.0}, ["exactly one"]),
+    ({"multiplex__read_every": None}, ["read_every", "required"]),
+    ({"multiplex__read_every": 0}, ["read_every", ">= 1"]),
+    ({"hardware__counters": 0}, ["counters", "positive"]),
+    ({"hardware__pmu": "nosuch-pmu"}, ["nosuch-pmu"]),
+    ({"data__datasets": ["nosuch"]}, ["[data]", "nosuch", "shipped"]),
+    ({"data__intervals": [5, 2]}, ["[data] intervals"]),
+    ({"experiment__name": None}, ["[experiment] name"]),
+    ({"experiment__kind": "other"}, ["kind"]),
+    ({"bogus__x": 1}, ["unknown section [bogus]"]),
+    ({"hardware__cores": 4}, ["unknown key", "cores", "[hardware]"]),
+    ({"scalers__params": {"linear": {"nosuch": 1}}}, ["[scalers.params.linear]", "nosuch"]),
+    ({"schedulers__params": {"nosuch": {}}}, ["[schedulers.params.nosuch]"]),
+    ({"sweep__hardware.counters": 4}, ["[sweep]", "list"]),
+    ({"sweep__hardware.counters": [2, -1]}, ["counters", "positive"]),
+    ({"sweep__output.figures": [["a"]]}, ["[sweep]", "can be swept"]),
+    ({"hardware__events": ["Ir", "nosuch"]}, ["nosuch"]),
+])
+def test_validation_errors_name_the_key(edits, words):
+    with pytest.raises(ConfigError) as err:
+        Experiment(raw(**edits)).cells()
+    msg = str(err.value)
+    for w in words:
+        assert w in msg, (w, msg)
+
+
+def test_config_file_errors(tmp_path):
+    from mpx.errors import FormatError
+
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[experiment\nname = 1\n")
+    with pytest.raises(FormatError, match="bad.toml"):
+        load_config(bad)
+
+
+def test_grid_expansion_and_keys(tmp_path):
+    p = write_config(tmp_path, extra='[sweep]\n"hardware.counters" = [2, 3]\n"multiplex.read_every" = [5, 10]\n',
+                     mux_extra="seeds = [0, 1]")
+    cells = load_config(p).cells()
+    # 3 datasets x 2 seeds x 2 schedulers x 2 counters x 2 read windows
+    assert len(cells) == 3 * 2 * 2 * 2 * 2
+    keys = [c["key"] for c in cells]
+    assert len(set(keys)) == len(keys)
+    assert load_config(p).cells() == cells  # deterministic
+    c = dict(cells[0])
+    assert cell_key(c) == c["key"]
+    assert cell_key({**c, "experiment": "renamed"}) == c["key"]  # the name does not change results
+    for change in ({"dataset_checksum": "x"}, {"code_version": "other"}, {"seed": 99},
+                   {"scalers": c["scalers"][:1]}):
+        assert cell_key({**c, **change}) != c["key"], change
+
+
+def test_code_version_changes_every_key(tmp_path, monkeypatch):
+    p = write_config(tmp_path)
+    a = {c["key"] for c in load_config(p).cells()}
+    monkeypatch.setenv("MPX_CODE_VERSION", "test2")
+    b = {c["key"] for c in load_config(p).cells()}
+    assert not a & b
+
+
+def test_run_cell_rows_and_provenance(tmp_path):
+    cells = load_config(write_config(tmp_path)).cells()
+    out = run_cell(cells[0])
+    assert out["cell"]["status"] == "done"
+    assert {r["scaler"] for r in out["scores"]} == {"linear", "dira"}
+    for r in out["scores"]:
+        for k in ("cell_key", "dataset_checksum", "code_version", "seed", "workload", "scheduler", "scaler",
+                  "counters", "quantum", "read_window"):
+            assert r[k] is not None, k
+        assert r["code_version"] == "test" and r["counters"] == 2 and r["n_events"] == 6
+        assert 0 <= r["window_mape"] < 10
+    assert len(out["events"]) == 2 * 6
+    assert {r["event_class"] for r in out["events"]} <= {"steady", "variable", "bursty", "zero"}
+    assert out["schedule"][0]["utilization"] == pytest.approx(1.0)
+    again = run_cell(cells[0])
+    assert [{k: v for k, v in r.items() if k not in ("estimate_seconds", "event_windows_per_s")}
+            for r in again["scores"]] == [{k: v for k, v in r.items() if k not in ("estimate_seconds",
+                                                                                    "event_windows_per_s")}
+                                          for r in out["scores"]]
+
+
+def test_scheduler_that_cannot_run_is_a_skipped_cell(tmp_path):
+    p = write_config(tmp_path)
+    text = p.read_text().replace('use = ["perf", "round_robin"]', 'use = ["likwid"]')
+    # callgrind's CEst_bus group needs 10 counters together: LIKWID never multiplexes inside a group
+    p.write_text(text.replace('events = ["Ir", "Dr", "Dw", "D1mr", "Bc", "Bcm"]', 'metrics = "callgrind"'))
+    out = run_cell(load_config(p).cells()[0])
+    assert out["cell"]["status"] == "skipped" and "likwid" in out["cell"]["reason"]
+    assert out["scores"] == []
+
+
+def test_scaler_that_cannot_run_is_a_skipped_row(tmp_path):
+    p = write_config(tmp_path)
+    p.write_text(p.read_text().replace('use = ["linear", "dira"]', 'use = ["linear", "papi_sw"]'))
+    out = run_cell(load_config(p).cells()[0])
+    rows = {r["scaler"]: r for r in out["scores"]}
+    assert rows["linear"]["status"] == "done"
+    assert rows["papi_sw"]["status"] == "skipped" and "cycles" in rows["papi_sw"]["reason"]
+
+
+# -- leave-one-workload-out ---------------------------------------------------------------------------
+
+FITTED: list[list[str]] = []
+
+
+def _probe_class():
+    from mpx.scalers.linear import LinearScaler
+
+    class LooProbe(LinearScaler):
+        """A learned scaler that records what it was trained on (perf's linear estimate otherwise)."""
+
+        name = "loo_probe"
+        learned = True
+
+        def _fit(self, items):
+            FITTED.append(sorted(str(t.meta.get("workload")) for t in items))
+            self.n_train_ = len(items)
+
+    return LooProbe
+
+
+def test_learned_scalers_train_on_other_workloads(tmp_path):
+    from mpx import scalers
+
+    scalers.register("loo_probe", _probe_class())
+    try:
+        p = write_config(tmp_path)
+        p.write_text(p.read_text().replace('use = ["linear", "dira"]', 'use = ["loo_probe"]')
+                     .replace('use = ["perf", "round_robin"]', 'use = ["perf"]'))
+        cells = load_config(p).cells()
+        FITTED.clear()
+        for c in cells:
+            assert [t["dataset"]["name"] for t in c["train"]] == sorted(
+                {"sqlite", "xz", "awk"} - {c["dataset"]["name"]}, key=["sqlite", "xz", "awk"].index)
+            out = run_cell(c)
+            assert out["scores"][0]["status"] == "done", out["scores"][0]
+            assert FITTED[-1] == sorted({"sqlite", "xz", "awk"} - {out["scores"][0]["workload"]})
+        assert len(FITTED) == 3
+        one = p.read_text().replace('datasets = ["sqlite", "xz", "awk"]', 'datasets = ["sqlite"]')
+        p.write_text(one)
+        with pytest.raises(ConfigError, match="leave-one-workload-out"):
+            load_config(p).cells()
+    finally:
+        scalers.unregister("loo_probe")
+
+
+def test_synthetic_and_file_datasets(tmp_path):
+    from mpx.synthetic import synth
+
+    synth("phases", intervals=200, seed=3).save(tmp_path / "ph.npz")
+    cfg = f"""
+[experiment]
+name = "files"
+[data]
+files = ["*.npz"]
+synthetic = [{{preset = "phases", intervals = 200, seed = 1}}]
+[hardware]
+pmu = "generic-N"
+counters = 3
+events = ["ev0", "ev1", "ev2", "ev3", "ev4", "ev5"]
+[multiplex]
+quantum = 100000.0
+read_every = 4
+[schedulers]
+use = ["perf"]
+[scalers]
+use = ["linear"]
+"""
+    (tmp_path / "f.toml").write_text(cfg)
+    cells = load_config(tmp_path / "f.toml").cells()
+    assert [c["dataset"]["kind"] for c in cells] == ["file", "synthetic"]
+    for c in cells:
+        out = run_cell(c)
+        assert out["cell"]["status"] == "done"
+        assert np.isfinite(out["scores"][0]["window_mape"])

@@ -1,0 +1,112 @@
+"""The results store: one transaction per cell, cache hits on rerun, a run killed with kill -9 resumes
+to exactly the rows of an uninterrupted run, CSV export."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mpx.experiment import load_config, run_experiment
+from mpx.results import ResultsStore, open_store
+from tests._exp_helpers import assert_same, stable_tables, write_config
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def pinned_version(monkeypatch):
+    monkeypatch.setenv("MPX_CODE_VERSION", "test")
+
+
+def test_store_roundtrip_and_cache_hits(tmp_path):
+    exp = load_config(write_config(tmp_path))
+    with ResultsStore(tmp_path / "out" / "results.sqlite") as st:
+        first = run_experiment(exp, st, progress=False)
+        assert first["cells"] == 6 and first["computed"] == 6 and first["cached"] == 0
+        second = run_experiment(exp, st, progress=False)
+        assert second["computed"] == 0 and second["cached"] == 6
+        scores = st.table("scores")
+        assert len(scores) == 6 * 2
+        assert scores["cell_key"].nunique() == 6
+        assert set(scores["scaler"]) == {"linear", "dira"}
+        for col in ("dataset_checksum", "code_version", "seed", "workload", "scheduler", "scaler", "quantum"):
+            assert scores[col].notna().all(), col
+        assert len(st.runs()) == 2
+        files = st.export(tmp_path / "csv")
+        names = {p.name for p in files}
+        assert {"cells.csv", "scores.csv", "events.csv", "schedule.csv"} <= names
+        assert all(p.stat().st_size > 0 for p in files)
+    # a changed config computes only the new cells
+    p = write_config(tmp_path, extra='[sweep]\n"hardware.counters" = [2, 3]\n')
+    with open_store(tmp_path / "out") as st:
+        third = run_experiment(load_config(p), st, progress=False)
+        assert third["cached"] == 6 and third["computed"] == 6
+        assert st.table("scores")["cell_key"].nunique() == 12  # latest run's cells only
+
+
+def test_write_is_one_transaction(tmp_path):
+    """A cell whose rows cannot be written leaves nothing behind (no half cell)."""
+    with ResultsStore(tmp_path / "r.sqlite") as st:
+        bad = {"cell": {"key": "k1", "status": "done"},
+               "scores": [{"scaler": "a", "window_mape": 0.1}, {"scaler": "b", "window_mape": object()}]}
+        with pytest.raises(sqlite3.Error):
+            st.write(bad)
+        assert st.finished_keys() == set()
+        assert st.conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0] == 0
+        st.write({"cell": {"key": "k1", "status": "done"}, "scores": [{"scaler": "a", "window_mape": 0.1}]})
+        assert st.finished_keys() == {"k1"}
+
+
+def test_open_store_errors(tmp_path):
+    from mpx.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no results store"):
+        open_store(tmp_path)
+
+
+def _run(cfg: Path, out: Path, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, MPX_CODE_VERSION="test", PYTHONPATH=str(REPO))
+    return subprocess.Popen([sys.executable, "-m", "mpx", "run", str(cfg), "--out", str(out), "--no-progress",
+                             "--no-figures", *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def _done(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=1) as c:
+            return c.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_kill_9_resumes_to_identical_rows(tmp_path):
+    # 3 workloads x 2 schedulers x 8 noise seeds = 48 cells, a few seconds of work
+    cfg = write_config(tmp_path, mux_extra="repetitions = 8\nnoise = {rel_sigma = 0.05}")
+    ref = tmp_path / "ref"
+    p = _run(cfg, ref)
+    assert p.wait(timeout=300) == 0, p.stderr.read().decode()
+    killed = tmp_path / "killed"
+    db = killed / "results.sqlite"
+    p = _run(cfg, killed, "--jobs", "2")
+    deadline = time.time() + 120
+    while _done(db) < 6 and time.time() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    assert p.poll() is None, "the run finished before it could be killed: make the grid bigger"
+    os.killpg(p.pid, signal.SIGKILL)  # the run and its workers, at an arbitrary moment
+    p.wait(timeout=30)
+    n_killed = _done(db)
+    assert 0 < n_killed < 48
+    p = _run(cfg, killed)
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err.decode()
+    assert f"{n_killed} cached" in out.decode()
+    assert_same(stable_tables(ref / "results.sqlite"), stable_tables(db))
