@@ -192,3 +192,27 @@ def test_groups_never_exceed_caps_or_masks(case, seed, rep):
         expect = sum(1 for grp in g.groups if set(m.events) - {"cycles"} <= set(grp)) / len(g.groups)
         assert g.coschedule[m.name] == pytest.approx(expect)
     assert n >= 1
+
+
+# -- the command ------------------------------------------------------------------------------------
+
+
+def test_cli_partition_metrics(tmp_path, capsys):
+    import json
+
+    from mpx.cli import main
+
+    cat = tmp_path / "cat.json"
+    cat.write_text(json.dumps([
+        {"MetricName": "m1", "MetricExpr": "a / b"}, {"MetricName": "m2", "MetricExpr": "c / d"},
+        {"MetricName": "m3", "MetricExpr": "(a + e) / cycles"}]))
+    assert main(["partition", "--metrics", str(cat), "--pmu", "generic-2"]) == 0
+    out = capsys.readouterr().out
+    assert "G0:" in out and "co-scheduling" in out
+    assert main(["partition", "--metrics", str(cat), "--pmu", "generic-2", "--json", "--seed", "1"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert all(len(g) <= 2 for g in d["groups"]) and d["k"] >= 3
+    assert main(["partition", "--metrics", str(cat)]) == 1
+    assert "needs both" in capsys.readouterr().err
+    assert main(["partition", "--metrics", str(cat), "--pmu", "generic-2", "--cap", "3"]) == 1
+    assert main(["partition"]) == 1
