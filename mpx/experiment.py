@@ -531,10 +531,13 @@ def _is_learned(name: str) -> bool:
 
 
 def _catalog_label(c: str) -> str:
-    """``likwid/skylake`` for ``.../metrics/likwid/skylake``: the last two path parts."""
+    """A short catalog label: the path under a ``metrics`` folder, else the last two path parts."""
     if os.path.sep not in c:
         return c
     p = Path(c)
+    if "metrics" in p.parts[:-1]:  # ../shared/data/metrics/linux-perf/x86/skylake -> linux-perf/x86/skylake
+        i = len(p.parts) - 1 - p.parts[::-1].index("metrics")
+        return "/".join(p.parts[i + 1:])
     return f"{p.parent.name}/{p.name}"
 
 

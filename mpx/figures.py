@@ -79,46 +79,71 @@ def _legend_below(ax: Any, n: int) -> None:
 # -- the figures ------------------------------------------------------------------------------------
 
 
+def _log_axis(ax: Any, axis: str = "y") -> None:
+    """Log scale with plain numbers (1, 10, 100, 1000) and unlabelled minor ticks."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    getattr(ax, f"set_{axis}scale")("log")
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    ax.autoscale_view()
+    lo, hi = (ax.get_ylim() if axis == "y" else ax.get_xlim())
+    if hi / max(lo, 1e-300) < 1e3:  # few decades: label 1-2-5 steps
+        a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_formatter(NullFormatter())
+
+
+def _sweep_figure(df: Any, key: str, x: Any, xlabel: str, title: str) -> Any:
+    """Two panels over a swept parameter ``key``: window MAPE (log) and the share of event-windows a
+    scaler left without an estimate — window MAPE scores only the windows that have one."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    df = df.copy()
+    df["missing_share"] = pd.to_numeric(df.get("missing_share"), errors="coerce")
+    g = df.groupby(["scaler", key]).agg(x=(x, "median"), y=("window_mape", "median"), m=("missing_share", "median"))
+    order = g.groupby(level=0)["y"].median().sort_values().index
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 3.5), gridspec_kw={"width_ratios": [3, 2]})
+    for i, scaler in enumerate(order):
+        part = g.loc[scaler].sort_values("x")
+        ax.plot(part["x"], part["y"] * 100, label=scaler, **_look(i))
+        ax2.plot(part["x"], part["m"] * 100, **_look(i))
+    _log_axis(ax)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("window MAPE (%), median over workloads")
+    ax2.set_xlabel(xlabel)
+    ax2.set_ylabel("windows without an estimate (%)")
+    ax2.set_ylim(bottom=0)
+    fig.suptitle(title, fontsize=9)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0.11, 1, 0.97))
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, 0.0))
+    return fig
+
+
 def fig_error_vs_duty_cycle(store: Any, experiment: str | None = None) -> Any:
     """Window MAPE against the duty cycle (mean share of quanta an event is counted), one line per
-    scaler, median over workloads at each swept counter count."""
-    import matplotlib.pyplot as plt
-
+    scaler, median over workloads at each swept counter count; right: windows left without estimate."""
     df = _scores(store, experiment)
     s = _pick_scheduler(df)
-    df = df[df["scheduler"] == s]
-    g = df.groupby(["scaler", "counters"]).agg(x=("mean_sampling_ratio", "median"), y=("window_mape", "median"))
-    fig, ax = plt.subplots(figsize=(WIDTH, 3.2))
-    for i, (scaler, part) in enumerate(g.groupby(level=0)):
-        part = part.sort_values("x")
-        ax.plot(part["x"] * 100, part["y"] * 100, label=scaler, **_look(i))
-    ax.set_xlabel("duty cycle: mean share of quanta an event is counted (%)")
-    ax.set_ylabel("window MAPE (%), median over workloads")
-    ax.set_yscale("log")
-    ax.set_title(f"Error against duty cycle ({s} scheduler; counters swept)")
-    _legend_below(ax, g.index.get_level_values(0).nunique())
-    return fig
+    df = df[df["scheduler"] == s].copy()
+    df["duty"] = df["mean_sampling_ratio"] * 100
+    c = sorted(df["counters"].dropna().unique().astype(int))
+    n = sorted(df["n_events"].dropna().unique().astype(int))
+    return _sweep_figure(df, "counters", "duty", "duty cycle: mean share of quanta\nan event is counted (%)",
+                         f"Error against duty cycle: {s} scheduler, {', '.join(map(str, n))} events, "
+                         f"{c[0]}-{c[-1]} counters")
 
 
 def fig_error_vs_events(store: Any, experiment: str | None = None) -> Any:
     """Window MAPE against the number of multiplexed events at a fixed number of counters."""
-    import matplotlib.pyplot as plt
-
     df = _scores(store, experiment)
     s = _pick_scheduler(df)
-    df = df[df["scheduler"] == s]
-    g = df.groupby(["scaler", "n_events"])["window_mape"].median()
+    df = df[df["scheduler"] == s].copy()
     counters = sorted(df["counters"].dropna().unique().astype(int))
-    fig, ax = plt.subplots(figsize=(WIDTH, 3.2))
-    for i, (scaler, part) in enumerate(g.groupby(level=0)):
-        x = part.index.get_level_values(1)
-        ax.plot(x, part.to_numpy() * 100, label=scaler, **_look(i))
-    ax.set_xlabel(f"events multiplexed on {', '.join(map(str, counters))} counter(s) (count)")
-    ax.set_ylabel("window MAPE (%), median over workloads")
-    ax.set_yscale("log")
-    ax.set_title(f"Error against the number of events ({s} scheduler)")
-    _legend_below(ax, g.index.get_level_values(0).nunique())
-    return fig
+    return _sweep_figure(df, "n_events", "n_events", "events multiplexed (count)",
+                         f"Error against the number of events: {s} scheduler, "
+                         f"{', '.join(map(str, counters))} counters")
 
 
 def fig_scaler_per_workload(store: Any, experiment: str | None = None) -> Any:
@@ -139,7 +164,7 @@ def fig_scaler_per_workload(store: Any, experiment: str | None = None) -> Any:
         ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy() * 100, width, label=scaler,
                color=PALETTE[i % len(PALETTE)], hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
     ax.set_xticks(x, piv.index, rotation=0)
-    ax.set_yscale("log")
+    _log_axis(ax)
     ax.set_xlabel("workload")
     ax.set_ylabel("window MAPE (%), log scale")
     ax.set_title(f"Scaler error per workload ({s} scheduler, {int(df['counters'].median())} counters)")
@@ -150,24 +175,53 @@ def fig_scaler_per_workload(store: Any, experiment: str | None = None) -> Any:
 
 def fig_scheduler_table(store: Any, experiment: str | None = None) -> Any:
     """The scheduler table (utilization, sampling and co-scheduling ratios, configurations; means over
-    cells) rendered as a figure; ``draw`` also writes it as a LaTeX table."""
+    cells) rendered as a figure — with several metric catalogs, three grey-scale heat maps (catalog x
+    scheduler) instead; ``draw`` also writes the table as LaTeX."""
     import matplotlib.pyplot as plt
 
     t = _scheduler_table(store, experiment)
-    fig, ax = plt.subplots(figsize=(WIDTH, 0.35 + 0.24 * (len(t) + 1)))
+    if t.index.nlevels > 1:
+        return _scheduler_heatmaps(t)
+    fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.26 * (len(t) + 2)))
     ax.axis("off")
     cells = [[f"{v:.1f}" if v == v else "—" for v in row] for row in t.to_numpy()]
-    idx = [" / ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in t.index]
-    tab = ax.table(cellText=cells, rowLabels=idx, colLabels=list(t.columns), loc="center", cellLoc="right",
-                   rowLoc="left", colLoc="right", edges="horizontal")
+    idx = [str(i) for i in t.index]
+    tab = ax.table(cellText=cells, rowLabels=idx, colLabels=list(t.columns), cellLoc="right",
+                   rowLoc="left", colLoc="right", edges="horizontal", bbox=[0.12, 0, 0.88, 1])
     tab.auto_set_font_size(False)
     tab.set_fontsize(8)
-    tab.scale(1, 1.25)
     for (r, _c), cell in tab.get_celld().items():
         cell.set_linewidth(0.8 if r == 0 else 0.3)
-        if r == 0:
-            cell.set_height(cell.get_height() * 1.9)
-    ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)", pad=14)
+    ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)", pad=6)
+    return fig
+
+
+def _scheduler_heatmaps(t: Any) -> Any:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    cols = list(t.columns[:4])
+    cats = list(dict.fromkeys(t.index.get_level_values(0)))
+    scheds = sorted(set(t.index.get_level_values(1)))
+    fig, axes = plt.subplots(len(cols), 1, figsize=(WIDTH, 0.25 * len(cats) * len(cols) + 1.2 * len(cols)),
+                             squeeze=False)
+    for ax, col in zip(axes[:, 0], cols):
+        m = np.full((len(cats), len(scheds)), np.nan)
+        for (c, s), v in t[col].items():
+            m[cats.index(c), scheds.index(s)] = v
+        ax.imshow(np.ma.masked_invalid(m), cmap="Greys", vmin=0, vmax=100, aspect="auto")
+        for i in range(len(cats)):
+            for j in range(len(scheds)):
+                v = m[i, j]
+                ax.text(j, i, "—" if v != v else f"{v:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if v == v and v > 55 else "black")
+        ax.set_xticks(range(len(scheds)), scheds, rotation=25, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(len(cats)), cats)
+        ax.set_title(col.replace("\n", " ") + " (— : scheduler not applicable)", loc="left")
+        ax.grid(False)
+        for sp in ax.spines.values():
+            sp.set_visible(False)
+    fig.tight_layout()
     return fig
 
 
@@ -183,7 +237,10 @@ def _scheduler_table(store: Any, experiment: str | None) -> Any:
     sc = sc.copy()
     for c in cols:
         sc[c] = pd.to_numeric(sc[c], errors="coerce")
-    by = ["catalog", "scheduler"] if sc["catalog"].nunique() > 1 else ["scheduler"]
+    # schedule experiments (one cell per metric catalog): a row per catalog and scheduler; scaling
+    # experiments (one catalog over many workloads): a row per scheduler
+    per_catalog = (sc["trace"].astype(str) != sc["dataset"].astype(str)).all() and sc["dataset"].nunique() > 1
+    by = ["dataset", "scheduler"] if per_catalog else ["scheduler"]
     t = sc.groupby(by)[cols].mean()
     t[cols[:-1]] = t[cols[:-1]] * 100
     return t.rename(columns={"utilization": "utilization\n(%)", "mean_sampling_ratio": "mean sampling\nratio (%)",
@@ -264,10 +321,12 @@ def fig_causal_vs_offline(store: Any, experiment: str | None = None) -> Any:
     for i, (box, n) in enumerate(zip(bp["boxes"], order)):
         box.set_facecolor("white" if causal[n] else "#bbbbbb")
         box.set_hatch("" if causal[n] else "///")
-    ax.set_xticks(range(1, len(order) + 1), [f"{n}\n({'causal' if causal[n] else 'offline'})" for n in order])
-    ax.set_yscale("log")
+    ax.set_xticks(range(1, len(order) + 1), [f"{n} ({'causal' if causal[n] else 'offline'})" for n in order],
+                  rotation=25, ha="right", rotation_mode="anchor")
+    _log_axis(ax)
     ax.set_ylabel("window MAPE (%), log scale")
-    ax.set_title("Causal (online-usable) vs offline scalers, every cell")
+    ax.set_title(f"Causal (online-usable, white) vs offline (hatched) scalers: {df['cell_key'].nunique()} cells "
+                 f"({df['workload'].nunique()} workloads x {df['scheduler'].nunique()} schedulers x settings)")
     ax.grid(axis="x", visible=False)
     return fig
 
@@ -284,7 +343,7 @@ def fig_scaler_cost(store: Any, experiment: str | None = None) -> Any:
                 linewidth=0.4)
     ax.set_yticks(range(len(v)), v.index)
     ax.invert_yaxis()
-    ax.set_xscale("log")
+    _log_axis(ax, "x")
     ax.set_xlabel("throughput (event-windows per second, median over cells; log scale)")
     ax.set_title("Scaler cost (wall time of estimate(); shared machine)")
     ax.grid(axis="y", visible=False)

@@ -59,33 +59,53 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             piv = ok.pivot_table(index="scaler", columns="scheduler", values="window_mape", aggfunc="median")
             out["window MAPE (%), median over workloads: scaler x scheduler"] = (piv * 100).round(2)
             pair = ok.groupby(["scheduler", "scaler"])["window_mape"].median().dropna().sort_values()
-            if len(pair):
-                (s1, c1), v1 = pair.index[0], pair.iloc[0]
+            # window MAPE scores only windows with an estimate: a pair that leaves windows empty (perf's
+            # <not counted>) is not ranked against pairs that estimate every window
+            miss = (pd.to_numeric(ok["missing_share"], errors="coerce") if "missing_share" in ok
+                    else pd.Series(0.0, index=ok.index))
+            pmiss = miss.groupby([ok["scheduler"], ok["scaler"]]).median().reindex(pair.index).fillna(0.0)
+            never = (pd.to_numeric(ok["n_events_never_estimated"], errors="coerce") if "n_events_never_estimated" in ok
+                     else pd.Series(0.0, index=ok.index))
+            pnever = never.groupby([ok["scheduler"], ok["scaler"]]).max().reindex(pair.index).fillna(0.0)
+            good = (pmiss <= 0.01) & (pnever == 0)
+            full = pair[good]
+            gaps = pair[~good]
+            ranked = full if len(full) else pair
+            if len(ranked):
+                (s1, c1), v1 = ranked.index[0], ranked.iloc[0]
                 lines = [f"winner: {s1} + {c1}, median window MAPE {v1 * 100:.2f}%"]
-                if len(pair) > 1:
-                    (s2, c2), v2 = pair.index[1], pair.iloc[1]
+                if len(ranked) > 1:
+                    (s2, c2), v2 = ranked.index[1], ranked.iloc[1]
                     lines.append(f"runner-up: {s2} + {c2}, {v2 * 100:.2f}% "
                                  f"({_ratio(v2, v1)} the winner's error)")
                 if ("perf", "linear") in pair.index and (s1, c1) != ("perf", "linear"):
                     v0 = pair.loc[("perf", "linear")]
-                    lines.append(f"Linux default (perf + linear): {v0 * 100:.2f}% ({_ratio(v0, v1)} the winner's error)")
+                    lines.append(f"Linux default (perf + linear): {v0 * 100:.2f}% ({_ratio(v0, v1)} the winner's error"
+                                 + (f"; leaves {pmiss.loc[('perf', 'linear')] * 100:.1f}% of event-windows without "
+                                    "an estimate)" if pmiss.loc[("perf", "linear")] > 0.01 else ")"))
+                if len(full) and len(gaps):
+                    (sg, cg), vg = gaps.index[0], gaps.iloc[0]
+                    lines.append(f"not ranked: {len(gaps)} pair(s) leaving > 1% of event-windows without an estimate "
+                                 "or never counting an event, which window MAPE leaves out (best of them: "
+                                 f"{sg} + {cg}, {vg * 100:.2f}%; {pmiss.loc[(sg, cg)] * 100:.1f}% of event-windows "
+                                 f"without an estimate, up to {int(pnever.loc[(sg, cg)])} event(s) never counted)")
                 n_w = ok["workload"].nunique()
                 lines.append(f"({len(pair)} scheduler+scaler pairs, {n_w} workload(s), "
-                             f"{ok['seed'].nunique()} seed(s))")
+                             f"{ok['seed'].nunique()} seed(s); medians over workloads and seeds)")
                 out["winner"] = "\n".join(lines)
             agg = {"window_mape": "median", "total_error": "median"}
-            for k in ("metric_mape", "calibration_90", "event_windows_per_s"):
+            for k in ("missing_share", "metric_mape", "calibration_90", "event_windows_per_s"):
                 if k in ok:
                     ok[k] = pd.to_numeric(ok[k], errors="coerce")
                     agg[k] = "median"
             per = ok.groupby("scaler").agg(agg)
             per.insert(0, "causal", ok.groupby("scaler")["causal"].first().astype(bool))
-            for k in ("window_mape", "total_error", "metric_mape", "calibration_90"):
+            for k in ("window_mape", "total_error", "missing_share", "metric_mape", "calibration_90"):
                 if k in per:
                     per[k] = (per[k] * 100).round(2)
             if "event_windows_per_s" in per:
                 per["event_windows_per_s"] = per["event_windows_per_s"].round(-3)
-            per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %",
+            per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %", "missing_share": "no estimate %",
                                       "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
                                       "event_windows_per_s": "event-windows/s"})
             out["scalers (medians over cells)"] = per.sort_values("window MAPE %")
@@ -102,7 +122,9 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             s = s.copy()
             for c in cols:
                 s[c] = pd.to_numeric(s[c], errors="coerce")
-            by = ["catalog", "scheduler"] if "catalog" in s and s["catalog"].nunique() > 1 else ["scheduler"]
+            per_catalog = ((s["trace"].astype(str) != s["dataset"].astype(str)).all()
+                           and s["dataset"].nunique() > 1)  # schedule experiments: one cell per catalog
+            by = ["dataset", "scheduler"] if per_catalog else ["scheduler"]
             t = s.groupby(by)[cols].mean()
             for c in cols[:-1]:
                 t[c] = (t[c] * 100).round(1)
