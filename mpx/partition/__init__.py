@@ -8,8 +8,10 @@
 Phases (each a module or package with a small interface, a do-nothing policy and a registry, selected by
 name from one `Context`): `community` (Louvain), `coarsening` (heavy-edge ``ml_style``), `initial`
 (recursive bisection over a portfolio: greedy growing, BFS, label propagation, random, bin packing),
-`refinement` (label propagation, k-way FM with gain cache). `multilevel` wires them; `api.partition`
-validates the request and guarantees the caps. See ``benchmarks/bench_partition.py`` for measured quality.
+`refinement` (label propagation, k-way FM with gain cache, pairwise swaps for tight caps). `multilevel` wires
+them; `api.partition` validates the request, runs ``repetitions`` cycles and ``vcycles`` V-cycles, and
+guarantees the caps. `mpx.grouping` builds event groups on top. See ``benchmarks/bench_partition.py`` for
+measured quality.
 """
 
 from __future__ import annotations
