@@ -114,6 +114,17 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             g = bad.groupby(["scaler", "status"]).agg(cells=("cell_key", "nunique"), reason=("reason", "first"))
             g["reason"] = g["reason"].astype(str).str.slice(0, 110)
             out["scalers skipped or failed"] = g
+    events = store.table("events", experiment, run_id)
+    if not events.empty and "event_class" in events:
+        ev = events.copy()
+        ev["window_mape"] = pd.to_numeric(ev["window_mape"], errors="coerce")
+        ev = ev[ev["event_class"] != "zero"]
+        t = ev.pivot_table(index="scaler", columns="event_class", values="window_mape", aggfunc="median")
+        if not t.empty:
+            n = ev.groupby("event_class")["event"].nunique()
+            t.columns = [f"{c} ({n[c]} ev.)" for c in t.columns]
+            out["window MAPE (%) by event class (cv of true window counts: steady < 0.25 <= variable < 1 <= bursty), "
+                "median over events and cells"] = (t * 100).round(2)
     if not sched.empty:
         s = sched[sched["skipped"].isna()] if "skipped" in sched else sched
         if not s.empty:
