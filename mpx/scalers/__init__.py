@@ -10,6 +10,8 @@ A scaler turns an `~mpx.multiplex.Observation` into an `~mpx.scalers.base.Estima
 - ``dira`` (offline: looks one read window ahead), ``tam`` (causal: uses the previous window) —
   NeoMPX's interpolating estimators;
 - ``dcam``, ``cam``: NeoMPX's geometric / exponential-rate estimators (offline);
+- ``bayesperf``, ``bayesperf_smooth``: BayesPerf's factor graph with Expectation Propagation, causal
+  filter and offline smoother (`mpx.scalers.bayesperf`).
 
 The read-window scalers (``linear`` to ``cam``) take NeoMPX's post-processing fixes as options (see
 `mpx.scalers.neompx`).
@@ -43,6 +45,8 @@ BUILTIN: dict[str, str] = {
     "tam": "mpx.scalers.interpolation:TamScaler",
     "dcam": "mpx.scalers.neompx:DcamScaler",
     "cam": "mpx.scalers.neompx:CamScaler",
+    "bayesperf": "mpx.scalers.bayesperf:BayesPerfScaler",
+    "bayesperf_smooth": "mpx.scalers.bayesperf:BayesPerfSmoother",
 }
 
 ENTRY_POINT_GROUP = "mpx.scalers"
