@@ -568,7 +568,7 @@ def load_dataset(spec: dict) -> Any:
     if spec["kind"] == "shipped":
         from mpx import datasets
 
-        tr = datasets.load(spec["name"], verify=False)
+        tr = datasets.load(spec["name"], verify=True)  # the manifest checksum: a corrupted file fails here
     elif spec["kind"] == "file":
         from mpx.readers import read_trace
 

@@ -331,23 +331,45 @@ def fig_causal_vs_offline(store: Any, experiment: str | None = None) -> Any:
     return fig
 
 
+def _eng(v: float) -> str:
+    for f, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= f:
+            return f"{v / f:.3g}{suffix}"
+    return f"{v:.3g}"
+
+
 def fig_scaler_cost(store: Any, experiment: str | None = None) -> Any:
-    """Throughput of each scaler (event-windows per second, median over cells; log scale)."""
+    """Throughput of each scaler: event-windows per second of ``estimate()``, median over cells (dot)
+    and the range over cells (line); log scale."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     df = _scores(store, experiment)
-    v = df.groupby("scaler")["event_windows_per_s"].median().sort_values(ascending=False)
-    fig, ax = plt.subplots(figsize=(WIDTH, 3.0))
-    for i, (n, x) in enumerate(v.items()):
-        ax.barh(i, x, color=PALETTE[i % len(PALETTE)], hatch=HATCHES[i % len(HATCHES)], edgecolor="black",
-                linewidth=0.4)
-    ax.set_yticks(range(len(v)), v.index)
-    ax.invert_yaxis()
-    _log_axis(ax, "x")
-    ax.set_xlabel("throughput (event-windows per second, median over cells; log scale)")
-    ax.set_title("Scaler cost (wall time of estimate(); shared machine)")
+    df = df[df["event_windows_per_s"] > 0]
+    g = df.groupby("scaler")["event_windows_per_s"].agg(["median", "min", "max"]).sort_values("median",
+                                                                                               ascending=False)
+    n_ew = (pd_num(df["n_windows"]) * pd_num(df["n_events"])).median()
+    fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.3 * len(g)))
+    for i, (n, r) in enumerate(g.iterrows()):
+        ax.plot([r["min"], r["max"]], [i, i], color="#777777", linewidth=1.0)
+        ax.plot(r["median"], i, marker=MARKERS[i % len(MARKERS)], color="black", markersize=6, linestyle="none")
+        ax.annotate(_eng(r["median"]), (r["median"], i), textcoords="offset points", xytext=(0, 6), ha="center",
+                    fontsize=7)
+    ax.set_yticks(range(len(g)), g.index)
+    ax.set_ylim(len(g) - 0.5, -0.7)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _eng(v)))
+    ax.set_xlabel("throughput of estimate() (event-windows per second; log scale)")
+    ax.set_title(f"Scaler cost: median (marker) and range over {df['cell_key'].nunique()} cells of ~{n_ew:,.0f} "
+                 "event-windows; wall time on a shared machine")
     ax.grid(axis="y", visible=False)
     return fig
+
+
+def pd_num(s: Any) -> Any:
+    import pandas as pd
+
+    return pd.to_numeric(s, errors="coerce")
 
 
 FIGURES: dict[str, Callable[..., Any]] = {
