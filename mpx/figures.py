@@ -165,9 +165,13 @@ def fig_scaler_per_workload(store: Any, experiment: str | None = None) -> Any:
                color=PALETTE[i % len(PALETTE)], hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
     ax.set_xticks(x, piv.index, rotation=0)
     _log_axis(ax)
+    low = np.nanmin(piv.to_numpy() * 100)
+    if np.isfinite(low) and low > 0:
+        ax.set_ylim(bottom=10.0 ** np.floor(np.log10(low)))  # bars start at a round decade
     ax.set_xlabel("workload")
     ax.set_ylabel("window MAPE (%), log scale")
-    ax.set_title(f"Scaler error per workload ({s} scheduler, {int(df['counters'].median())} counters)")
+    ax.set_title(f"Scaler error per workload ({s} scheduler, {int(df['counters'].median())} counters; "
+                 "over the windows each scaler estimates)")
     ax.grid(axis="x", visible=False)
     _legend_below(ax, n_s)
     return fig
