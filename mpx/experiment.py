@@ -420,6 +420,10 @@ class Experiment:
                                   "(leave-one-workload-out training)")
             problem, _ = build_problem(hardware)
             for d in ds:
+                try:  # a quantum in ms on a cycles axis needs clock_hz: no silent default
+                    _quantum(mux, load_dataset(d))
+                except ConfigError as exc:
+                    raise ConfigError(f"{self.where}: [multiplex] dataset {d['name']!r}: {exc}") from None
                 have = set(load_dataset(d).events)
                 missing = [e for e in problem.events if e not in have]
                 if missing:
@@ -864,6 +868,7 @@ def _run_scaling_cell(cell: dict) -> dict[str, Any]:
         for i, r in enumerate(ev.itertuples(index=False)):
             event_rows.append({k: _clean(v) for k, v in {
                 "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+                "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
                 "scheduler": prov["scheduler"], "scaler": spec["name"], "seed": cell["seed"],
                 "counters": prov["counters"], "n_events": prov["n_events"], "event": r.event,
                 "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sr.get(r.event),
@@ -874,6 +879,7 @@ def _run_scaling_cell(cell: dict) -> dict[str, Any]:
         for r in sc.metrics.itertuples(index=False):
             metric_rows.append({k: _clean(v) for k, v in {
                 "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+                "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
                 "scheduler": prov["scheduler"], "scaler": spec["name"], "seed": cell["seed"],
                 "metric": r.metric, "n_windows": r.n_windows, "n_meaningful": r.n_meaningful,
                 "n_missing": r.n_missing, "window_mape": r.window_mape}.items()})

@@ -214,3 +214,29 @@ use = ["linear"]
         out = run_cell(c)
         assert out["cell"]["status"] == "done"
         assert np.isfinite(out["scores"][0]["window_mape"])
+
+
+def test_quantum_in_ms_needs_the_clock(tmp_path):
+    cfg = """
+[experiment]
+name = "ms"
+[data]
+synthetic = [{preset = "phases", intervals = 100}]
+[hardware]
+pmu = "generic-N"
+counters = 2
+events = ["ev0", "ev1", "ev2"]
+[multiplex]
+quantum_ms = 4
+read_every = 5
+[schedulers]
+use = ["perf"]
+[scalers]
+use = ["linear"]
+"""
+    (tmp_path / "ms.toml").write_text(cfg)
+    with pytest.raises(ConfigError, match="clock_hz"):
+        load_config(tmp_path / "ms.toml").cells()
+    (tmp_path / "ms.toml").write_text(cfg.replace("quantum_ms = 4", "quantum_ms = 4\nclock_hz = 1e9"))
+    cells = load_config(tmp_path / "ms.toml").cells()
+    assert run_cell(cells[0])["scores"][0]["quantum"] == pytest.approx(4e6)

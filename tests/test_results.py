@@ -111,3 +111,15 @@ def test_kill_9_resumes_to_identical_rows(tmp_path):
     assert p.returncode == 0, err.decode()
     assert f"{n_killed} cached" in out.decode()
     assert_same(stable_tables(ref / "results.sqlite"), stable_tables(db))
+
+
+def test_parquet_export_when_pyarrow_is_installed(tmp_path):
+    pytest.importorskip("pyarrow", reason="pyarrow not installed: Parquet export is optional, CSV is always written")
+    import pandas as pd
+
+    exp = load_config(write_config(tmp_path))
+    with ResultsStore(tmp_path / "r.sqlite") as st:
+        run_experiment(exp, st, progress=False)
+        files = st.export(tmp_path / "x", parquet=True)
+    pq = [p for p in files if p.suffix == ".parquet"]
+    assert pq and len(pd.read_parquet(tmp_path / "x" / "scores.parquet")) == 12
