@@ -413,6 +413,9 @@ class Experiment:
             scaler_specs = [{"name": n, "params": scaler_params.get(n, {})} for n in scaler_names]
             ds = self.datasets(cfg)
             sums = {d["name"]: dataset_checksum(d) for d in ds}
+            # a PMU or catalog file's content is part of the key (edit the file: the cells recompute)
+            hw_sums = {k: catalog_checksum(hardware[k]) for k in ("pmu", "metrics")
+                       if isinstance(hardware.get(k), str) and os.path.isabs(hardware[k])}
             workloads = {d["name"]: _workload_of(d) for d in ds}
             learned = [s["name"] for s in scaler_specs if _is_learned(s["name"])]
             if learned and len(set(workloads.values())) < 2:
@@ -439,7 +442,7 @@ class Experiment:
                 for seed in self.seeds(cfg):
                     for s in sched_names:
                         cell = {"kind": "scaling", "dataset": d, "dataset_checksum": sums[d["name"]],
-                                "hardware": hardware, "multiplex": mux, "seed": seed,
+                                "hardware": hardware, "hardware_checksums": hw_sums, "multiplex": mux, "seed": seed,
                                 "scheduler": {"name": s, "params": sched_params.get(s, {})},
                                 "scalers": scaler_specs, "train": train, "series_events": series,
                                 "code_version": version}
@@ -484,6 +487,8 @@ class Experiment:
                 for s in names:
                     cell = {"kind": "schedule", "dataset": {"kind": "catalog", "name": _catalog_label(c)},
                             "dataset_checksum": catalog_checksum(c), "hardware": hw,
+                            "hardware_checksums": ({"pmu": catalog_checksum(hw["pmu"])} if os.path.isfile(hw["pmu"])
+                                                   else {}),
                             "multiplex": {"quanta": cfg.get("multiplex", {}).get("quanta")}, "seed": seed,
                             "scheduler": {"name": s, "params": params.get(s, {})}, "code_version": version}
                     cell["key"] = cell_key(cell)
