@@ -136,14 +136,14 @@ def grouping_context(n_vertices: int) -> Context:
     (`mpx.partition.refinement.swap`) between FM rounds. Such inputs are below the contraction limit (no
     coarsening) and initial partitioning (recursive bisection, k − 1 portfolios) takes most of the time,
     so the budget goes to independent repetitions on small inputs (⌊1000 / n⌋, at most 8, for n ≤ 400),
-    else to one run with fewer portfolio runs per bisection (10 up to 1,000 events, 5 above) and 2
-    V-cycles — under 1 s per call up to 2,000 events on the 2-core machine of
-    ``benchmarks/bench_partition.py`` when it is not loaded.
+    else to one run with fewer portfolio runs per bisection (10 instead of 20) and 2 V-cycles — about
+    0.5 s per call at 2,000 events on the 2-core machine of ``benchmarks/bench_partition.py`` when it is
+    not loaded (twice that when it is).
     """
     refinement = RefinementConfig(algorithms=("label_propagation", "fm", "swap", "fm"))
     if n_vertices <= 400:
         return Context(refinement=refinement, vcycles=0, repetitions=max(1, min(8, 1000 // max(n_vertices, 1))))
-    return Context(refinement=refinement, vcycles=2, initial=InitialConfig(runs=10 if n_vertices <= 1000 else 5))
+    return Context(refinement=refinement, vcycles=2, initial=InitialConfig(runs=10))
 
 
 def _links(v: int, block: set[int], parts: Sequence[tuple[int, ...]], weights: np.ndarray,
