@@ -1,0 +1,179 @@
+"""``mpx estimate``: re-estimate a real ``perf stat -I`` run with any read-view scaler.
+
+A real run has no ground truth: the output is each interval's estimate beside perf's own scaled value.
+The library does the work: `mpx.readers.perfstat.read_perf_stat` reads the CSV or JSON output;
+`read_view` turns it into the read view a scaler sees (`mpx.scalers.check.observation_from_reads`):
+
+- ``running`` = perf's ``time_running`` of the interval (ns);
+- ``enabled`` = the interval length (times the CPUs perf aggregated), which is ``time_enabled`` for
+  system-wide counting; where that contradicts perf's printed (integer-truncated) running percentage
+  (per-task counting: an event is enabled only while the task runs), the largest enabled time the
+  percentage allows, ``100 * running / pct``, instead (said in the output);
+- ``raw`` = ``value * running / enabled``, so that perf's own scaling ``raw * enabled / running``
+  gives back exactly the value perf printed and ``linear`` reproduces perf;
+- ``<not counted>``: running 0 (nothing to scale); ``<not supported>`` and missing cells: enabled 0.
+
+Only scalers that work from the read view (``view == "read"``) can run here: perf stat -I prints one
+value per interval, not the per-quantum samples that quantum-view scalers (BayesPerf's Student-t
+measurement model, PAPI's software multiplexing) need.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_parser", "run", "read_view"]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "estimate",
+        help="re-estimate a real perf stat -I run with a scaler, beside perf's values",
+        description="Read a perf stat -I output (CSV from -x SEP, or JSON from -j), re-estimate every counter's "
+        "count per interval with a scaler that works from the read view, and print the estimates beside perf's "
+        "own scaled values (no ground truth: a comparison, not a score).",
+    )
+    p.add_argument("perfstat", metavar="PERF_STAT_OUTPUT", help="perf stat -I output file (CSV or JSON lines)")
+    p.add_argument("--scaler", required=True, metavar="NAME", help="a read-view scaler (e.g. linear, papi, dira, "
+                   "tam, dcam, cam)")
+    p.add_argument("--relations", metavar="CATALOG", help="relations for a scaler that takes them (a catalog file "
+                   "or built-in name)")
+    p.add_argument("--events", metavar="LIST", help="comma-separated counters to print (default: all)")
+    p.add_argument("--plot", metavar="OUT.png", help="also plot perf's values and the estimates per counter")
+    p.add_argument("--json", action="store_true", help="print JSON (one object per interval and counter)")
+
+
+def read_view(run: Any) -> tuple[dict[str, Any], list[str]]:
+    """The read view of a `~mpx.readers.perfstat.PerfStatRun` (module docstring): ``edges`` (ns),
+    ``raw``, ``enabled``, ``running`` ``[T, E]``, and notes on the choices made."""
+    import numpy as np
+
+    notes: list[str] = []
+    edges = np.concatenate([[0.0], np.asarray(run.timestamps, dtype=np.float64) * 1e9])
+    present = np.asarray(run.present, dtype=bool)
+    counted = np.asarray(run.counted, dtype=bool)
+    running = np.where(counted, np.nan_to_num(np.asarray(run.running_ns, dtype=np.float64)), 0.0)
+    enabled = np.nan_to_num(run.enabled_ns(), nan=0.0)
+    lo, hi = run.enabled_ns_bounds()
+    with np.errstate(invalid="ignore"):
+        bad = counted & (running > 0) & np.isfinite(hi) & ~((enabled > lo * (1 - 1e-12)) & (enabled <= hi * (1 + 1e-12)))
+    if bad.any():
+        enabled = np.where(bad, hi, enabled)
+        notes.append(f"{int(bad.sum())} of {int(counted.sum())} counted cells: the interval length contradicts "
+                     "perf's running percentage (per-task counting?); enabled = 100 * running / pct there")
+    not_supported = np.asarray(run.not_supported, dtype=bool) | ~present
+    enabled = np.where(not_supported, 0.0, enabled)
+    running = np.minimum(running, np.where(enabled > 0, enabled, running))
+    value = np.asarray(run.value, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        raw = np.where(counted & (enabled > 0), value * running / np.where(enabled > 0, enabled, 1.0), 0.0)
+    raw = np.nan_to_num(raw)
+    return {"edges": edges, "raw": raw, "enabled": enabled, "running": running}, notes
+
+
+def _plot(path: str, times: Any, labels: list[str], perf: Any, est: Any, std: Any, scaler: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    n = len(labels)
+    cols = min(3, n)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 2.6 * rows), squeeze=False, sharex=True)
+    for i, lab in enumerate(labels):
+        ax = axes[i // cols][i % cols]
+        ax.plot(times, perf[:, i], "o-", ms=2, lw=1, label="perf (scaled)")
+        ax.plot(times, est[:, i], "-", lw=1, label=scaler)
+        if std is not None:
+            ax.fill_between(times, est[:, i] - std[:, i], est[:, i] + std[:, i], alpha=0.25, lw=0)
+        ax.set_title(lab, fontsize=9)
+        ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
+    for j in range(n, rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    del np
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    import numpy as np
+
+    from mpx import scalers
+    from mpx.errors import ConfigError
+    from mpx.readers.perfstat import read_perf_stat
+    from mpx.scalers.check import observation_from_reads
+
+    if args.scaler not in scalers.available():
+        raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")
+    cls = scalers.get_class(args.scaler)
+    if cls.view != "read":
+        readable = [n for n in scalers.available() if scalers.get_class(n).view == "read"]
+        raise ConfigError(f"scaler {args.scaler!r} works on the quantum view (per-quantum samples), which perf stat -I "
+                          f"does not print; read-view scalers: {', '.join(readable)}")
+    params: dict[str, Any] = {}
+    if args.relations is not None:
+        if "relations" not in cls._param_names():
+            raise ConfigError(f"scaler {args.scaler!r} takes no relations (--relations is for scalers that do)")
+        from mpx.cli.schedule import load_catalog_arg
+
+        params["relations"] = load_catalog_arg(args.relations)
+    run_ = read_perf_stat(args.perfstat)
+    labels = list(run_.labels)
+    view, notes = read_view(run_)
+    obs = observation_from_reads(labels, view["edges"], view["raw"], view["enabled"], view["running"],
+                                 meta={"workload": str(args.perfstat), "scheduler": None, "source": "perf stat -I"})
+    est = cls(**params).estimate(obs)
+    perf = np.where(np.asarray(run_.counted, dtype=bool), np.asarray(run_.value, dtype=np.float64), np.nan)
+    show = list(range(len(labels)))
+    if args.events:
+        want = [e.strip() for e in args.events.split(",") if e.strip()]
+        unknown = [e for e in want if e not in labels]
+        if unknown:
+            raise ConfigError(f"--events: {unknown} not in {args.perfstat} (counters: {', '.join(labels)})")
+        show = [labels.index(e) for e in want]
+    times = np.asarray(run_.timestamps, dtype=np.float64)
+    std = est.std
+    if args.plot:
+        _plot(args.plot, times, [labels[i] for i in show], perf[:, show], est.counts[:, show],
+              None if std is None else std[:, show], args.scaler)
+        notes.append(f"plot written to {args.plot}")
+    if args.json:
+        out = [{"time": float(times[t]), "counter": labels[i], "perf": None if np.isnan(perf[t, i]) else float(perf[t, i]),
+                "estimate": None if not np.isfinite(est.counts[t, i]) else float(est.counts[t, i]),
+                "std": None if std is None or not np.isfinite(std[t, i]) else float(std[t, i]),
+                "not_estimated": bool(est.not_estimated[t, i]), "running_pct": float(run_.pct_running[t, i])}
+               for t in range(times.size) for i in show]
+        print(json.dumps({"scaler": args.scaler, "causal": est.causal, "notes": notes + list(est.notes),
+                          "rows": out}, indent=1))
+        return 0
+    print(f"{args.perfstat}: {times.size} intervals, {len(labels)} counters ({run_.format}); scaler {args.scaler} "
+          f"({'causal' if est.causal else 'offline'})")
+    for n in notes + list(est.notes):
+        print(f"note: {n}")
+
+    def num(v: float) -> str:
+        return "<not counted>" if not np.isfinite(v) else f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3f}"
+
+    head = ("time", "counter", "run%", "perf", args.scaler) + (("std",) if std is not None else ())
+    table = [head]
+    for t in range(times.size):
+        for i in show:
+            row = (f"{times[t]:.3f}", labels[i], f"{run_.pct_running[t, i]:.0f}", num(perf[t, i]),
+                   num(est.counts[t, i]))
+            table.append(row + ((num(std[t, i]),) if std is not None else ()))
+    tot_p, tot_e = np.nansum(perf, axis=0), np.nansum(est.counts, axis=0)
+    for i in show:
+        table.append(("total", labels[i], "", num(tot_p[i]), num(tot_e[i])) + (("",) if std is not None else ()))
+    widths = [max(len(r[c]) for r in table) for c in range(len(head))]
+    for r in table:
+        print("  ".join(c.ljust(w) if j in (0, 1) else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip())
+    return 0

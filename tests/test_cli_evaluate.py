@@ -1,0 +1,87 @@
+"""``mpx evaluate``: one replay, every named scaler scored; JSON and table output, defaults stated, one-line
+errors on bad input (the scoring itself is tested in ``tests/test_evaluate.py``)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from mpx import datasets, scalers, synthetic
+from mpx.cli import main
+from mpx.evaluate import score
+from mpx.metrics import builtin
+from mpx.multiplex import multiplex
+from mpx.problem import Problem
+
+
+def _json(capsys, *argv):
+    assert main(["evaluate", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_dataset_json_one_object_per_scaler_matching_the_library(capsys):
+    rows = _json(capsys, "xz", "--pmu", "generic-4", "--scaler", "linear", "--scaler", "bayesperf_smooth",
+                 "--scaler", "dira")
+    assert [r["scaler"] for r in rows] == ["linear", "bayesperf_smooth", "dira"]
+    by = {r["scaler"]: r for r in rows}
+    assert by["linear"]["causal"] is True and by["dira"]["causal"] is False
+    assert by["bayesperf_smooth"]["causal"] is False and by["bayesperf_smooth"]["relations"] == "callgrind"
+    for r in rows:
+        for k in ("window_mape", "total_error", "metric_mape"):
+            assert isinstance(r[k], float) and math.isfinite(r[k])
+    setup = rows[0]["setup"]
+    assert setup["read_every"] == 10 and setup["metrics"].startswith("callgrind")
+    # the same replay and scoring through the library: the defaults are what the help says
+    tr = datasets.load("xz")
+    obs = multiplex(tr, Problem(tr.events, "generic-4"), "perf", quantum=float(np.median(np.diff(tr.edges))),
+                    read_every=10)
+    assert setup["quantum"] == pytest.approx(obs.quantum)
+    sm = score(scalers.get("linear").estimate(obs), tr, builtin("callgrind")).summary
+    for k in ("window_mape", "total_error", "metric_mape"):
+        assert by["linear"][k] == pytest.approx(sm[k], rel=1e-12)
+
+
+def test_trace_file_with_quantum_read_every_and_table(tmp_path, capsys):
+    tr = synthetic.synth("tma", intervals=400, seed=1)
+    path = tmp_path / "tma.npz"
+    tr.save(path)
+    q = float(tr.edges[1] - tr.edges[0])
+    assert main(["evaluate", str(path), "--pmu", "generic-8", "--counters", "4", "--quantum", str(2 * q),
+                 "--read-every", "5", "--scaler", "linear", "--scaler", "tam", "--metrics", "tma",
+                 "--relations", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "read every 5 quanta" in out and "(default" not in out.splitlines()[1]
+    assert "metrics: tma" in out and "relations for BayesPerf: none" in out
+    lines = [ln.split()[0] for ln in out.splitlines()]
+    assert "linear" in lines and "tam" in lines
+    # callgrind traces have no cycles event: papi_sw is reported as not scored, not a crash
+    rows = _json(capsys, "awk", "--pmu", "generic-4", "--scaler", "papi_sw", "--scaler", "linear")
+    assert "error" in rows[0] and "cycles" in rows[0]["error"]
+    assert "error" not in rows[1]
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["no-such-dataset", "--pmu", "generic-4"], "neither an existing trace file nor a shipped dataset"),
+    (["xz", "--pmu", "generic-4", "--scaler", "nope"], "unknown scaler"),
+    (["xz", "--pmu", "generic-4", "--scheduler", "nope"], "unknown scheduler"),
+    (["xz", "--pmu", "generic-4", "--quantum", "abc"], "--quantum"),
+    (["xz", "--pmu", "generic-4", "--quantum", "4ms"], "no fixed relation to time"),
+    (["xz", "--pmu", "generic-4", "--quantum", "-3"], "--quantum"),
+    (["xz", "--pmu", "generic-4", "--read-every", "0"], "--read-every"),
+    (["xz", "--pmu", "no-such-pmu"], "no-such-pmu"),
+    (["xz", "--pmu", "generic-4", "--events", "Ir,bogus"], "bogus"),
+])
+def test_bad_input_is_one_line_error(argv, needle, capsys):
+    assert main(["evaluate", *argv]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mpx evaluate: error:") and needle in err and "\n" not in err
+
+
+def test_pmu_is_required(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "xz"])
+    assert exc.value.code == 2
+    assert "--pmu" in capsys.readouterr().err
