@@ -7,7 +7,8 @@ Multiplexing itself is not timed, only ``scaler.estimate``.
 
 Accuracy: per read window, relative error of the estimated count against the truth (windows whose true
 count is below ``--floor`` counts are left out), for linear scaling (perf's) and BayesPerf without
-relations, with the trace's exact identities (filter and smoother). Synthetic data: the identities are
+relations, with the trace's exact identities (filter and smoother; and the filter with the homoscedastic variance pool,
+``pool="variance"``, and with the within-window drift term, ``drift=True``). Synthetic data: the identities are
 the generator's (``mpx.synthetic.identities``), prior knowledge like vendor formulas, not the counts.
 
 Run: ``python benchmarks/bench_bayesperf.py`` (``--help`` for sizes).
@@ -76,7 +77,8 @@ def accuracy(args) -> None:
         "bp none": BayesPerfScaler(),
         "bp filter": BayesPerfScaler(relations=ids),
         "bp smooth": BayesPerfSmoother(relations=ids),
-        "paper-t": BayesPerfScaler(relations=ids, drift=False),
+        "var-pool": BayesPerfScaler(relations=ids, pool="variance"),  # the paper's homoscedastic pool
+        "drift": BayesPerfScaler(relations=ids, drift=True),
     }
     res = {k: rel_errors(s.estimate(obs).counts, truth, args.floor) for k, s in runs.items()}
     print("  " + "event".ljust(24) + "".join(k.rjust(11) for k in res))
