@@ -283,6 +283,13 @@ class ChainPosterior:
     converged: bool
 
 
+def _rows_times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for ``a[n, p]``, ``b[p, q]``, row by row in a fixed order. A 2-D BLAS product of ``n``
+    rows may round a row differently depending on ``n`` (edge kernels), and ``n`` here is the number of
+    windows being updated, which depends on *later* windows: the causal filter must not (bit for bit)."""
+    return (a[:, :, None] * b[None, :, :]).sum(axis=1)
+
+
 def _dilate(changed: np.ndarray, k: int, smooth: bool) -> np.ndarray:
     """Windows whose sub-problem contains a changed window (changed: bool ``[R]``)."""
     n = changed.size
@@ -356,7 +363,7 @@ def ep_chain(J: np.ndarray, h: np.ndarray, W: np.ndarray, J0: np.ndarray, h0: np
     for it in range(1, max_iter + 1):
         # which sites of the fresh windows need EP at all
         mean_r, cov_r = information_to_moments(lam_f[fresh], eta_f[fresh])
-        um = mean_r @ Ct
+        um = _rows_times(mean_r, Ct)
         uv = np.maximum(((cov_r @ Ct) * Ct).sum(axis=-2), 1e-300)
         tc = 1.0 / uv - tau[fresh]
         cav_beta = -(um / uv - nu[fresh]) / np.sqrt(np.where(tc > 0, tc, 1.0))
@@ -368,7 +375,7 @@ def ep_chain(J: np.ndarray, h: np.ndarray, W: np.ndarray, J0: np.ndarray, h0: np
             break
         t0, n0 = tau[aw], nu[aw]
         l_rest = lam_f[aw] - (Ct * t0[:, None, :]) @ C
-        e_rest = eta_f[aw] - n0 @ C
+        e_rest = eta_f[aw] - _rows_times(n0, C)
         t_cur, n_cur = t0.copy(), n0.copy()
         st, ls = step[aw], last[aw]
         for _ in range(inner):
@@ -376,8 +383,8 @@ def ep_chain(J: np.ndarray, h: np.ndarray, W: np.ndarray, J0: np.ndarray, h0: np
             if rows_in.size == 0:
                 break
             mloc, cloc = information_to_moments(l_rest[rows_in] + (Ct * t_cur[rows_in, None, :]) @ C,
-                                                 e_rest[rows_in] + n_cur[rows_in] @ C)
-            um = mloc @ Ct
+                                                 e_rest[rows_in] + _rows_times(n_cur[rows_in], C))
+            um = _rows_times(mloc, Ct)
             uv = ((cloc @ Ct) * Ct).sum(axis=-2)
             tr, nr = t_cur[rows_in], n_cur[rows_in]
             t_new, n_new, tcav, ok = _site_update(um, uv, tr, nr, skip)
@@ -403,7 +410,7 @@ def ep_chain(J: np.ndarray, h: np.ndarray, W: np.ndarray, J0: np.ndarray, h0: np
             break
         mv = aw[moved]
         Jt_f[mv] += (Ct * dt[moved, None, :]) @ C
-        ht_f[mv] += dn[moved] @ C
+        ht_f[mv] += _rows_times(dn[moved], C)
         changed = np.zeros(n_win, dtype=bool)
         changed[mv % n_win] = True
         rows = np.flatnonzero(_dilate(changed, k, smooth))
