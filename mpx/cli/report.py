@@ -159,8 +159,16 @@ def _ratio(a: float, b: float) -> str:
 
 
 def print_summary(store: Any, experiment: str | None = None, run_id: int | None = None) -> None:
+    """Print the summary tables; a store holding several experiments gets one section per experiment."""
     import pandas as pd
 
+    if experiment is None and run_id is None:
+        names = list(dict.fromkeys(store.experiments()))
+        if len(names) > 1:
+            for name in names:
+                print(f"\n######## experiment {name}")
+                print_summary(store, name)
+            return
     tables = summary_tables(store, experiment, run_id)
     if not tables:
         print("no results")
