@@ -196,11 +196,15 @@ def run(args: argparse.Namespace) -> int:
         if not args.latex:
             print_summary(store, args.experiment, args.run)
             return 0
-        for i, (title, t) in enumerate(summary_tables(store, args.experiment, args.run).items()):
-            if isinstance(t, str):
-                print("% " + t.replace("\n", "\n% "))
-                continue
-            label = "tab:" + re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40]
-            print(to_latex(t, title, label))
-            print()
+        names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
+        for name in names or [None]:
+            if len(names) > 1:
+                print(f"% ---- experiment {name}")
+            for title, t in summary_tables(store, name, args.run).items():
+                if isinstance(t, str):
+                    print("% " + t.replace("\n", "\n% "))
+                    continue
+                slug = re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48]
+                print(to_latex(t, title if len(names) < 2 else f"{name}: {title}", "tab:" + slug))
+                print()
     return 0
