@@ -60,6 +60,7 @@ def test_trace_file_with_quantum_read_every_and_table(tmp_path, capsys):
     # callgrind traces have no cycles event: papi_sw is reported as not scored, not a crash
     rows = _json(capsys, "awk", "--pmu", "generic-4", "--scaler", "papi_sw", "--scaler", "linear")
     assert "error" in rows[0] and "cycles" in rows[0]["error"]
+    assert rows[0]["window_mape"] is None and rows[0]["causal"] is True  # the keys are always there
     assert "error" not in rows[1]
 
 

@@ -191,9 +191,11 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         cls = scalers.get_class(name)
         params = {"relations": relations} if "relations" in cls._param_names() and relations is not None else {}
-        row: dict[str, Any] = {"scaler": name, "causal": None, "view": cls.view}
+        row: dict[str, Any] = {"scaler": name, "causal": None, "view": cls.view, "window_mape": None,
+                               "total_error": None, "metric_mape": None}
         try:
             s = cls(**params)
+            row["causal"] = bool(s.causal)
             t0 = time.process_time()
             est = s.estimate(obs)
             row["cpu_s"] = round(time.process_time() - t0, 4)
