@@ -80,3 +80,17 @@ def test_help_lists_run_report_figs(capsys):
     text = capsys.readouterr().out
     for cmd in ("run", "report", "figs"):
         assert cmd in text
+
+
+def test_report_on_a_store_with_two_experiments(tmp_path, capsys):
+    out = tmp_path / "out"
+    for name in ("first", "second"):
+        cfg = write_config(tmp_path, name=name)
+        assert main(["run", str(cfg), "--out", str(out), "--no-progress", "--no-figures"]) == 0
+    text = capsys.readouterr().out
+    assert "6 cells (6 cached, 0 computed" in text  # same cells under another name: nothing recomputed
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "######## experiment first" in text and "######## experiment second" in text
+    assert main(["report", str(out), "--latex", "--experiment", "second"]) == 0
+    assert "% ----" not in capsys.readouterr().out
