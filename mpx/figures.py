@@ -281,7 +281,8 @@ def fig_timeline(store: Any, experiment: str | None = None) -> Any:
     scale = 1e9 if tmax > 3e9 else 1e6 if tmax > 3e6 else 1e3 if tmax > 3e3 else 1.0
     scores = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
     rw = pd.to_numeric(scores["read_window"], errors="coerce").dropna() if "read_window" in scores else None
-    rw_text = f", read window {rw.iloc[0] / scale:.3g} {_time_label(unit, scale)}" if rw is not None and len(rw) else ""
+    rw_text = (f", read window {rw.iloc[0] / scale:.3g}" + (" ×" if scale != 1 else "") + f" {_time_label(unit, scale)}"
+               if rw is not None and len(rw) else "")
     for ax, ev in zip(axes[:, 0], events):
         part = ser[ser["event"] == ev]
         first = part[part["scaler"] == pick[0]].sort_values("window")
