@@ -12,6 +12,8 @@ A scaler turns an `~mpx.multiplex.Observation` into an `~mpx.scalers.base.Estima
 - ``dcam``, ``cam``: NeoMPX's geometric / exponential-rate estimators (offline);
 - ``bayesperf``, ``bayesperf_smooth``: BayesPerf's factor graph with Expectation Propagation, causal
   filter and offline smoother (`mpx.scalers.bayesperf`).
+- ``fusion``, ``fusion_smooth``: a Kalman filter / RTS smoother on log-rates with cross-event
+  covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`).
 
 The read-window scalers (``linear`` to ``cam``) take NeoMPX's post-processing fixes as options (see
 `mpx.scalers.neompx`).
@@ -47,6 +49,8 @@ BUILTIN: dict[str, str] = {
     "cam": "mpx.scalers.neompx:CamScaler",
     "bayesperf": "mpx.scalers.bayesperf:BayesPerfScaler",
     "bayesperf_smooth": "mpx.scalers.bayesperf:BayesPerfSmoother",
+    "fusion": "mpx.scalers.fusion:FusionScaler",
+    "fusion_smooth": "mpx.scalers.fusion:FusionSmoother",
 }
 
 ENTRY_POINT_GROUP = "mpx.scalers"

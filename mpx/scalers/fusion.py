@@ -1,0 +1,326 @@
+"""Fusion: one Gaussian state-space model of every event's log-rate — time dynamics, learned cross-event
+structure and catalog relations together — filtered causally or smoothed offline.
+
+The open problem this answers (the thesis's survey, issue 7): NeoMPX's interpolating estimators follow a
+fixed shape between two reads and miss phase changes (Mathur & Cook 2005; NeoMPX, CLUSTER 2020);
+BayesPerf (Banerjee et al., ASPLOS 2021) uses only explicit, formula-level relations, at a cost its
+authors tamed with an FPGA. Here explicit relations and *implicit* interactions learned from other
+workloads are combined in one linear-Gaussian model whose exact inference is a Kalman filter (Kalman
+1960) or a Rauch–Tung–Striebel smoother (Rauch, Tung & Striebel 1965), O(k·E²) per read window; the
+same family as Manzke & Coghlan's MMSE fusion of sequential counter observations (MASCOTS 2005).
+
+**State.** ``x[w, e] = log(rate_e in read window w + eps)``, ``rate = count / window length``,
+``eps = 0.5 / nominal window length`` (keeps zero counts finite).
+
+**Dynamics (time).** ``x_w = x_{w-1} + eta_w``, ``eta_w ~ N(0, q_scale · Q)``: a local level per event
+whose innovations are *correlated across events*. ``Q`` is the covariance of successive windows'
+log-rate changes in the training workloads' ground truth, estimated with scikit-learn's Ledoit–Wolf
+shrinkage. A phase change moves many events at once; when some of them are on the counters, the
+correlated innovation carries the change to the ones that are not — the implicit interactions
+(e.g. L1 misses and LL misses, loads and L1 misses) that a formula does not state.
+
+**Prior.** ``x_0 ~ N(mu, Sigma)``: mean and (Ledoit–Wolf) covariance of the training workloads'
+window log-rates — the cross-event structure of *levels*, so an event that has not run yet is still
+predicted from the ones that have.
+
+**Measurement.** Where event e ran in window w, ``y = log(raw / running + eps) = x_w + noise``: the rate
+seen over the quanta it ran is a sample of the window's quanta, so the noise variance is the
+finite-population one, ``s2_e · (n - m) / (m · (n - 1))`` for ``m`` of ``n`` quanta, with ``s2_e`` the
+variance of a quantum's log-rate around its window's in the training data; it vanishes when the event
+ran the whole window (the count is then exactly the raw count).
+
+**Relations (explicit).** Catalog identities ``A c = 0`` and inequalities ``B c <= 0`` over the window
+counts (`mpx.scalers.relations.relation_set`, as BayesPerf reads them) are imposed on each window's
+posterior after the log-normal's delta-method linearisation ``C = diag(c) P diag(c)``: identities by
+Gaussian conditioning (mean and covariance), violated inequalities by projecting the mean onto their
+boundary (active set; the truncated posterior's mode), then counts >= 0. Relations through latent
+(unmeasured) variables are dropped with a note. The projection uses only window w's posterior, so the
+filter stays causal.
+
+**Estimate.** ``count = L_w · (exp(m) - eps)`` (the posterior median of the rate, clipped at 0) and
+``std = std_scale · L_w · exp(m) · sqrt(exp(v) - 1)`` (the log-normal's standard deviation around it).
+Windows where the event did not run are flagged ``not_estimated`` — as for every read-view scaler —
+but carry the model's prediction; events in error (never enabled) are NaN.
+
+**Learning.** ``fit(traces)`` keeps the training traces' counts (never those of the workload scored:
+leave-one-workload-out is the experiment runner's job); the statistics (``mu``, ``Sigma``, ``Q``,
+``s2``) are computed at the observation's quantum and read window (cached per time scale and event
+list). Events unknown to the training data get a diffuse prior, the median known innovation and
+measurement variances, and no cross-event terms.
+
+**Assumptions / limits.** Log-rates follow a Gaussian random walk: a jump larger than ``Q`` foresees
+(a phase change no event on the counters sees) is followed one window late, and the std under-covers
+there; cross-event structure learned on other programs transfers only as far as their events co-vary
+the same way; the time scale of training and scoring must be comparable (both are resampled to the
+observation's quantum and window).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mpx.errors import ConfigError
+from mpx.scalers.base import Estimate, Scaler
+
+__all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
+
+_SOURCE = ("mpx (issue 7): Kalman filter (Kalman 1960) / RTS smoother (Rauch, Tung & Striebel 1965) on "
+           "log-rates with Ledoit-Wolf cross-event covariances learned from other workloads (scikit-learn) and "
+           "catalog relations as in BayesPerf (Banerjee et al., ASPLOS 2021)")
+
+
+def window_counts(counts: np.ndarray, edges: np.ndarray, length: float) -> np.ndarray:
+    """Per-interval ``counts[T, E]`` on ``edges[T+1]`` resampled into consecutive windows of ``length``
+    (an interval a boundary cuts is split uniformly in time, as `mpx.multiplex.multiplex` does); the
+    incomplete last window is dropped. Returns ``[n_windows, E]``."""
+    counts = np.asarray(counts, dtype=np.float64)
+    edges = np.asarray(edges, dtype=np.float64)
+    n = int(math.floor((edges[-1] - edges[0]) / length + 1e-9))
+    if n < 1:
+        return np.zeros((0, counts.shape[1]))
+    bounds = edges[0] + length * np.arange(n + 1)
+    cum = np.vstack([np.zeros((1, counts.shape[1])), np.cumsum(np.nan_to_num(counts), axis=0)])
+    # linear interpolation of the cumulative counts at the bounds, all events at once
+    j = np.clip(np.searchsorted(edges, bounds, side="right") - 1, 0, edges.size - 2)
+    frac = np.clip((bounds - edges[j]) / np.maximum(edges[j + 1] - edges[j], 1e-300), 0.0, 1.0)[:, None]
+    at = cum[j] + frac * (cum[j + 1] - cum[j])
+    return np.maximum(np.diff(at, axis=0), 0.0)
+
+
+def _ledoit_wolf(x: np.ndarray, centered: bool) -> np.ndarray:
+    from sklearn.covariance import LedoitWolf
+
+    if x.shape[0] < 3:
+        return np.diag(np.var(x, axis=0) if x.shape[0] > 1 else np.ones(x.shape[1]))
+    return LedoitWolf(assume_centered=centered).fit(x).covariance_
+
+
+class RateStructure:
+    """What `FusionScaler` learns from training traces: their per-interval counts, and — per time scale
+    (quantum, read window) and event list — the statistics of the model (`stats`)."""
+
+    def __init__(self, traces: list[Any]):
+        self.traces = [(tuple(t.events), np.asarray(t.counts, dtype=np.float64), np.asarray(t.edges, dtype=np.float64))
+                       for t in traces]
+        self._cache: dict[tuple, dict[str, np.ndarray]] = {}
+
+    def stats(self, events: tuple[str, ...], quantum: float, noise_share: float) -> dict[str, np.ndarray]:
+        """``mu[E]``, ``Sigma[E, E]`` (quantum log-rate levels), ``Q[E, E]`` (quantum-to-quantum changes),
+        ``known[E]`` (event in the training data), for quanta of length ``quantum``."""
+        key = (events, round(float(quantum), 9), float(noise_share))
+        if key in self._cache:
+            return self._cache[key]
+        n_e = len(events)
+        eps = 0.5 / quantum
+        known = np.array([any(e in ev for ev, _, _ in self.traces) for e in events])
+        idx = np.flatnonzero(known)
+        levels, diffs = [], []
+        for ev, counts, edges in self.traces:
+            pos = {e: i for i, e in enumerate(ev)}
+            if not all(events[i] in pos for i in idx):
+                continue  # a trace without every known event: skipped (keeps the covariances aligned)
+            cq = window_counts(counts[:, [pos[events[i]] for i in idx]], edges, quantum)
+            if cq.shape[0] < 2:
+                continue
+            z = np.log(cq / quantum + eps)
+            levels.append(z)
+            diffs.append(np.diff(z, axis=0))
+        mu = np.zeros(n_e)
+        sigma = np.eye(n_e) * 100.0
+        q = np.eye(n_e)
+        r = np.ones(n_e)
+        if levels:
+            lv, d1 = np.vstack(levels), np.vstack(diffs)
+            k = np.ix_(idx, idx)
+            mu[idx] = lv.mean(axis=0)
+            sigma[k] = _ledoit_wolf(lv, centered=False)
+            # local level + white noise: cov(lag-1 change) = Q + 2R; a share ``noise_share`` of each
+            # event's change variance is taken as white noise around the level, the rest as the walk
+            c1 = _ledoit_wolf(d1, centered=True)
+            q[k] = (1.0 - noise_share) * c1
+            r[idx] = noise_share * np.diag(c1) / 2.0
+            unk = np.flatnonzero(~known)
+            q[unk, unk] = float(np.median(np.diag(q)[idx]))
+            r[unk] = float(np.median(r[idx]))
+        else:
+            known[:] = False
+        out = {"mu": mu, "Sigma": sigma, "Q": q, "R": np.maximum(r, 1e-6), "known": known}
+        self._cache[key] = out
+        return out
+
+
+class FusionScaler(Scaler):
+    """Fusion, causal: the Kalman filter of the module docstring (window w from windows <= w).
+
+    Hyper-parameters: ``relations`` (anything `mpx.scalers.relations.relation_set` reads — a catalog or
+    its name such as ``"callgrind"``, relation text; None: no explicit relation), ``q_scale`` (> 0:
+    multiplies the learned innovation covariance), ``prior_scale`` (> 0: multiplies the learned level
+    covariance), ``std_scale`` (> 0: multiplies the reported std), ``cross`` (use the learned cross-event
+    covariances; False keeps only their diagonals — the ablation without implicit interactions).
+    """
+
+    name: ClassVar[str] = "fusion"
+    causal: ClassVar[bool] = True
+    view: ClassVar[str] = "quantum"
+    learned: ClassVar[bool] = True
+    source: ClassVar[str] = _SOURCE
+    _smooth: ClassVar[bool] = False
+
+    def __init__(self, relations: Any = None, q_scale: float = 1.0, prior_scale: float = 1.0,
+                 std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8):
+        self.relations = relations
+        self.q_scale = q_scale
+        self.prior_scale = prior_scale
+        self.std_scale = std_scale
+        self.cross = cross
+        self.noise_share = noise_share
+
+    def _check_params(self) -> None:
+        for name in ("q_scale", "prior_scale", "std_scale"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(v) or v <= 0:
+                raise ConfigError(f"{type(self).__name__}: {name} must be a finite number > 0, got {v!r}")
+        v = self.noise_share
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 < v < 1.0:
+            raise ConfigError(f"{type(self).__name__}: noise_share must be a number in (0, 1), got {v!r}")
+        if not isinstance(self.cross, bool):
+            raise ConfigError(f"{type(self).__name__}: cross must be True or False, got {self.cross!r}")
+
+    def _fit(self, items: list[Any]) -> None:
+        from mpx.trace import Trace
+
+        bad = [type(x).__name__ for x in items if not isinstance(x, Trace)]
+        if bad:
+            raise ConfigError(f"{type(self).__name__}.fit needs Traces (the ground truth of other workloads), got "
+                              f"{', '.join(sorted(set(bad)))}")
+        self.structure_ = RateStructure(items)
+        self.training_workloads_ = tuple(str(t.meta.get("workload", "?")) for t in items)
+
+    # -- the estimate ------------------------------------------------------------------------------
+
+    def _estimate(self, obs: Any) -> Estimate:
+        from mpx.scalers.kalman import rts_smoother
+
+        events = tuple(obs.events)
+        qv, r = obs.quanta, obs.reads
+        n_w, n_e = r.raw.shape
+        quantum = float(obs.quantum)
+        eps = 0.5 / quantum
+        st = self.structure_.stats(events, quantum, float(self.noise_share))
+        q = st["Q"] * float(self.q_scale)
+        p0 = st["Sigma"] * float(self.prior_scale)
+        if not self.cross:
+            q, p0 = np.diag(np.diag(q)), np.diag(np.diag(p0))
+        dur = np.diff(np.asarray(qv.edges, dtype=np.float64))[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = np.asarray(qv.counts, dtype=np.float64)
+            ok = np.asarray(qv.running, dtype=bool) & np.isfinite(c) & (c >= 0) & (dur > 0)
+            y = np.where(ok, np.log(np.where(ok, c, 0.0) / np.where(dur > 0, dur, 1.0) + eps), np.nan)
+        rvar = np.broadcast_to(st["R"], y.shape)
+        bounds = np.asarray(r.quanta, dtype=np.intp)
+        ends = None if self._smooth else bounds[1:] - 1
+        m, v, cov = rts_smoother(y, rvar, st["mu"], p0, q, segment_ends=ends)
+
+        rate = np.exp(m)
+        pred = dur * np.maximum(rate - eps, 0.0)                       # unobserved quanta: predicted
+        pred_sd = dur * rate * np.sqrt(np.expm1(np.maximum(v, 0.0)))
+        per_q = np.where(ok, c, pred)
+        sd_q = np.where(ok, 0.0, pred_sd)
+        from mpx.scalers.base import sum_quanta
+
+        counts = sum_quanta(per_q, bounds)
+        # a window's unobserved quanta share one random walk: their errors are strongly correlated, so
+        # their std add up (the fully correlated bound)
+        std = sum_quanta(sd_q, bounds)
+        run_w = sum_quanta(ok.astype(np.float64), bounds) > 0
+        notes: list[str] = []
+        if self.relations is not None:
+            win_cov = self._window_cov(cov, rate, dur, ok, bounds)
+            counts, std, n_fix = self._apply_relations(events, counts, std, win_cov, notes)
+            notes.append(f"relations changed {n_fix} of {n_w} windows")
+        std = std * float(self.std_scale)
+
+        errors = np.array([e in obs.errors for e in events])
+        never = errors | ~run_w.any(axis=0)
+        counts[:, errors] = np.nan
+        std[:, errors] = np.nan
+        not_est = ~run_w | errors[None, :]
+        if (~st["known"]).any():
+            notes.append("not in the training data (diffuse prior, no cross-event terms): "
+                         + ", ".join(e for e, k in zip(events, st["known"]) if not k))
+        if never.any() and not errors.all():
+            notes.append("never counted, predicted from the other events only: "
+                         + ", ".join(e for e, n, x in zip(events, never, errors) if n and not x))
+        #: the model as solved, per quantum and event: log-rate mean and variance (inspection, tests)
+        self.model_ = {"mean": m, "var": v, "y": y, "Q": q, "P0": p0, "mu": st["mu"]}
+        qc = np.where(errors[None, :], np.nan, per_q)
+        return self.make_estimate(obs, counts, not_estimated=not_est, std=std, quantum_counts=qc,
+                                  quantum_std=np.where(errors[None, :], np.nan, sd_q), notes=notes)
+
+    @staticmethod
+    def _window_cov(cov, rate, dur, ok, bounds):
+        """Per read window, the covariance of its count over the unobserved quanta (delta method; the
+        quanta of a window fully correlated in time: summed std, the mean cross-event correlation)."""
+        wts = np.where(ok, 0.0, dur * rate) * np.sqrt(np.maximum(np.einsum("qii->qi", cov), 0.0))
+        sd = np.sqrt(np.maximum(np.einsum("qii->qi", cov), 1e-300))
+        corr = cov / (sd[:, :, None] * sd[:, None, :])
+        n_w, e = bounds.size - 1, rate.shape[1]
+        out = np.zeros((n_w, e, e))
+        for w in range(n_w):
+            a, b = bounds[w], bounds[w + 1]
+            s = wts[a:b].sum(axis=0)
+            out[w] = corr[a:b].mean(axis=0) * np.outer(s, s) if b > a else 0.0
+        return out
+
+    def _apply_relations(self, events, counts, std, win_cov, notes):
+        from mpx.scalers.relations import relation_set
+
+        rs = relation_set(self.relations, events)
+        n_e = len(events)
+        lat = np.zeros(len(rs.variables), dtype=bool)
+        lat[n_e:] = True
+        eq = rs.eq[~(rs.eq[:, lat] != 0).any(axis=1)][:, :n_e] if rs.eq.size else np.zeros((0, n_e))
+        ineq = rs.ineq[~(rs.ineq[:, lat] != 0).any(axis=1)][:, :n_e] if rs.ineq.size else np.zeros((0, n_e))
+        if rs.latent:
+            notes.append("relations through latent variables dropped: " + ", ".join(rs.latent))
+        self.relations_ = rs
+        if not eq.shape[0] and not ineq.shape[0]:
+            return counts, std, 0
+        counts = counts.copy()
+        std = std.copy()
+        tol = 1e-9 * (1.0 + np.abs(counts).sum(axis=1))
+        viol = (ineq @ counts.T).T > tol[:, None] if ineq.shape[0] else np.zeros((counts.shape[0], 0), bool)
+        todo = np.flatnonzero(viol.any(axis=1)) if not eq.shape[0] else np.arange(counts.shape[0])
+        for w in todo:
+            c_cov = win_cov[w] + np.eye(n_e) * 1e-9 * (1.0 + np.abs(counts[w]).max() ** 2)
+            c = counts[w]
+            active = np.zeros(ineq.shape[0], dtype=bool)
+            for _ in range(1 + ineq.shape[0]):
+                active |= (ineq @ c > 1e-9 * (1.0 + np.abs(c).sum())) if ineq.shape[0] else active
+                a = np.vstack([eq, ineq[active]])
+                if not a.shape[0]:
+                    break
+                s = a @ c_cov @ a.T
+                gain = np.linalg.lstsq(s, a @ c_cov, rcond=None)[0].T          # C A^T S^-1
+                c = counts[w] - gain @ (a @ counts[w])
+                if not ineq.shape[0] or not (ineq @ c > 1e-9 * (1.0 + np.abs(c).sum())).any():
+                    break
+            counts[w] = np.maximum(c, 0.0)
+            if eq.shape[0]:
+                ge = np.linalg.lstsq(eq @ c_cov @ eq.T, eq @ c_cov, rcond=None)[0].T
+                post = c_cov - ge @ eq @ c_cov
+                std[w] = np.sqrt(np.maximum(np.diag(post), 0.0))
+        return counts, std, int(todo.size)
+
+
+class FusionSmoother(FusionScaler):
+    """Fusion, offline: the RTS smoother (every window from all windows); see `FusionScaler`."""
+
+    name: ClassVar[str] = "fusion_smooth"
+    causal: ClassVar[bool] = False
+    _smooth: ClassVar[bool] = True
+

@@ -1,0 +1,144 @@
+"""Kalman filter and Rauch–Tung–Striebel smoother for a multivariate random walk with missing data.
+
+The model (Kalman 1960; Rauch, Tung & Striebel, AIAA J. 1965) over steps ``w = 0 .. W-1``::
+
+    x_0 ~ N(m0, P0)
+    x_w = x_{w-1} + eta_w,         eta_w ~ N(0, Q)            (a local level per coordinate, correlated
+                                                                innovations: Q is a full covariance)
+    y_{w,e} = x_{w,e} + eps_{w,e},  eps_{w,e} ~ N(0, R[w, e])  (only where y is finite)
+
+Observations are independent given the state (diagonal observation noise), so each step processes its
+observed coordinates one scalar at a time — exact for a diagonal R, no matrix inverse in the filter,
+O(k·E²) per step with k observed coordinates. The smoother needs one E×E solve per step.
+
+`kalman_filter` is causal: its output for step w depends on ``y[:w+1]`` and ``R[:w+1]`` only.
+`rts_smoother` runs the backward pass over the filter's output (offline). Both are numba-compiled
+(``cache=True``); everything is float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["kalman_filter", "rts_smoother"]
+
+
+@njit(cache=True)
+def _filter(y, R, m0, P0, Q, keep_full):  # pragma: no cover - compiled
+    W, E = y.shape
+    mf = np.empty((W, E))
+    vf = np.empty((W, E))
+    nfull = W if keep_full else 1
+    Pf = np.empty((nfull, E, E))
+    m = m0.copy()
+    P = P0.copy()
+    k = np.empty(E)
+    for w in range(W):
+        if w > 0:
+            for i in range(E):
+                for j in range(E):
+                    P[i, j] += Q[i, j]
+        for e in range(E):
+            yy = y[w, e]
+            if not np.isfinite(yy):
+                continue
+            s = P[e, e] + R[w, e]
+            if not (s > 0.0):
+                continue
+            innov = yy - m[e]
+            for i in range(E):
+                k[i] = P[i, e] / s
+            for i in range(E):
+                m[i] += k[i] * innov
+            for i in range(E):
+                ki = k[i] * s
+                for j in range(E):
+                    P[i, j] -= ki * k[j]
+        # keep P symmetric against round-off
+        for i in range(E):
+            for j in range(i + 1, E):
+                a = 0.5 * (P[i, j] + P[j, i])
+                P[i, j] = a
+                P[j, i] = a
+        for i in range(E):
+            mf[w, i] = m[i]
+            vf[w, i] = P[i, i]
+        if keep_full:
+            Pf[w] = P
+    return mf, vf, Pf
+
+
+@njit(cache=True)
+def _smooth(mf, Pf, Q, reset):  # pragma: no cover - compiled
+    W, E = mf.shape
+    ms = mf.copy()
+    vs = np.empty((W, E))
+    Ps = np.empty((W, E, E))
+    Ps[W - 1] = Pf[W - 1]
+    for i in range(E):
+        vs[W - 1, i] = Pf[W - 1, i, i]
+    for w in range(W - 2, -1, -1):
+        if reset[w]:                        # a segment ends here: start its backward pass afresh
+            Ps[w] = Pf[w]
+            for i in range(E):
+                vs[w, i] = Pf[w, i, i]
+            continue
+        Pp = Pf[w] + Q                      # predicted covariance of step w+1
+        # G = Pf[w] Pp^{-1}  <=>  Pp G^T = Pf[w]^T = Pf[w]
+        Gt = np.linalg.solve(Pp, Pf[w])
+        G = Gt.T
+        d = ms[w + 1] - mf[w]               # predicted mean of step w+1 is mf[w] (random walk)
+        ms[w] = mf[w] + G @ d
+        Ps[w] = Pf[w] + G @ (Ps[w + 1] - Pp) @ Gt
+        for i in range(E):
+            for j in range(i + 1, E):
+                a = 0.5 * (Ps[w, i, j] + Ps[w, j, i])
+                Ps[w, i, j] = a
+                Ps[w, j, i] = a
+            vs[w, i] = Ps[w, i, i]
+    return ms, vs, Ps
+
+
+def _inputs(y, R, m0, P0, Q):
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    m0 = np.ascontiguousarray(m0, dtype=np.float64)
+    P0 = np.ascontiguousarray(P0, dtype=np.float64)
+    Q = np.ascontiguousarray(Q, dtype=np.float64)
+    if y.ndim != 2 or R.shape != y.shape or m0.shape != (y.shape[1],) or P0.shape != (y.shape[1],) * 2 \
+            or Q.shape != P0.shape:
+        raise ValueError(f"kalman: shapes y {y.shape}, R {R.shape}, m0 {m0.shape}, P0 {P0.shape}, Q {Q.shape} "
+                         "do not agree (y, R: [W, E]; m0: [E]; P0, Q: [E, E])")
+    return y, R, m0, P0, Q
+
+
+def kalman_filter(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q: np.ndarray,
+                  full: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Filtered means ``[W, E]`` and variances ``[W, E]`` (and, with ``full``, covariances ``[W, E, E]``)
+    of the random walk above; NaN in ``y`` marks a coordinate not observed at that step."""
+    y, R, m0, P0, Q = _inputs(y, R, m0, P0, Q)
+    if y.shape[0] == 0:
+        e = y.shape[1]
+        return np.zeros((0, e)), np.zeros((0, e)), (np.zeros((0, e, e)) if full else None)
+    mf, vf, Pf = _filter(y, R, m0, P0, Q, full)
+    return mf, vf, (Pf if full else None)
+
+
+def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q: np.ndarray,
+                 segment_ends: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smoothed means ``[W, E]``, variances ``[W, E]`` and covariances ``[W, E, E]`` given every step.
+
+    ``segment_ends`` (indices of steps): smooth each segment ``(previous end, end]`` given only the steps up
+    to its end — the backward pass restarts from the filtered state at every end. With the last step of
+    every read window as ends, each step's result depends on nothing after its window's end (causal at
+    the read-window level, smoothed inside the window)."""
+    y, R, m0, P0, Q = _inputs(y, R, m0, P0, Q)
+    if y.shape[0] == 0:
+        e = y.shape[1]
+        return np.zeros((0, e)), np.zeros((0, e)), np.zeros((0, e, e))
+    reset = np.zeros(y.shape[0], dtype=np.bool_)
+    if segment_ends is not None:
+        reset[np.asarray(segment_ends, dtype=np.intp)] = True
+    mf, _, Pf = _filter(y, R, m0, P0, Q, True)
+    return _smooth(mf, Pf, Q, reset)
