@@ -1,0 +1,208 @@
+"""The fusion scaler: Kalman filter / RTS smoother against the exact Gaussian posterior, the learned
+cross-event structure on a synthetic case with known linear structure, causality, determinism, no truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpx.errors import ConfigError
+from mpx.scalers.check import check_scaler, observation_from_quanta
+from mpx.scalers.fusion import FusionScaler, FusionSmoother, RateStructure, window_counts
+from mpx.scalers.kalman import kalman_filter, rts_smoother
+from mpx.trace import Trace
+
+# -- Kalman filter and smoother: exact reference -----------------------------------------------------
+
+
+def _dense_posterior(y, R, m0, P0, Q):
+    """Posterior of the stacked states x_0..x_{W-1} by dense Gaussian algebra (no recursion)."""
+    W, E = y.shape
+    # x = L u with u = (x_0, eta_1, ..., eta_{W-1}): x_w = x_0 + sum_{k<=w} eta_k
+    L = np.kron(np.tril(np.ones((W, W))), np.eye(E))
+    cov_u = np.zeros((W * E, W * E))
+    cov_u[:E, :E] = P0
+    for w in range(1, W):
+        cov_u[w * E:(w + 1) * E, w * E:(w + 1) * E] = Q
+    mean = np.tile(m0, W)
+    cov = L @ cov_u @ L.T
+    obs = np.flatnonzero(np.isfinite(y.ravel()))
+    H = np.eye(W * E)[obs]
+    S = H @ cov @ H.T + np.diag(R.ravel()[obs])
+    K = cov @ H.T @ np.linalg.inv(S)
+    post_m = mean + K @ (y.ravel()[obs] - H @ mean)
+    post_c = cov - K @ H @ cov
+    return post_m.reshape(W, E), np.diag(post_c).reshape(W, E), post_c
+
+
+@pytest.fixture
+def tiny():
+    rng = np.random.default_rng(3)
+    W, E = 6, 3
+    a = rng.normal(size=(E, E))
+    Q = a @ a.T * 0.1 + np.eye(E) * 0.01
+    b = rng.normal(size=(E, E))
+    P0 = b @ b.T + np.eye(E)
+    m0 = rng.normal(size=E)
+    y = rng.normal(size=(W, E))
+    y[rng.random((W, E)) < 0.4] = np.nan
+    y[2, :] = np.nan  # a step with no observation at all
+    R = rng.uniform(0.05, 0.5, (W, E))
+    return y, R, m0, P0, Q
+
+
+def test_smoother_equals_exact_posterior(tiny):
+    y, R, m0, P0, Q = tiny
+    ms, vs, Ps = rts_smoother(y, R, m0, P0, Q)
+    em, ev, ec = _dense_posterior(y, R, m0, P0, Q)
+    np.testing.assert_allclose(ms, em, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(vs, ev, rtol=1e-9, atol=1e-9)
+    E = y.shape[1]
+    np.testing.assert_allclose(Ps[4], ec[4 * E:5 * E, 4 * E:5 * E], rtol=1e-9, atol=1e-9)
+
+
+def test_filter_equals_exact_posterior_given_the_past(tiny):
+    y, R, m0, P0, Q = tiny
+    mf, vf, _ = kalman_filter(y, R, m0, P0, Q)
+    for w in range(y.shape[0]):
+        em, ev, _ = _dense_posterior(y[: w + 1], R[: w + 1], m0, P0, Q)
+        np.testing.assert_allclose(mf[w], em[w], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(vf[w], ev[w], rtol=1e-9, atol=1e-9)
+
+
+def test_segmented_smoother_uses_only_its_segment_and_before(tiny):
+    y, R, m0, P0, Q = tiny
+    ms, vs, _ = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5])
+    for lo, hi in ((0, 1), (2, 3), (4, 5)):
+        em, ev, _ = _dense_posterior(y[: hi + 1], R[: hi + 1], m0, P0, Q)
+        np.testing.assert_allclose(ms[lo:hi + 1], em[lo:hi + 1], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(vs[lo:hi + 1], ev[lo:hi + 1], rtol=1e-9, atol=1e-9)
+
+
+def test_one_dimensional_hand_worked():
+    # x0 ~ N(0, 1), q = 1, r = 1, y0 = 2: filter m = 1, v = 1/2; then y1 missing: m = 1, v = 3/2
+    mf, vf, _ = kalman_filter(np.array([[2.0], [np.nan]]), np.ones((2, 1)), np.zeros(1), np.eye(1), np.eye(1))
+    np.testing.assert_allclose(mf[:, 0], [1.0, 1.0])
+    np.testing.assert_allclose(vf[:, 0], [0.5, 1.5])
+    ms, vs, _ = rts_smoother(np.array([[2.0], [np.nan]]), np.ones((2, 1)), np.zeros(1), np.eye(1), np.eye(1))
+    np.testing.assert_allclose(vs[:, 0], [0.5, 1.5])
+
+
+def test_window_counts_splits_intervals_uniformly():
+    counts = np.array([[10.0], [20.0], [30.0]])
+    edges = np.array([0.0, 1.0, 2.0, 4.0])
+    np.testing.assert_allclose(window_counts(counts, edges, 1.5)[:, 0], [20.0, 25.0])  # 10 + 20/2, 20/2 + 30/2
+
+
+# -- learned cross-event structure: synthetic case with known linear structure ------------------------
+
+EV = ("a", "b", "c")
+
+
+def _synthetic(seed: int, n: int = 600) -> Trace:
+    """log-rate of a: a random walk; b = 3·a exactly (log b = log a + log 3); c independent."""
+    rng = np.random.default_rng(seed)
+    la = np.log(2000.0) + np.cumsum(rng.normal(0, 0.15, n))
+    lc = np.log(500.0) + np.cumsum(rng.normal(0, 0.15, n))
+    a = np.round(np.exp(la))
+    counts = np.stack([a, 3.0 * a, np.round(np.exp(lc))], axis=1)
+    return Trace(EV, counts, np.arange(n + 1, dtype=float), "us", meta={"workload": f"syn{seed}"})
+
+
+def _observe(tr: Trace, read_every: int = 4, b_never: bool = False):
+    n = tr.counts.shape[0]
+    run = np.zeros((n, 3), dtype=bool)
+    run[:, 0] = True                         # a always on
+    run[np.arange(n) % 2 == 0, 1] = True     # b every other quantum
+    run[np.arange(n) % 2 == 1, 2] = True     # c in the others
+    if b_never:
+        run[:, 1] = False
+    return observation_from_quanta(EV, tr.edges, tr.counts, run, read_every, meta={"workload": tr.meta["workload"]})
+
+
+def test_structure_learns_the_correlation():
+    st = RateStructure([_synthetic(1), _synthetic(2)]).stats(EV, 1.0, 0.5)
+    q = st["Q"]
+    corr = q[0, 1] / np.sqrt(q[0, 0] * q[1, 1])
+    assert corr > 0.95                        # b moves with a
+    assert abs(q[0, 2] / np.sqrt(q[0, 0] * q[2, 2])) < 0.2
+    assert st["mu"][1] - st["mu"][0] == pytest.approx(np.log(3.0), abs=0.02)
+    assert st["known"].all()
+
+
+def test_cross_event_model_predicts_an_event_never_on_a_counter():
+    test = _synthetic(9)
+    obs = _observe(test, b_never=True)
+    true_b = window_counts(test.counts, test.edges, 4.0)[:, 1]
+
+    def err(scaler):
+        est = scaler.fit([_synthetic(1), _synthetic(2)]).estimate(obs)
+        return float(np.median(np.abs(est.counts[:, 1] - true_b) / true_b)), est
+
+    e_cross, est = err(FusionSmoother())
+    e_alone, _ = err(FusionSmoother(cross=False))
+    assert e_cross < 0.05                     # b = 3a learned from other workloads
+    assert e_alone > 4 * e_cross              # without the cross-event terms it is a guess
+    assert est.not_estimated[:, 1].all()      # never ran: flagged, but predicted
+    assert np.isfinite(est.counts[:, 1]).all()
+
+
+def test_windows_where_every_quantum_ran_are_exact():
+    test = _synthetic(5)
+    obs = _observe(test)
+    est = FusionScaler().fit([_synthetic(1)]).estimate(obs)
+    np.testing.assert_allclose(est.counts[:, 0], window_counts(test.counts, test.edges, 4.0)[:, 0])
+    np.testing.assert_allclose(est.std[:, 0], 0.0)
+
+
+# -- contract -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [FusionScaler, FusionSmoother])
+def test_conformance(cls):
+    info = check_scaler(cls)
+    assert info["learned"] and info["view"] == "quantum"
+    assert info["behaves_causally"] is (cls is FusionScaler)
+
+
+def test_causal_window_unchanged_when_later_windows_change():
+    test = _synthetic(4)
+    obs = _observe(test)
+    pert = test.counts.copy()
+    cut = 200                                 # quanta >= 200: read windows >= 50
+    pert[cut:] *= np.random.default_rng(0).uniform(0.2, 5.0, pert[cut:].shape)
+    obs_p = _observe(Trace(EV, np.round(pert), test.edges, "us", meta={"workload": "syn4"}))
+    train = [_synthetic(1)]
+    for cls, same in ((FusionScaler, True), (FusionSmoother, False)):
+        a = cls().fit(train).estimate(obs)
+        b = cls().fit(train).estimate(obs_p)
+        assert np.array_equal(a.counts[:50], b.counts[:50]) is same
+        assert np.array_equal(a.std[:50], b.std[:50]) is same
+
+
+def test_deterministic_and_trace_free():
+    obs = _observe(_synthetic(6))
+    e1 = FusionSmoother(relations="b <= a").fit([_synthetic(1)]).estimate(obs)
+    e2 = FusionSmoother(relations="b <= a").fit([_synthetic(1)]).estimate(obs)
+    assert np.array_equal(e1.counts, e2.counts) and np.array_equal(e1.std, e2.std)
+
+
+def test_inequality_relation_is_imposed():
+    test = _synthetic(7)
+    obs = _observe(test)
+    # a false relation on purpose (b is 3a): the estimate must obey it anyway
+    est = FusionSmoother(relations="b <= a").fit([_synthetic(1)]).estimate(obs)
+    c = est.counts
+    assert (c[:, 1] <= c[:, 0] * (1 + 1e-6) + 1e-6).all()
+    assert any("relations changed" in n for n in est.notes)
+
+
+def test_bad_input():
+    with pytest.raises(ConfigError, match="q_scale"):
+        FusionScaler(q_scale=0).fit([_synthetic(1)]).estimate(_observe(_synthetic(2)))
+    with pytest.raises(ConfigError, match="noise_share"):
+        FusionScaler(noise_share=1.0).fit([_synthetic(1)]).estimate(_observe(_synthetic(2)))
+    with pytest.raises(ConfigError, match="Traces"):
+        FusionScaler().fit([_observe(_synthetic(1))])
+    with pytest.raises(ConfigError, match="fit"):
+        FusionScaler().estimate(_observe(_synthetic(1)))
