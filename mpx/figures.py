@@ -8,7 +8,8 @@ unit. Nothing here computes a result: the numbers come from the store's tables (
 ``events``, ``schedule``, ``series``), aggregated with medians over workloads where a figure says so.
 
 Figures: ``error_vs_duty_cycle``, ``error_vs_events``, ``scaler_per_workload``, ``scheduler_table``,
-``timeline`` (true vs estimated counts with the scaler's 90% band), ``causal_vs_offline``, ``scaler_cost``.
+``timeline`` (true vs estimated counts with the scaler's 90% band), ``causal_vs_offline``, ``scaler_cost``,
+``partitioner_vs_kahypar`` (km1 relative to a reference and seconds per instance and tool; table ``partition``).
 """
 
 from __future__ import annotations
@@ -371,6 +372,102 @@ def fig_scaler_cost(store: Any, experiment: str | None = None) -> Any:
     return fig
 
 
+def _partition_rows(store: Any, experiment: str | None) -> Any:
+    import pandas as pd
+
+    df = store.table("partition", experiment)
+    if df.empty:
+        raise ConfigError("the results store has no partitioner results (mpx run experiments/partitioner.toml)")
+    for c in ("km1", "partition_seconds", "reference_km1", "k", "n"):
+        if c in df:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+        else:
+            df[c] = float("nan")
+    return df
+
+
+def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any:
+    """Per instance and tool: mean km1 over seeds relative to a reference (the published mean when the
+    config gives one — KaHyPar-K on ibm01 — else the best km1 any tool found on that instance in the store),
+    with the range over seeds; and the mean seconds of one partition call (log scale), with the range."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    df = _partition_rows(store, experiment)
+    tools = [t for t in ("mpx", "kahypar", "mtkahypar") if t in set(df["tool"])]
+    tools += sorted(set(df["tool"]) - set(tools))
+    done = df[(df["status"] == "done") & df["km1"].notna()].copy()
+    if done.empty:
+        raise ConfigError("the results store has no finished partitioner run")
+    done["feasible"] = done["feasible"].astype(bool)
+    instances = list(dict.fromkeys(done.sort_values(["family", "n", "k"], kind="mergesort")["instance"]))
+    fam_order = {"hmetis": 0, "events": 1, "catalog": 2}
+    fam = done.groupby("instance")["family"].first()
+    instances.sort(key=lambda i: fam_order.get(fam[i], 3))
+    feas = done[done["feasible"]]
+    best = feas.groupby("instance")["km1"].min()
+    ref = done.groupby("instance")["reference_km1"].first()
+    ref_label = done["reference_label"].dropna().iloc[0] if done["reference_label"].notna().any() else None
+    published = {i for i in instances if ref.get(i) == ref.get(i) and ref.get(i)}
+    denom = {i: (ref[i] if i in published else best.get(i, np.nan)) for i in instances}
+    labels = [f"{i} *" if i in published else i for i in instances]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 0.9 + 0.27 * len(instances)), sharey=True,
+                                  gridspec_kw={"width_ratios": [1, 1], "wspace": 0.06})
+    fills = {0: "black", 1: "white", 2: "#999999"}
+    off = np.linspace(-0.22, 0.22, len(tools)) if len(tools) > 1 else [0.0]
+    for j, tool in enumerate(tools):
+        part = feas[feas["tool"] == tool]
+        g = part.groupby("instance")
+        y = [i for i in range(len(instances)) if instances[i] in g.groups]
+        if not y:
+            continue
+        names = [instances[i] for i in y]
+        d = np.array([denom[n] for n in names], dtype=float)
+        km = g["km1"].agg(["mean", "min", "max"]).loc[names]
+        sec = g["partition_seconds"].agg(["mean", "min", "max"]).loc[names]
+        look = {"marker": MARKERS[j % len(MARKERS)], "markerfacecolor": fills.get(j, PALETTE[j % len(PALETTE)]),
+                "markeredgecolor": "black", "color": "black", "linestyle": "none", "markersize": 5.5}
+        yy = np.array(y) + off[j]
+        ax.errorbar(km["mean"] / d, yy, xerr=[(km["mean"] - km["min"]) / d, (km["max"] - km["mean"]) / d],
+                    elinewidth=0.8, capsize=0, label=tool, **look)
+        ax2.errorbar(sec["mean"], yy, xerr=[sec["mean"] - sec["min"], sec["max"] - sec["mean"]], elinewidth=0.8,
+                     capsize=0, **look)
+    ax.axvline(1.0, color="#555555", linewidth=0.8, linestyle="--", zorder=0)
+    ax.set_yticks(range(len(instances)), labels)
+    ax.set_ylim(len(instances) - 0.5, -0.5)
+    ax.set_xlabel("km1 / reference (mean over seeds; bar: min-max)")
+    ax2.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter
+
+    ax2.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax2.set_xlabel("seconds per partition call (log scale)")
+    for a in (ax, ax2):
+        a.grid(axis="y", visible=False)
+        for b in range(1, len(instances)):
+            if fam[instances[b]] != fam[instances[b - 1]]:
+                a.axhline(b - 0.5, color="#bbbbbb", linewidth=0.6)
+    seeds = done.groupby(["instance", "tool"])["seed"].nunique()
+    ref_text = (f"* reference = {ref_label}; others: best km1 found by any tool (feasible runs)"
+                if published else "reference = best km1 found by any tool on the instance (feasible runs)")
+    notes = [ref_text]
+    skipped = df[df["status"] == "skipped"].groupby("tool")["reason"].first()
+    for t, why in skipped.items():
+        notes.append(f"{t}: skipped ({why})")
+    failed = df[df["status"] == "failed"].groupby("tool").size()
+    infeas = done[~done["feasible"]].groupby("tool").size()
+    for t, cnt in failed.items():
+        notes.append(f"{t}: {cnt} run(s) failed")
+    for t, cnt in infeas.items():
+        notes.append(f"{t}: {cnt} run(s) violated the balance/caps (not plotted)")
+    fig.suptitle(f"mpx.partition vs KaHyPar / Mt-KaHyPar: km1 and time per instance "
+                 f"({int(seeds.max())} seeds; wall time on one machine, same run)", fontsize=9)
+    handles, leg = ax.get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0.05 + 0.028 * len(notes), 1, 0.98))
+    fig.legend(handles, leg, loc="lower center", ncol=len(leg), bbox_to_anchor=(0.5, 0.028 * len(notes)))
+    fig.text(0.01, 0.0, "\n".join(notes), fontsize=7, va="bottom", ha="left")
+    return fig
+
+
 def pd_num(s: Any) -> Any:
     import pandas as pd
 
@@ -385,6 +482,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "timeline": fig_timeline,
     "causal_vs_offline": fig_causal_vs_offline,
     "scaler_cost": fig_scaler_cost,
+    "partitioner_vs_kahypar": fig_partitioner_vs_kahypar,
 }
 
 

@@ -11,6 +11,11 @@
 - ``events`` / ``metrics``: per cell, scaler and event / metric; ``schedule``: the scheduler's figures
   (utilization, sampling and co-scheduling ratios) per cell; ``series``: per-window truth, estimate and
   std of the events a config asks for (``[output] series_events``), for timeline figures;
+- ``partition``: one row per partition cell (``kind = "partition"``): instance, family, size, k, ε, cap,
+  seed, tool and its version, status (``done``, ``skipped`` when the tool is not installed, ``failed``
+  when it refused or crashed, with the reason), km1 / cut / imbalance / largest block recomputed by mpx
+  from the returned blocks, the tool's own km1, feasibility, ``partition_seconds`` and the published
+  reference km1 when the config gives one;
 - ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
   figures) take the cells of the latest run of each experiment unless told otherwise.
 
@@ -42,6 +47,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "metrics": ("cell_key", "scaler", "metric"),
     "schedule": ("cell_key",),
     "series": ("cell_key", "scaler", "event", "window"),
+    "partition": ("cell_key",),
 }
 
 _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",

@@ -13,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="draw thesis figures (PDF + PNG) from a results store",
         description="Draw figures from a results store only (mpx run --out DIR: give DIR or DIR/results.sqlite). "
         "Figures: error_vs_duty_cycle, error_vs_events, scaler_per_workload, scheduler_table, timeline, "
-        "causal_vs_offline, scaler_cost.",
+        "causal_vs_offline, scaler_cost, partitioner_vs_kahypar.",
     )
     p.add_argument("results", help="results folder or results.sqlite file")
     p.add_argument("figures", nargs="*", metavar="FIGURE", help="figure names (default: all that the data allows)")
