@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -47,9 +46,10 @@ TOOLS = ("mpx", "kahypar", "mtkahypar")
 
 
 def event_nets(n: int, seed: int) -> list[list[int]]:
-    """n metrics of 2–4 distinct events out of n, uniformly at random."""
-    rng = np.random.default_rng(seed)
-    return [sorted(rng.choice(n, size=int(s), replace=False).tolist()) for s in rng.integers(2, 5, n)]
+    """n metrics of 2–4 distinct events out of n, uniformly at random (`mpx.partition_instances`)."""
+    from mpx.partition_instances import random_event_nets
+
+    return random_event_nets(n, seed)
 
 
 def catalog_cases() -> list[tuple[str, str]]:
@@ -60,76 +60,19 @@ def catalog_cases() -> list[tuple[str, str]]:
     return list(CASES)
 
 
-# --- external tools, each in its own process ---------------------------------------------------------
-
-def _worker(tool: str) -> None:
-    job = json.load(sys.stdin)
-    k, seed, eps, caps = job["k"], job["seed"], job["epsilon"], job.get("caps")
-    if caps is not None and sum(caps) < job["n"]:
-        print(json.dumps({"error": "caps sum below n"}))
-        return
-    weights = job.get("weights")
-    if tool == "kahypar":
-        import kahypar
-
-        if job.get("path"):
-            hg = kahypar.createHypergraphFromFile(job["path"], k)
-        else:
-            nets = job["nets"]
-            index = np.cumsum([0] + [len(e) for e in nets]).tolist()
-            hg = kahypar.Hypergraph(job["n"], len(nets), index, [p for e in nets for p in e], k,
-                                    weights or [1] * len(nets), [1] * job["n"])
-        ctx = kahypar.Context()
-        ctx.loadINIconfiguration(str(KAHYPAR_INI))
-        ctx.setK(k)
-        ctx.setEpsilon(eps)
-        ctx.setSeed(seed)
-        ctx.suppressOutput(True)
-        if caps is not None:
-            ctx.setCustomTargetBlockWeights(caps)
-        t = time.perf_counter()
-        kahypar.partition(hg, ctx)
-        dt = time.perf_counter() - t
-        blocks = [hg.blockID(v) for v in range(hg.numNodes())]
-        out = {"km1": kahypar.connectivityMinusOne(hg), "seconds": dt, "blocks": blocks}
-    else:
-        import mtkahypar
-
-        mtkahypar.set_seed(seed)
-        mtk = mtkahypar.initialize(job.get("threads", 1))
-        ctx = mtk.context_from_preset(mtkahypar.PresetType.QUALITY)
-        ctx.set_partitioning_parameters(k, eps, mtkahypar.Objective.KM1)
-        ctx.logging = False
-        if caps is not None:
-            ctx.set_individual_target_block_weights(caps)
-        if job.get("path"):
-            hg = mtk.hypergraph_from_file(job["path"], ctx, mtkahypar.FileFormat.HMETIS)
-        elif weights:
-            hg = mtk.create_hypergraph(ctx, job["n"], len(job["nets"]), job["nets"], [1] * job["n"], weights)
-        else:
-            hg = mtk.create_hypergraph(ctx, job["n"], len(job["nets"]), job["nets"])
-        t = time.perf_counter()
-        p = hg.partition(ctx)
-        dt = time.perf_counter() - t
-        out = {"km1": p.km1(), "seconds": dt, "blocks": [int(b) for b in p.get_partition()]}
-    print(json.dumps(out))
-
+# --- external tools, each in its own process (mpx.partition.external) ------------------------------
 
 def run_tool(tool: str, job: dict) -> dict:
     """Run ``tool`` on ``job`` in a fresh interpreter; a crash or exit() becomes {'error': ...}."""
-    proc = subprocess.run([sys.executable, __file__, "--worker", tool], input=json.dumps(job), text=True,
-                          capture_output=True, timeout=600)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-200:]}"}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    from mpx.partition.external import run_external
+
+    return run_external(tool, {"ini": str(KAHYPAR_INI), "preset": "quality", **job})
 
 
 def tools_available() -> list[str]:
-    out = []
-    for tool in ("kahypar", "mtkahypar"):
-        if subprocess.run([sys.executable, "-c", f"import {tool}"], capture_output=True).returncode == 0:
-            out.append(tool)
-    return out
+    from mpx.partition.external import TOOLS, tool_status
+
+    return [t for t in TOOLS if tool_status(t)[0] is not None]
 
 
 # --- measurements ------------------------------------------------------------------------------------
@@ -428,12 +371,7 @@ def main() -> None:
     ap.add_argument("--skip-schedulers", action="store_true")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "partition"),
                     help="folder for the tables and the figure (default benchmarks/out/partition)")
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.worker:
-        _worker(args.worker)
-        return
-
     t = time.perf_counter()
     from mpx.grouping import grouping_context
     from mpx.partition import Hypergraph, partition
