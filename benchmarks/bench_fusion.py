@@ -1,0 +1,223 @@
+"""The fusion scaler against every baseline scaler: leave-one-workload-out, causal and offline, 2-8 counters.
+
+Protocol (issue 7): each shipped dataset (`mpx.datasets`, 9 callgrind workloads, 18 events) is scored
+with the learned scalers fitted on the *other eight* only; traces given with ``--heldout`` (recorded
+with ``mpx record`` from programs in no shipped dataset, never used while developing the method) are
+scored with the learned scalers fitted on all nine. Every event is multiplexed by perf's round robin on
+``generic-K`` (K = ``--counters``), one quantum = one median trace interval, a read every
+``--read-every`` quanta.
+
+Errors (relative, per event and read window, only where the truth is meaningful — `mpx.evaluate.score`'s
+floor):
+
+- ``ran``: windows where the event ran (the windows where every scaler has a value — linear/PAPI leave
+  the others empty): mean over windows, then over events;
+- ``all``: every window; scalers that leave a window empty (perf's ``<not counted>``) are marked with
+  their missing share and averaged over the windows they fill — read it only beside ``miss``;
+- ``metric``: the callgrind catalog's metrics (miss ratios, MPKI, CPI estimate) per window, on the
+  windows and metrics where *every* scaler gave a value;
+- ``cal90``: share of truths inside est ± 1.645 std (scalers with a std).
+
+Each number is the mean over workloads with a 95% bootstrap interval over workloads (``--boot``
+resamples); ``ratio`` is fusion's error over the best baseline's (causal: best causal baseline; offline:
+best of all baselines), bootstrapped paired by workload. ``--cost`` times the fusion estimate (fit
+excluded, warm numba cache) on one dataset.
+
+Run: ``python benchmarks/bench_fusion.py [--counters 2,4,6,8] [--read-every 10]
+[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json]`` (a few minutes on one
+core).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from mpx import datasets, scalers  # noqa: E402
+from mpx.evaluate import score  # noqa: E402
+from mpx.metrics import builtin  # noqa: E402
+from mpx.multiplex import multiplex  # noqa: E402
+from mpx.problem import Problem  # noqa: E402
+
+FUSION = ("fusion", "fusion_smooth")
+
+
+def cases() -> list[tuple[str, str, dict]]:
+    """(label, registry name, parameters): every registered scaler with its defaults, BayesPerf and
+    fusion also with the callgrind catalog's relations."""
+    out = []
+    for name in scalers.available():
+        if name == "papi_sw":
+            out.append(("papi_sw (time axis)", name, {"cycles_event": "time", "min_cycles": 0}))
+            continue
+        out.append((name, name, {}))
+        if name.startswith("bayesperf") or name in FUSION:
+            out.append((f"{name}+rel", name, {"relations": "callgrind"}))
+    return out
+
+
+def load_trace(p: str):
+    from mpx.readers import read_trace
+
+    return read_trace(p)
+
+
+def per_workload(tr, obs, ests: dict, cat) -> dict[str, dict]:
+    """Errors of every scaler's estimate on one workload (module docstring)."""
+    ran = np.asarray(obs.reads.running) > 0
+    ev_index = {e: j for j, e in enumerate(obs.events)}
+    res, metric_rows = {}, {}
+    for label, est in ests.items():
+        sc = score(est, tr, cat)
+        rows = sc.rows
+        rows = rows[rows["meaningful"]]
+        w = rows["window"].to_numpy()
+        j = rows["event"].map(ev_index).to_numpy()
+        r_ran = ran[w, j]
+        rel = rows["rel_error"].to_numpy(dtype=float)
+        has = np.isfinite(rel)
+        df = rows.assign(ran=r_ran, has=has)
+        e_ran = df[df.ran & df.has].groupby("event")["rel_error"].mean()
+        e_all = df[df.has].groupby("event")["rel_error"].mean()
+        res[label] = {"ran": float(e_ran.mean()), "all": float(e_all.mean()),
+                      "miss": float((~has).mean()), "cal90": sc.summary.get("calibration_90"),
+                      "per_event_ran": e_ran.to_dict()}
+        mr = sc.metric_rows
+        metric_rows[label] = mr[mr["meaningful"]].set_index(["metric", "window"])["rel_error"]
+    common = None
+    for s in metric_rows.values():
+        ok = s[np.isfinite(s.to_numpy(dtype=float))].index
+        common = ok if common is None else common.intersection(ok)
+    for label, s in metric_rows.items():
+        m = s.loc[common].groupby(level=0).mean()
+        res[label]["metric"] = float(m.mean()) if len(m) else float("nan")
+        res[label]["per_metric"] = m.to_dict()
+    return res
+
+
+def boot(values: np.ndarray, n: int, rng) -> tuple[float, float, float]:
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return (float("nan"),) * 3
+    idx = rng.integers(0, v.size, (n, v.size))
+    means = v[idx].mean(axis=1)
+    return float(v.mean()), float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def ratio_boot(a: np.ndarray, b: np.ndarray, n: int, rng) -> tuple[float, float, float]:
+    ok = np.isfinite(a) & np.isfinite(b)
+    a, b = a[ok], b[ok]
+    idx = rng.integers(0, a.size, (n, a.size))
+    r = a[idx].mean(axis=1) / b[idx].mean(axis=1)
+    return float(a.mean() / b.mean()), float(np.percentile(r, 2.5)), float(np.percentile(r, 97.5))
+
+
+def pct(x) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.1f}%"
+
+
+def ci(t) -> str:
+    m, lo, hi = t
+    return "n/a" if not np.isfinite(m) else f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--counters", default="2,4,6,8")
+    ap.add_argument("--read-every", type=int, default=10)
+    ap.add_argument("--quantum-intervals", type=float, default=1.0)
+    ap.add_argument("--datasets", help="comma-separated subset of the shipped datasets (default all)")
+    ap.add_argument("--heldout", nargs="*", default=[], help="recorded traces scored as held-out workloads")
+    ap.add_argument("--boot", type=int, default=2000)
+    ap.add_argument("--cost", action="store_true", help="time the fusion estimate")
+    ap.add_argument("--json", help="write every number here")
+    args = ap.parse_args()
+
+    rng = np.random.default_rng(0)
+    cat = builtin("callgrind")
+    shipped = {n: datasets.load(n) for n in datasets.names()}
+    test = args.datasets.split(",") if args.datasets else list(shipped)
+    held = {Path(p).stem: load_trace(p) for p in args.heldout}
+    runs = cases()
+    causal: dict[str, bool] = {}
+    out: dict = {"setup": vars(args), "results": {}}
+    for k in (int(x) for x in args.counters.split(",")):
+        results: dict[str, dict[str, dict]] = {}
+        for group, names in (("shipped", test), ("heldout", list(held))):
+            for wl in names:
+                tr = shipped[wl] if group == "shipped" else held[wl]
+                events = [e for e in tr.events if e in shipped[next(iter(shipped))].events]
+                train = [t for n, t in shipped.items() if n != wl]
+                quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
+                obs = multiplex(tr, Problem(events, f"generic-{k}"), "perf", quantum=quantum,
+                                read_every=args.read_every)
+                ests = {}
+                for label, name, params in runs:
+                    s = scalers.get(name, **params)
+                    if s.learned:
+                        s.fit(train)
+                    ests[label] = s.estimate(obs)
+                    causal[label] = bool(ests[label].causal)
+                results[f"{group}:{wl}"] = per_workload(tr, obs, ests, cat)
+                print(f"  k={k} {group}:{wl}: {obs.reads.n_reads} windows", flush=True)
+        out["results"][k] = results
+        for group in ("shipped", "heldout"):
+            keys = [w for w in results if w.startswith(group + ":")]
+            if not keys:
+                continue
+            print(f"\n### {group} workloads ({len(keys)}), {k} counters, perf round robin, read every "
+                  f"{args.read_every} quanta\n")
+            print("| scaler | causal | ran | all (miss) | metric | cal90 |")
+            print("|---|---|---|---|---|---|")
+            table = {}
+            for label, _, _ in runs:
+                col = {m: np.array([results[w][label][m] for w in keys], dtype=float) for m in ("ran", "all", "metric")}
+                miss = np.mean([results[w][label]["miss"] for w in keys])
+                cal = [results[w][label]["cal90"] for w in keys if results[w][label]["cal90"] is not None]
+                table[label] = col
+                print(f"| {label} | {'yes' if causal[label] else 'no'} | {ci(boot(col['ran'], args.boot, rng))} | "
+                      f"{ci(boot(col['all'], args.boot, rng))} ({pct(miss)}) | {ci(boot(col['metric'], args.boot, rng))}"
+                      f" | {pct(np.mean(cal)) if cal else '-'} |")
+            base = [lb for lb, n, _ in runs if n not in FUSION]
+            for fus, pool in (("fusion", [b for b in base if causal[b]]), ("fusion_smooth", base),
+                              ("fusion+rel", [b for b in base if causal[b]]), ("fusion_smooth+rel", base)):
+                if fus not in table:
+                    continue
+                for m in ("ran", "metric"):
+                    best = min(pool, key=lambda b: np.nanmean(table[b][m]))
+                    r = ratio_boot(table[fus][m], table[best][m], args.boot, rng)
+                    print(f"- {fus} / best {'causal ' if causal[fus] else ''}baseline ({best}) on `{m}`: "
+                          f"{r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+    if args.cost:
+        tr = shipped[test[0]]
+        quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
+        obs = multiplex(tr, Problem(tr.events, "generic-4"), "perf", quantum=quantum, read_every=args.read_every)
+        out["cost"] = {}
+        for name in FUSION:
+            s = scalers.get(name).fit([t for n, t in shipped.items() if n != test[0]])
+            s.estimate(obs)  # compile, learn the statistics at this time scale
+            t0 = time.process_time()
+            reps = 5
+            for _ in range(reps):
+                s.estimate(obs)
+            dt = (time.process_time() - t0) / reps
+            out["cost"][name] = obs.reads.n_reads / dt
+            print(f"- cost {name}: {obs.reads.n_reads / dt:,.0f} read windows/s ({len(tr.events)} events, "
+                  f"{args.read_every} quanta per window, {obs.n_quanta / dt:,.0f} quanta/s, CPU time)")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()
