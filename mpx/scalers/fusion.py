@@ -108,8 +108,9 @@ class RateStructure:
         self._cache: dict[tuple, dict[str, np.ndarray]] = {}
 
     def stats(self, events: tuple[str, ...], quantum: float, noise_share: float) -> dict[str, np.ndarray]:
-        """``mu[E]``, ``Sigma[E, E]`` (quantum log-rate levels), ``Q[E, E]`` (quantum-to-quantum changes),
-        ``known[E]`` (event in the training data), for quanta of length ``quantum``."""
+        """``mu[E]``, ``Sigma[E, E]`` (quantum log-rate levels), ``Q[E, E]`` (quantum-to-quantum changes of
+        the level), ``R[E]`` (white noise around the level), ``top[E]`` (highest training log-rate plus
+        log 10: a guard), ``known[E]`` (event in the training data), for quanta of length ``quantum``."""
         key = (events, round(float(quantum), 9), float(noise_share))
         if key in self._cache:
             return self._cache[key]
@@ -132,10 +133,12 @@ class RateStructure:
         sigma = np.eye(n_e) * 100.0
         q = np.eye(n_e)
         r = np.ones(n_e)
+        top = np.full(n_e, np.inf)
         if levels:
             lv, d1 = np.vstack(levels), np.vstack(diffs)
             k = np.ix_(idx, idx)
             mu[idx] = lv.mean(axis=0)
+            top[idx] = lv.max(axis=0) + math.log(10.0)
             sigma[k] = _ledoit_wolf(lv, centered=False)
             # local level + white noise: cov(lag-1 change) = Q + 2R; a share ``noise_share`` of each
             # event's change variance is taken as white noise around the level, the rest as the walk
@@ -147,7 +150,8 @@ class RateStructure:
             r[unk] = float(np.median(r[idx]))
         else:
             known[:] = False
-        out = {"mu": mu, "Sigma": sigma, "Q": q, "R": np.maximum(r, 1e-6), "known": known}
+        out = {"mu": mu, "Sigma": sigma, "Q": q, "R": np.maximum(r, 1e-6), "top": top,
+               "known": known}
         self._cache[key] = out
         return out
 
@@ -225,7 +229,8 @@ class FusionScaler(Scaler):
         ends = None if self._smooth else bounds[1:] - 1
         m, v, cov = rts_smoother(y, rvar, st["mu"], p0, q, segment_ends=ends)
 
-        rate = np.exp(m)
+        # guard: no predicted rate above ten times the highest window rate of the training data
+        rate = np.exp(np.minimum(m, st["top"][None, :]))
         pred = dur * np.maximum(rate - eps, 0.0)                       # unobserved quanta: predicted
         pred_sd = dur * rate * np.sqrt(np.expm1(np.maximum(v, 0.0)))
         per_q = np.where(ok, c, pred)
