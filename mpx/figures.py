@@ -386,12 +386,16 @@ def _partition_rows(store: Any, experiment: str | None) -> Any:
     return df
 
 
+_TOOL_NAMES = {"mpx": "mpx.partition", "kahypar": "KaHyPar", "mtkahypar": "Mt-KaHyPar"}
+
+
 def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any:
     """Per instance and tool: mean km1 over seeds relative to a reference (the published mean when the
     config gives one — KaHyPar-K on ibm01 — else the best km1 any tool found on that instance in the store),
     with the range over seeds; and the mean seconds of one partition call (log scale), with the range."""
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.ticker import FuncFormatter
 
     df = _partition_rows(store, experiment)
     tools = [t for t in ("mpx", "kahypar", "mtkahypar") if t in set(df["tool"])]
@@ -400,73 +404,79 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
     if done.empty:
         raise ConfigError("the results store has no finished partitioner run")
     done["feasible"] = done["feasible"].astype(bool)
-    instances = list(dict.fromkeys(done.sort_values(["family", "n", "k"], kind="mergesort")["instance"]))
     fam_order = {"hmetis": 0, "events": 1, "catalog": 2}
-    fam = done.groupby("instance")["family"].first()
-    instances.sort(key=lambda i: fam_order.get(fam[i], 3))
+    first = done.groupby("instance").agg(family=("family", "first"), n=("n", "first"), k=("k", "first"),
+                                         cap=("cap", "first"), ref=("reference_km1", "first"))
+    first["order"] = first["family"].map(fam_order).fillna(3)
+    instances = list(first.sort_values(["order", "n", "k"], kind="mergesort").index)
     feas = done[done["feasible"]]
     best = feas.groupby("instance")["km1"].min()
-    ref = done.groupby("instance")["reference_km1"].first()
     ref_label = done["reference_label"].dropna().iloc[0] if done["reference_label"].notna().any() else None
-    published = {i for i in instances if ref.get(i) == ref.get(i) and ref.get(i)}
-    denom = {i: (ref[i] if i in published else best.get(i, np.nan)) for i in instances}
-    labels = [f"{i} *" if i in published else i for i in instances]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 0.9 + 0.27 * len(instances)), sharey=True,
-                                  gridspec_kw={"width_ratios": [1, 1], "wspace": 0.06})
-    fills = {0: "black", 1: "white", 2: "#999999"}
-    off = np.linspace(-0.22, 0.22, len(tools)) if len(tools) > 1 else [0.0]
+    published = {i for i in instances if first.loc[i, "ref"] == first.loc[i, "ref"] and first.loc[i, "ref"]}
+    denom = {i: (first.loc[i, "ref"] if i in published else best.get(i, np.nan)) for i in instances}
+
+    def label(i: str) -> str:
+        r = first.loc[i]
+        extra = f", n={int(r['n'])}, C={int(r['cap'])}" if r["family"] == "catalog" else (
+            f", k={int(r['k'])}" if r["family"] == "events" else "")
+        return f"{i}{extra}" + (" *" if i in published else "")
+
+    seeds = done.groupby(["instance", "tool"])["seed"].nunique()
+    notes = [(f"* reference = {ref_label}; other rows: best km1 found by any tool on the instance (feasible runs)"
+              if published else "reference = best km1 found by any tool on the instance (feasible runs)")]
+    for t, why in df[df["status"] == "skipped"].groupby("tool")["reason"].first().items():
+        notes.append(f"{t}: skipped ({why})")
+    for t, cnt in df[df["status"] == "failed"].groupby("tool").size().items():
+        notes.append(f"{t}: {cnt} run(s) failed (the tool refused or crashed)")
+    for t, cnt in done[~done["feasible"]].groupby("tool").size().items():
+        notes.append(f"{t}: {cnt} run(s) violated the balance or the caps (not plotted)")
+    notes.insert(0, f"markers: mean over {int(seeds.max())} seeds; lines: min to max; time: wall clock of one "
+                    "partition call, all tools in the same run on one machine")
+    height = 1.2 + 0.24 * len(instances) + 0.13 * len(notes)
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, height), sharey=True, layout="constrained")
+    fills = ["black", "white", "#999999"]
+    off = np.linspace(-0.2, 0.2, len(tools)) if len(tools) > 1 else np.zeros(1)
     for j, tool in enumerate(tools):
-        part = feas[feas["tool"] == tool]
-        g = part.groupby("instance")
+        g = feas[feas["tool"] == tool].groupby("instance")
         y = [i for i in range(len(instances)) if instances[i] in g.groups]
         if not y:
             continue
         names = [instances[i] for i in y]
         d = np.array([denom[n] for n in names], dtype=float)
+        d = np.where(d > 0, d, np.nan)  # every tool at km1 = 0: no ratio (written out below)
         km = g["km1"].agg(["mean", "min", "max"]).loc[names]
         sec = g["partition_seconds"].agg(["mean", "min", "max"]).loc[names]
-        look = {"marker": MARKERS[j % len(MARKERS)], "markerfacecolor": fills.get(j, PALETTE[j % len(PALETTE)]),
-                "markeredgecolor": "black", "color": "black", "linestyle": "none", "markersize": 5.5}
+        look = {"marker": MARKERS[j % len(MARKERS)], "markerfacecolor": fills[j] if j < len(fills) else PALETTE[j],
+                "markeredgecolor": "black", "color": "black", "linestyle": "none", "markersize": 5}
         yy = np.array(y) + off[j]
         ax.errorbar(km["mean"] / d, yy, xerr=[(km["mean"] - km["min"]) / d, (km["max"] - km["mean"]) / d],
-                    elinewidth=0.8, capsize=0, label=tool, **look)
-        ax2.errorbar(sec["mean"], yy, xerr=[sec["mean"] - sec["min"], sec["max"] - sec["mean"]], elinewidth=0.8,
+                    elinewidth=0.7, capsize=0, label=_TOOL_NAMES.get(tool, tool), **look)
+        ax2.errorbar(sec["mean"], yy, xerr=[sec["mean"] - sec["min"], sec["max"] - sec["mean"]], elinewidth=0.7,
                      capsize=0, **look)
     ax.axvline(1.0, color="#555555", linewidth=0.8, linestyle="--", zorder=0)
-    ax.set_yticks(range(len(instances)), labels)
+    for i, inst in enumerate(instances):
+        if not denom[inst] > 0:
+            ax.text(1.0, i, " km1 = 0 for every tool", va="center", ha="left", fontsize=7)
+    ax.set_yticks(range(len(instances)), [label(i) for i in instances])
     ax.set_ylim(len(instances) - 0.5, -0.5)
-    ax.set_xlabel("km1 / reference (mean over seeds; bar: min-max)")
-    ax2.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import MaxNLocator
 
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 5, 10]))
+    ax.set_xlabel("km1 / reference")
+    ax2.set_xscale("log")
     ax2.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax2.set_xlabel("seconds per partition call (log scale)")
     for a in (ax, ax2):
         a.grid(axis="y", visible=False)
         for b in range(1, len(instances)):
-            if fam[instances[b]] != fam[instances[b - 1]]:
-                a.axhline(b - 0.5, color="#bbbbbb", linewidth=0.6)
-    seeds = done.groupby(["instance", "tool"])["seed"].nunique()
-    ref_text = (f"* reference = {ref_label}; others: best km1 found by any tool (feasible runs)"
-                if published else "reference = best km1 found by any tool on the instance (feasible runs)")
-    notes = [ref_text]
-    skipped = df[df["status"] == "skipped"].groupby("tool")["reason"].first()
-    for t, why in skipped.items():
-        notes.append(f"{t}: skipped ({why})")
-    failed = df[df["status"] == "failed"].groupby("tool").size()
-    infeas = done[~done["feasible"]].groupby("tool").size()
-    for t, cnt in failed.items():
-        notes.append(f"{t}: {cnt} run(s) failed")
-    for t, cnt in infeas.items():
-        notes.append(f"{t}: {cnt} run(s) violated the balance/caps (not plotted)")
-    fig.suptitle(f"mpx.partition vs KaHyPar / Mt-KaHyPar: km1 and time per instance "
-                 f"({int(seeds.max())} seeds; wall time on one machine, same run)", fontsize=9)
+            if first.loc[instances[b], "family"] != first.loc[instances[b - 1], "family"]:
+                a.axhline(b - 0.5, color="#999999", linewidth=0.6)
+    ax.set_title("km1 (lower is better)")
+    ax2.set_title("time (lower is better)")
     handles, leg = ax.get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0.05 + 0.028 * len(notes), 1, 0.98))
-    fig.legend(handles, leg, loc="lower center", ncol=len(leg), bbox_to_anchor=(0.5, 0.028 * len(notes)))
-    fig.text(0.01, 0.0, "\n".join(notes), fontsize=7, va="bottom", ha="left")
+    fig.legend(handles, leg, loc="outside upper center", ncol=len(leg))
+    fig.supxlabel("\n".join(notes), fontsize=7, x=0.01, ha="left", linespacing=1.4)
     return fig
-
 
 def pd_num(s: Any) -> Any:
     import pandas as pd

@@ -108,7 +108,7 @@ def instance_checksum(hg: Any) -> str:
 
 
 def instance_name(spec: dict) -> str:
-    """A short label: ``ibm01 k=8``, ``events n=1000 C=8``, ``likwid/skylake core``."""
+    """A short label: ``ibm01 k=8``, ``events n=1000 C=8``, ``arm-telemetry/neoverse-v2 (cpu)``."""
     from pathlib import Path
 
     fam = spec["family"]
@@ -118,4 +118,4 @@ def instance_name(spec: dict) -> str:
     if fam == "events":
         return f"events n={spec['n']} C={spec['cap']}"
     label = spec.get("label") or f"{Path(spec['path']).parent.name}/{Path(spec['path']).name}"
-    return f"{label} {spec['unit']}"
+    return f"{label.removesuffix('.json')} ({spec['unit']})"

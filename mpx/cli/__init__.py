@@ -13,7 +13,7 @@ import sys
 from mpx import __version__
 
 #: subcommand modules, in the order ``mpx --help`` lists them
-COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "evaluate", "estimate")
+COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "evaluate", "estimate", "bench")
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
