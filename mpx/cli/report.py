@@ -11,6 +11,8 @@ Tables (from `mpx.results.ResultsStore`, the latest run of each experiment unles
 - **scalers**: per scaler median window MAPE, whole-run total error, metric MAPE, calibration and
   throughput (event-windows per second);
 - **schedulers**: mean utilization, sampling ratio, co-scheduling ratio and configurations;
+- **partitioners** (``kind = "partition"`` experiments): per instance and tool, mean and best km1, km1
+  relative to the published reference (when the config gives one) and to mpx's, mean seconds, feasibility;
 - cells and scalers that were skipped (with the reason) or failed.
 """
 
@@ -143,6 +145,9 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             out["schedulers (means over cells; ratios in %)"] = t.rename(columns={
                 "utilization": "utilization %", "mean_sampling_ratio": "sampling %", "min_sampling_ratio":
                 "min sampling %", "mean_coschedule_ratio": "co-scheduled %", "groups": "configurations"})
+    part = store.table("partition", experiment, run_id)
+    if not part.empty and "km1" in part:
+        out.update(_partition_table(part))
     if not cells.empty:
         sk = cells[cells["status"] != "done"]
         if not sk.empty:
@@ -150,6 +155,34 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             g["reason"] = g["reason"].astype(str).str.slice(0, 110)
             out["cells skipped or failed"] = g
     return out
+
+
+def _partition_table(part: Any) -> dict[str, Any]:
+    """Per instance and tool: runs, mean / best km1, mean km1 over the reference and over mpx's, seconds."""
+    import pandas as pd
+
+    ok = part[part["status"] == "done"].copy()
+    if ok.empty:
+        return {}
+    for c in ("km1", "partition_seconds", "reference_km1"):
+        ok[c] = pd.to_numeric(ok[c], errors="coerce")
+    ok["feasible"] = ok["feasible"].astype(bool)
+    ok["_f"] = ok["family"].map({"hmetis": 0, "events": 1, "catalog": 2})
+    ok["_t"] = ok["tool"].map({"mpx": 0, "kahypar": 1, "mtkahypar": 2})
+    ok = ok.sort_values(["_f", "n", "k", "instance", "_t"], kind="mergesort")
+    t = ok.groupby(["instance", "tool"], sort=False).agg(
+        runs=("km1", "size"), mean_km1=("km1", "mean"), best_km1=("km1", "min"), ref=("reference_km1", "first"),
+        mean_s=("partition_seconds", "mean"), feasible=("feasible", "mean"))
+    t["km1 / reference"] = (t["mean_km1"] / t["ref"]).round(3)
+    mpx_mean = t["mean_km1"].xs("mpx", level="tool") if "mpx" in set(ok["tool"]) else None
+    if mpx_mean is not None:
+        t["km1 / mpx's"] = [round(m / mpx_mean[i], 3) if i in mpx_mean.index and mpx_mean[i] > 0 else float("nan")
+                            for (i, _), m in t["mean_km1"].items()]
+    t["feasible %"] = (t.pop("feasible") * 100).round(0)
+    t = t.drop(columns="ref").rename(columns={"mean_km1": "mean km1", "best_km1": "best km1", "mean_s": "mean s"})
+    t["mean km1"] = t["mean km1"].round(1)
+    t["mean s"] = t["mean s"].round(4)
+    return {"partitioners: km1 and seconds per instance and tool (means over seeds; wall time of one call)": t}
 
 
 def _ratio(a: float, b: float) -> str:
