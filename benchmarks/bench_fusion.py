@@ -24,7 +24,7 @@ best of all baselines), bootstrapped paired by workload. ``--cost`` times the fu
 excluded, warm numba cache) on one dataset.
 
 Run: ``python benchmarks/bench_fusion.py [--counters 2,4,6,8] [--read-every 10]
-[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json]`` (a few minutes on one
+[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation]`` (a few minutes on one
 core).
 """
 
@@ -51,9 +51,10 @@ from mpx.problem import Problem  # noqa: E402
 FUSION = ("fusion", "fusion_smooth")
 
 
-def cases() -> list[tuple[str, str, dict]]:
+def cases(ablation: bool = False) -> list[tuple[str, str, dict]]:
     """(label, registry name, parameters): every registered scaler with its defaults, BayesPerf and
-    fusion also with the callgrind catalog's relations."""
+    fusion also with the callgrind catalog's relations; ``ablation``: fusion without the learned
+    cross-event covariances (``cross=False``)."""
     out = []
     for name in scalers.available():
         if name == "papi_sw":
@@ -62,6 +63,8 @@ def cases() -> list[tuple[str, str, dict]]:
         out.append((name, name, {}))
         if name.startswith("bayesperf") or name in FUSION:
             out.append((f"{name}+rel", name, {"relations": "callgrind"}))
+        if ablation and name in FUSION:
+            out.append((f"{name} (cross=False)", name, {"cross": False}))
     return out
 
 
@@ -140,6 +143,7 @@ def main() -> None:
     ap.add_argument("--heldout", nargs="*", default=[], help="recorded traces scored as held-out workloads")
     ap.add_argument("--boot", type=int, default=2000)
     ap.add_argument("--cost", action="store_true", help="time the fusion estimate")
+    ap.add_argument("--ablation", action="store_true", help="also fusion without cross-event covariances")
     ap.add_argument("--json", help="write every number here")
     args = ap.parse_args()
 
@@ -148,7 +152,7 @@ def main() -> None:
     shipped = {n: datasets.load(n) for n in datasets.names()}
     test = args.datasets.split(",") if args.datasets else list(shipped)
     held = {Path(p).stem: load_trace(p) for p in args.heldout}
-    runs = cases()
+    runs = cases(args.ablation)
     causal: dict[str, bool] = {}
     out: dict = {"setup": vars(args), "results": {}}
     for k in (int(x) for x in args.counters.split(",")):
