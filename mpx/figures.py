@@ -389,6 +389,27 @@ def _partition_rows(store: Any, experiment: str | None) -> Any:
 _TOOL_NAMES = {"mpx": "mpx.partition", "kahypar": "KaHyPar", "mtkahypar": "Mt-KaHyPar"}
 
 
+def _tool_settings(done: Any) -> str:
+    """One line naming each tool's version and configuration, from the stored ``tool_params``."""
+    import json
+    from pathlib import Path
+
+    parts = []
+    order = {"mpx": 0, "kahypar": 1, "mtkahypar": 2}
+    for tool, g in sorted(done.groupby("tool"), key=lambda x: order.get(x[0], 3)):
+        p = json.loads(g["tool_params"].iloc[0]) if isinstance(g["tool_params"].iloc[0], str) else {}
+        ver = g["tool_version"].dropna()
+        name = _TOOL_NAMES.get(tool, tool) + (f" {ver.iloc[0]}" if len(ver) else "")
+        if "ini" in p:
+            name += f" ({Path(p['ini']).name})"
+        elif "preset" in p:
+            name += f" ({p['preset']} preset, {p.get('threads', 1)} thread{'s' if p.get('threads', 1) > 1 else ''})"
+        elif p.get("context") == "auto":
+            name += " (mpx.grouping's configuration on capped instances)"
+        parts.append(name)
+    return "; ".join(parts)
+
+
 def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any:
     """Per instance and tool: mean km1 over seeds relative to a reference (the published mean when the
     config gives one — KaHyPar-K on ibm01 — else the best km1 any tool found on that instance in the store),
@@ -424,6 +445,7 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
     seeds = done.groupby(["instance", "tool"])["seed"].nunique()
     notes = [(f"* reference = {ref_label}; other rows: best km1 found by any tool on the instance (feasible runs)"
               if published else "reference = best km1 found by any tool on the instance (feasible runs)")]
+    notes.append(_tool_settings(done))
     for t, why in df[df["status"] == "skipped"].groupby("tool")["reason"].first().items():
         notes.append(f"{t}: skipped ({why})")
     for t, cnt in df[df["status"] == "failed"].groupby("tool").size().items():
@@ -432,7 +454,7 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
         notes.append(f"{t}: {cnt} run(s) violated the balance or the caps (not plotted)")
     notes.insert(0, f"markers: mean over {int(seeds.max())} seeds; lines: min to max; time: wall clock of one "
                     "partition call, all tools in the same run on one machine")
-    height = 1.2 + 0.24 * len(instances) + 0.13 * len(notes)
+    height = 1.2 + 0.24 * len(instances) + 0.15 * len(notes)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, height), sharey=True, layout="constrained")
     fills = ["black", "white", "#999999"]
     off = np.linspace(-0.2, 0.2, len(tools)) if len(tools) > 1 else np.zeros(1)
@@ -465,7 +487,7 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
     ax.set_xlabel("km1 / reference")
     ax2.set_xscale("log")
     ax2.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax2.set_xlabel("seconds per partition call (log scale)")
+    ax2.set_xlabel("seconds per call (log scale)")
     for a in (ax, ax2):
         a.grid(axis="y", visible=False)
         for b in range(1, len(instances)):
@@ -475,7 +497,10 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
     ax2.set_title("time (lower is better)")
     handles, leg = ax.get_legend_handles_labels()
     fig.legend(handles, leg, loc="outside upper center", ncol=len(leg))
-    fig.supxlabel("\n".join(notes), fontsize=7, x=0.01, ha="left", linespacing=1.4)
+    import textwrap
+
+    lines = [w for n in notes for w in textwrap.wrap(n, 118, subsequent_indent="  ")]  # within the text width
+    fig.supxlabel("\n".join(lines), fontsize=7, x=0.01, ha="left", linespacing=1.4)
     return fig
 
 def pd_num(s: Any) -> Any:

@@ -23,6 +23,9 @@ def store(tmp_path_factory):
                                   '[output]\nseries_events = ["D1mr", "Bcm"]\nseries_workloads = ["sqlite"]\n')
     cfg.write_text(cfg.read_text().replace('use = ["linear", "dira"]', 'use = ["linear", "dira", "bayesperf"]'))
     assert main(["run", str(cfg), "--out", str(tmp / "res"), "--no-progress", "--no-figures"]) == 0
+    from tests.test_experiment_partition import write as write_partition  # same store: partitioner figure
+
+    assert main(["run", str(write_partition(tmp)), "--out", str(tmp / "res"), "--no-progress", "--no-figures"]) == 0
     mp.undo()
     return tmp / "res"
 
