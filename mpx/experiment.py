@@ -573,7 +573,10 @@ class Experiment:
             raise ConfigError(f"{w}: [partition] epsilon is required with hypergraphs: a number in [0, 1), got {eps!r}")
         if "seeds" in p and "repetitions" in p:
             raise ConfigError(f"{w}: [partition] give seeds or repetitions, not both")
-        seeds = self.seeds({"multiplex": {k: p[k] for k in ("seeds", "repetitions") if k in p}})
+        try:  # the same rules as [multiplex] seeds / repetitions
+            seeds = self.seeds({"multiplex": {k: p[k] for k in ("seeds", "repetitions") if k in p}})
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("[multiplex]", "[partition]")) from None
         ini = p.get("kahypar_ini")
         if "kahypar" in tools:
             if not isinstance(ini, str):

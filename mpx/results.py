@@ -15,7 +15,8 @@
   seed, tool and its version, status (``done``, ``skipped`` when the tool is not installed, ``failed``
   when it refused or crashed, with the reason), km1 / cut / imbalance / largest block recomputed by mpx
   from the returned blocks, the tool's own km1, feasibility, ``partition_seconds`` and the published
-  reference km1 when the config gives one;
+  reference km1 when the config gives one (in ``cells``, the ``scheduler`` column of a partition cell
+  holds its tool);
 - ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
   figures) take the cells of the latest run of each experiment unless told otherwise.
 
