@@ -144,6 +144,7 @@ def main() -> None:
     ap.add_argument("--boot", type=int, default=2000)
     ap.add_argument("--cost", action="store_true", help="time the fusion estimate")
     ap.add_argument("--ablation", action="store_true", help="also fusion without cross-event covariances")
+    ap.add_argument("--scheduler", default="perf", help="scheduler registry name (default perf)")
     ap.add_argument("--json", help="write every number here")
     args = ap.parse_args()
 
@@ -163,7 +164,7 @@ def main() -> None:
                 events = [e for e in tr.events if e in shipped[next(iter(shipped))].events]
                 train = [t for n, t in shipped.items() if n != wl]
                 quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
-                obs = multiplex(tr, Problem(events, f"generic-{k}"), "perf", quantum=quantum,
+                obs = multiplex(tr, Problem(events, f"generic-{k}"), args.scheduler, quantum=quantum,
                                 read_every=args.read_every)
                 ests = {}
                 for label, name, params in runs:
@@ -179,7 +180,7 @@ def main() -> None:
             keys = [w for w in results if w.startswith(group + ":")]
             if not keys:
                 continue
-            print(f"\n### {group} workloads ({len(keys)}), {k} counters, perf round robin, read every "
+            print(f"\n### {group} workloads ({len(keys)}), {k} counters, scheduler {args.scheduler}, read every "
                   f"{args.read_every} quanta\n")
             print("| scaler | causal | ran | all (miss) | metric | cal90 |")
             print("|---|---|---|---|---|---|")
