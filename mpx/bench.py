@@ -4,7 +4,9 @@ What is timed (wall clock, best of ``repeat`` calls after one untimed warm-up ca
 compiled kernels):
 
 - **replay**: one `mpx.multiplex.multiplex` call (schedule, quanta, apportioning, read view) of a trace
-  with a static scheduler; reported as quanta per second and event-quanta per second;
+  with a static scheduler (perf's rotation); reported as quanta per second and event-quanta per second.
+  Default input: the synthetic ``tma`` trace and its built-in catalog's 11 events on N generic counters,
+  plus cycles on a fixed counter (as on real cores, so the scalers that need a cycles count run too);
 - **each registered scaler**: ``estimate(observation)`` on that replay (learned scalers are first fitted,
   untimed, on a second trace of the same kind with another seed); reported as read windows per second and
   event-windows per second, and as ratios to the ``linear`` scaler and to the replay measured in the run;
@@ -103,7 +105,14 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
             raise ConfigError(f"--preset {preset!r}: the benchmark needs a preset with a built-in metric catalog: tma")
         trace = synth(preset, intervals=intervals, seed=0)
         train = synth(preset, intervals=intervals, seed=1)
-        problem = Problem.from_catalog(builtin(preset), pmu)
+        # cycles on a fixed counter, as on real cores: the scalers that need a cycles count (papi_sw) run too
+        from mpx.pmu import PMU
+
+        pmu = PMU.from_dict({"name": f"generic-{counters}+fixed-cycles",
+                             "units": {"cpu": {"generic": counters, "fixed": {"fixed0": ["cycles"]}}}})
+        p = Problem.from_catalog(builtin(preset), pmu)
+        problem = Problem(p.events + ("cycles",), pmu, groups=p.groups, metrics=p.metrics, software=p.software,
+                          meta=p.meta, relations=p.relations)
         desc = f"synthetic preset {preset}, {trace.n_intervals} intervals (learned scalers fitted on seed 1)"
     missing = [e for e in problem.events if e not in trace.events]
     if missing:
@@ -149,7 +158,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     trace, train, problem, desc = _inputs(None if dataset else preset, dataset, intervals, counters)
     quantum = float(np.median(np.diff(trace.edges)))
     report["settings"] = {"input": desc, "events": problem.n_events, "counters": counters,
-                          "pmu": f"generic-{counters}", "scheduler": "perf", "quantum": "1 median trace interval",
+                          "pmu": problem.pmu.name, "scheduler": "perf", "quantum": "1 median trace interval",
                           "read_every": read_every, "repeat": repeat, "quick": quick,
                           "timing": f"wall clock, best of {repeat} after one untimed warm-up call"}
 
@@ -272,8 +281,9 @@ def _feasible(hg: Any, blocks: Any, k: int, eps: float, caps: list[int] | None, 
 
 
 def _eng(v: float) -> str:
+    """3 significant digits with a k/M/G prefix (999,600 -> 1M, not 1e+03k)."""
     for f, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= f:
+        if abs(v) >= f * 0.9995:
             return f"{v / f:.3g}{suffix}"
     return f"{v:.3g}"
 
