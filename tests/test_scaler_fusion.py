@@ -121,7 +121,7 @@ def _observe(tr: Trace, read_every: int = 4, b_never: bool = False):
 
 
 def test_structure_learns_the_correlation():
-    st = RateStructure([_synthetic(1), _synthetic(2)]).stats(EV, 1.0, 0.5)
+    st = RateStructure([_synthetic(1), _synthetic(2)]).stats(EV, 1.0, 0.5, "us")
     q = st["Q"]
     corr = q[0, 1] / np.sqrt(q[0, 0] * q[1, 1])
     assert corr > 0.95                        # b moves with a
@@ -195,6 +195,16 @@ def test_inequality_relation_is_imposed():
     c = est.counts
     assert (c[:, 1] <= c[:, 0] * (1 + 1e-6) + 1e-6).all()
     assert any("relations changed" in n for n in est.notes)
+
+
+def test_training_data_without_the_events():
+    other = Trace(("x", "y"), np.ones((50, 2)) * 10.0, np.arange(51.0), "us", meta={"workload": "other"})
+    est = FusionSmoother().fit([other]).estimate(_observe(_synthetic(3)))
+    assert np.isfinite(est.counts).all()
+    assert any("not in the training data" in n for n in est.notes)
+    # same events on another time axis: not used either
+    ticks = Trace(EV, _synthetic(1).counts, np.arange(601.0), "ticks", meta={"workload": "t"})
+    assert not RateStructure([ticks]).stats(EV, 1.0, 0.5, "us")["known"].any()
 
 
 def test_bad_input():

@@ -103,23 +103,26 @@ class RateStructure:
     (quantum, read window) and event list — the statistics of the model (`stats`)."""
 
     def __init__(self, traces: list[Any]):
-        self.traces = [(tuple(t.events), np.asarray(t.counts, dtype=np.float64), np.asarray(t.edges, dtype=np.float64))
-                       for t in traces]
+        self.traces = [(tuple(t.events), np.asarray(t.counts, dtype=np.float64), np.asarray(t.edges, dtype=np.float64),
+                        str(t.time_unit)) for t in traces]
         self._cache: dict[tuple, dict[str, np.ndarray]] = {}
 
-    def stats(self, events: tuple[str, ...], quantum: float, noise_share: float) -> dict[str, np.ndarray]:
+    def stats(self, events: tuple[str, ...], quantum: float, noise_share: float, time_unit: str
+              ) -> dict[str, np.ndarray]:
         """``mu[E]``, ``Sigma[E, E]`` (quantum log-rate levels), ``Q[E, E]`` (quantum-to-quantum changes of
         the level), ``R[E]`` (white noise around the level), ``top[E]`` (highest training log-rate plus
-        log 10: a guard), ``known[E]`` (event in the training data), for quanta of length ``quantum``."""
-        key = (events, round(float(quantum), 9), float(noise_share))
+        log 10: a guard), ``known[E]`` (event in the training data), for quanta of length ``quantum``
+        (only training traces on the same ``time_unit`` count)."""
+        key = (events, round(float(quantum), 9), float(noise_share), time_unit)
         if key in self._cache:
             return self._cache[key]
         n_e = len(events)
         eps = 0.5 / quantum
-        known = np.array([any(e in ev for ev, _, _ in self.traces) for e in events])
+        same = [t for t in self.traces if t[3] == time_unit]
+        known = np.array([any(e in t[0] for t in same) for e in events])
         idx = np.flatnonzero(known)
         levels, diffs = [], []
-        for ev, counts, edges in self.traces:
+        for ev, counts, edges, _ in (same if idx.size else ()):
             pos = {e: i for i, e in enumerate(ev)}
             if not all(events[i] in pos for i in idx):
                 continue  # a trace without every known event: skipped (keeps the covariances aligned)
@@ -214,7 +217,7 @@ class FusionScaler(Scaler):
         n_w, n_e = r.raw.shape
         quantum = float(obs.quantum)
         eps = 0.5 / quantum
-        st = self.structure_.stats(events, quantum, float(self.noise_share))
+        st = self.structure_.stats(events, quantum, float(self.noise_share), str(obs.time_unit))
         q = st["Q"] * float(self.q_scale)
         p0 = st["Sigma"] * float(self.prior_scale)
         if not self.cross:
@@ -255,7 +258,8 @@ class FusionScaler(Scaler):
         std[:, errors] = np.nan
         not_est = ~run_w | errors[None, :]
         if (~st["known"]).any():
-            notes.append("not in the training data (diffuse prior, no cross-event terms): "
+            notes.append(f"not in the training data on the time axis {obs.time_unit!r} (diffuse prior, no cross-event "
+                         "terms): "
                          + ", ".join(e for e, k in zip(events, st["known"]) if not k))
         if never.any() and not errors.all():
             notes.append("never counted, predicted from the other events only: "
