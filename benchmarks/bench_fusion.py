@@ -24,7 +24,7 @@ best of all baselines), bootstrapped paired by workload. ``--cost`` times the fu
 excluded, warm numba cache) on one dataset.
 
 Run: ``python benchmarks/bench_fusion.py [--counters 2,4,6,8] [--read-every 10]
-[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation]`` (a few minutes on one
+[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation] [--scheduler NAME] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
 core).
 """
 
@@ -107,6 +107,39 @@ def per_workload(tr, obs, ests: dict, cat) -> dict[str, dict]:
     return res
 
 
+GEM5_CORE = "board.processor.cores.core."
+GEM5_EVENTS = [GEM5_CORE + "numCycles", GEM5_CORE + "commitStats0.numInsts",
+               "board.cache_hierarchy.l1d-cache-0.overallMisses::total",
+               "board.cache_hierarchy.l1d-cache-0.overallAccesses::total",
+               "board.cache_hierarchy.l2-cache-0.overallMisses::total", GEM5_CORE + "executeStats0.numBranches",
+               GEM5_CORE + "branchPred.condIncorrect", GEM5_CORE + "commitStats0.numLoadInsts",
+               GEM5_CORE + "commitStats0.numStoreInsts", GEM5_CORE + "branchPred.lookups_0::total"]
+
+
+def gem5_check(folder: str) -> None:
+    """Leave-one-run-out over the gem5 periodic runs in ``folder`` (``*.stats.txt.xz``): the 10 events of
+    ``tests/test_scalers_realdata.py``, instructions and cycles on fixed counters, 4 generic ones, perf's
+    rotation, a read every 3 quanta; window error where the event ran and 90% coverage."""
+    from mpx.pmu import PMU
+    from mpx.readers import read_trace
+
+    runs = {Path(p).name.split(".")[0]: read_trace(p) for p in sorted(Path(folder).glob("*.stats.txt.xz"))}
+    pmu = PMU.from_dict({"name": "g4f2", "units": {"cpu": {"generic": 4, "fixed": {
+        "fixed0": [GEM5_EVENTS[1]], "fixed1": [GEM5_EVENTS[0]]}}}})
+    print(f"\n### gem5 periodic runs ({', '.join(runs)}), leave-one-run-out, 4 generic + 2 fixed counters\n")
+    print("| run | linear | fusion | fusion_smooth | cal90 fusion / smooth |")
+    print("|---|---|---|---|---|")
+    for name, tr in runs.items():
+        obs = multiplex(tr, Problem(GEM5_EVENTS, pmu), "perf", quantum=float(np.diff(tr.edges)[0]), read_every=3)
+        train = [t for n, t in runs.items() if n != name]
+        res = {}
+        for s in (scalers.get("linear"), scalers.get("fusion").fit(train), scalers.get("fusion_smooth").fit(train)):
+            res[s.name] = score(s.estimate(obs), tr).summary
+        print(f"| {name} | {pct(res['linear']['window_mape_ran'])} | {pct(res['fusion']['window_mape_ran'])} | "
+              f"{pct(res['fusion_smooth']['window_mape_ran'])} | {pct(res['fusion']['calibration_90'])} / "
+              f"{pct(res['fusion_smooth']['calibration_90'])} |")
+
+
 def boot(values: np.ndarray, n: int, rng) -> tuple[float, float, float]:
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
@@ -145,6 +178,7 @@ def main() -> None:
     ap.add_argument("--cost", action="store_true", help="time the fusion estimate")
     ap.add_argument("--ablation", action="store_true", help="also fusion without cross-event covariances")
     ap.add_argument("--scheduler", default="perf", help="scheduler registry name (default perf)")
+    ap.add_argument("--gem5", metavar="DIR", help="also leave-one-run-out over the gem5 periodic runs in DIR")
     ap.add_argument("--json", help="write every number here")
     args = ap.parse_args()
 
@@ -203,6 +237,8 @@ def main() -> None:
                     r = ratio_boot(table[fus][m], table[best][m], args.boot, rng)
                     print(f"- {fus} / best {'causal ' if causal[fus] else ''}baseline ({best}) on `{m}`: "
                           f"{r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+    if args.gem5:
+        gem5_check(args.gem5)
     if args.cost:
         tr = shipped[test[0]]
         quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
