@@ -24,7 +24,7 @@ best of all baselines), bootstrapped paired by workload. ``--cost`` times the fu
 excluded, warm numba cache) on one dataset.
 
 Run: ``python benchmarks/bench_fusion.py [--counters 2,4,6,8] [--read-every 10]
-[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation] [--scheduler NAME] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
+[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation] [--noise-share 0.5,0.9] [--scheduler NAME] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
 core).
 """
 
@@ -51,10 +51,10 @@ from mpx.problem import Problem  # noqa: E402
 FUSION = ("fusion", "fusion_smooth")
 
 
-def cases(ablation: bool = False) -> list[tuple[str, str, dict]]:
+def cases(ablation: bool = False, noise_shares: tuple[float, ...] = ()) -> list[tuple[str, str, dict]]:
     """(label, registry name, parameters): every registered scaler with its defaults, BayesPerf and
     fusion also with the callgrind catalog's relations; ``ablation``: fusion without the learned
-    cross-event covariances (``cross=False``)."""
+    cross-event covariances (``cross=False``); ``noise_shares``: fusion with other ``noise_share`` values."""
     out = []
     for name in scalers.available():
         if name == "papi_sw":
@@ -65,6 +65,8 @@ def cases(ablation: bool = False) -> list[tuple[str, str, dict]]:
             out.append((f"{name}+rel", name, {"relations": "callgrind"}))
         if ablation and name in FUSION:
             out.append((f"{name} (cross=False)", name, {"cross": False}))
+        if name in FUSION:
+            out += [(f"{name} (noise_share={v:g})", name, {"noise_share": v}) for v in noise_shares]
     return out
 
 
@@ -178,6 +180,7 @@ def main() -> None:
     ap.add_argument("--cost", action="store_true", help="time the fusion estimate")
     ap.add_argument("--ablation", action="store_true", help="also fusion without cross-event covariances")
     ap.add_argument("--scheduler", default="perf", help="scheduler registry name (default perf)")
+    ap.add_argument("--noise-share", default="", help="comma list: fusion also with these noise_share values")
     ap.add_argument("--gem5", metavar="DIR", help="also leave-one-run-out over the gem5 periodic runs in DIR")
     ap.add_argument("--json", help="write every number here")
     args = ap.parse_args()
@@ -187,7 +190,7 @@ def main() -> None:
     shipped = {n: datasets.load(n) for n in datasets.names()}
     test = args.datasets.split(",") if args.datasets else list(shipped)
     held = {Path(p).stem: load_trace(p) for p in args.heldout}
-    runs = cases(args.ablation)
+    runs = cases(args.ablation, tuple(float(x) for x in args.noise_share.split(",") if x))
     causal: dict[str, bool] = {}
     out: dict = {"setup": vars(args), "results": {}}
     for k in (int(x) for x in args.counters.split(",")):
