@@ -6,53 +6,59 @@ fixed shape between two reads and miss phase changes (Mathur & Cook 2005; NeoMPX
 BayesPerf (Banerjee et al., ASPLOS 2021) uses only explicit, formula-level relations, at a cost its
 authors tamed with an FPGA. Here explicit relations and *implicit* interactions learned from other
 workloads are combined in one linear-Gaussian model whose exact inference is a Kalman filter (Kalman
-1960) or a Rauch–Tung–Striebel smoother (Rauch, Tung & Striebel 1965), O(k·E²) per read window; the
-same family as Manzke & Coghlan's MMSE fusion of sequential counter observations (MASCOTS 2005).
+1960) or a Rauch–Tung–Striebel smoother (Rauch, Tung & Striebel 1965), O(k·E²) per quantum for k
+events on counters (plus one E×E solve per quantum to smooth); the same family as Manzke & Coghlan's MMSE
+fusion of sequential counter observations (MASCOTS 2005). It works on the quantum view (the counts of
+every rotation, as `mpx.scalers.bayesperf` does), not on the read view alone.
 
-**State.** ``x[w, e] = log(rate_e in read window w + eps)``, ``rate = count / window length``,
-``eps = 0.5 / nominal window length`` (keeps zero counts finite).
+**State.** ``x[t, e] = log(rate of event e in quantum t + eps)``, ``rate = count / quantum length``,
+``eps = 0.5 / quantum`` (keeps zero counts finite).
 
-**Dynamics (time).** ``x_w = x_{w-1} + eta_w``, ``eta_w ~ N(0, q_scale · Q)``: a local level per event
-whose innovations are *correlated across events*. ``Q`` is the covariance of successive windows'
-log-rate changes in the training workloads' ground truth, estimated with scikit-learn's Ledoit–Wolf
-shrinkage. A phase change moves many events at once; when some of them are on the counters, the
-correlated innovation carries the change to the ones that are not — the implicit interactions
-(e.g. L1 misses and LL misses, loads and L1 misses) that a formula does not state.
+**Dynamics (time) and measurement.** ``x_t = x_{t-1} + eta_t``, ``eta_t ~ N(0, q_scale · Q)``: a local
+level per event whose innovations are *correlated across events*; where event e ran in quantum t,
+``y[t, e] = x[t, e] + noise``, ``noise ~ N(0, R_e)`` (white noise around the level: bursts that come
+and go). ``C1`` = the Ledoit–Wolf (scikit-learn) covariance of successive quanta's log-rate changes in
+the training workloads' ground truth ``= Q + 2 diag(R)``; a share ``noise_share`` of each event's
+change variance is taken as noise, ``R = noise_share · diag(C1) / 2``, the rest as the walk,
+``Q = (1 - noise_share) · C1`` (keeps the cross-event correlations). A phase change moves many events
+at once; when some of them are on the counters, the correlated innovation carries it to the ones that
+are not — implicit interactions (e.g. L1 and LL misses, loads and L1 misses) that no formula states.
 
-**Prior.** ``x_0 ~ N(mu, Sigma)``: mean and (Ledoit–Wolf) covariance of the training workloads'
-window log-rates — the cross-event structure of *levels*, so an event that has not run yet is still
-predicted from the ones that have.
+**Prior.** ``x_0 ~ N(mu, prior_scale · Sigma)``: mean and Ledoit–Wolf covariance of the training
+workloads' quantum log-rates — the cross-event structure of *levels*, so an event that has not run yet
+is still predicted from the ones that have.
 
-**Measurement.** Where event e ran in window w, ``y = log(raw / running + eps) = x_w + noise``: the rate
-seen over the quanta it ran is a sample of the window's quanta, so the noise variance is the
-finite-population one, ``s2_e · (n - m) / (m · (n - 1))`` for ``m`` of ``n`` quanta, with ``s2_e`` the
-variance of a quantum's log-rate around its window's in the training data; it vanishes when the event
-ran the whole window (the count is then exactly the raw count).
+**Filter and smoother.** `FusionSmoother` (``fusion_smooth``, offline) runs the RTS smoother over the
+whole run. `FusionScaler` (``fusion``, causal) runs the filter and, inside each read window, a backward
+pass restarted at the window's last quantum: each window uses the quanta up to its own end, nothing
+after (`mpx.scalers.kalman.rts_smoother` with ``segment_ends``).
+
+**Estimate.** A window's count is the sum of its quanta: the counted ones exactly, the others
+``L · (exp(m) - eps)`` (the posterior median of the rate, clipped at 0; predicted rates are capped at
+ten times the training data's highest, a guard against a diverging walk). ``std`` is ``std_scale``
+times the sum over the window's uncounted quanta of the log-normal's std ``L · exp(m) · sqrt(exp(v) - 1)``
+(summed, not added in quadrature: the quanta share one walk, their errors are strongly correlated).
+Windows where the event did not run are flagged ``not_estimated`` — as for every read-view scaler — but
+carry the model's prediction; events in error (never enabled) are NaN.
 
 **Relations (explicit).** Catalog identities ``A c = 0`` and inequalities ``B c <= 0`` over the window
-counts (`mpx.scalers.relations.relation_set`, as BayesPerf reads them) are imposed on each window's
-posterior after the log-normal's delta-method linearisation ``C = diag(c) P diag(c)``: identities by
-Gaussian conditioning (mean and covariance), violated inequalities by projecting the mean onto their
-boundary (active set; the truncated posterior's mode), then counts >= 0. Relations through latent
-(unmeasured) variables are dropped with a note. The projection uses only window w's posterior, so the
-filter stays causal.
-
-**Estimate.** ``count = L_w · (exp(m) - eps)`` (the posterior median of the rate, clipped at 0) and
-``std = std_scale · L_w · exp(m) · sqrt(exp(v) - 1)`` (the log-normal's standard deviation around it).
-Windows where the event did not run are flagged ``not_estimated`` — as for every read-view scaler —
-but carry the model's prediction; events in error (never enabled) are NaN.
+counts (`mpx.scalers.relations.relation_set`, as the BayesPerf scaler reads them) are imposed on each
+window's estimate, with the window's count covariance from the delta method (summed std per event, the
+mean cross-event correlation of its quanta): identities by Gaussian conditioning (mean and covariance),
+violated inequalities by projecting the mean onto their boundary (active set; the truncated
+posterior's mode), then counts >= 0. Relations through latent (unmeasured) variables are dropped with a
+note. Only window w's own posterior is used, so ``fusion`` stays causal.
 
 **Learning.** ``fit(traces)`` keeps the training traces' counts (never those of the workload scored:
-leave-one-workload-out is the experiment runner's job); the statistics (``mu``, ``Sigma``, ``Q``,
-``s2``) are computed at the observation's quantum and read window (cached per time scale and event
-list). Events unknown to the training data get a diffuse prior, the median known innovation and
-measurement variances, and no cross-event terms.
+leave-one-workload-out is the experiment runner's job); the statistics are computed at the
+observation's quantum, from the training traces on the same time axis (`RateStructure.stats`, cached
+per quantum, event list and ``noise_share``). Events unknown to the training data get a diffuse prior,
+the median known variances and no cross-event terms.
 
-**Assumptions / limits.** Log-rates follow a Gaussian random walk: a jump larger than ``Q`` foresees
-(a phase change no event on the counters sees) is followed one window late, and the std under-covers
-there; cross-event structure learned on other programs transfers only as far as their events co-vary
-the same way; the time scale of training and scoring must be comparable (both are resampled to the
-observation's quantum and window).
+**Assumptions / limits.** Log-rates follow a Gaussian random walk plus white noise: a burst no event on
+the counters sees is missed (causal) or spread over its neighbours (offline), and relative errors of
+those over-estimates are large; cross-event structure learned on other programs transfers only as far
+as their events co-vary the same way. Measured numbers and failure cases: ``docs/fusion.md``.
 """
 
 from __future__ import annotations
@@ -160,13 +166,18 @@ class RateStructure:
 
 
 class FusionScaler(Scaler):
-    """Fusion, causal: the Kalman filter of the module docstring (window w from windows <= w).
+    """Fusion, causal: the Kalman filter of the module docstring, smoothed inside each read window only
+    (window w from the quanta up to its end).
 
     Hyper-parameters: ``relations`` (anything `mpx.scalers.relations.relation_set` reads — a catalog or
     its name such as ``"callgrind"``, relation text; None: no explicit relation), ``q_scale`` (> 0:
     multiplies the learned innovation covariance), ``prior_scale`` (> 0: multiplies the learned level
     covariance), ``std_scale`` (> 0: multiplies the reported std), ``cross`` (use the learned cross-event
-    covariances; False keeps only their diagonals — the ablation without implicit interactions).
+    covariances; False keeps only their diagonals — the ablation without implicit interactions),
+    ``noise_share`` (0 < s < 1: the share of the learned log-rate change variance taken as white noise).
+
+    After `fit`: ``structure_`` (`RateStructure`), ``training_workloads_``; after `estimate`: ``model_``
+    (per quantum and event: log-rate mean and variance, the measurements, Q, P0, mu), ``relations_``.
     """
 
     name: ClassVar[str] = "fusion"
