@@ -830,9 +830,11 @@ def preset(name: str) -> PMU:
              "units": {"cpu": {"generic": n, "fixed": {}}}},
             source=f"<preset {name}>",
         )
+    if name.lower() == "generic-n":
+        raise ConfigError(f"preset {name!r}: replace N by the number of generic counters, e.g. generic-4")
     path = _preset_dir().joinpath(f"{name}.toml")
     if not path.is_file():
-        raise ConfigError(f"unknown PMU preset {name!r}; presets: {', '.join(presets())}")
+        raise ConfigError(f"unknown PMU preset {name!r}; presets: {', '.join(presets())} (N: a number of counters)")
     with path.open("rb") as fh:
         data = _loads_toml(fh.read(), path)
     return PMU.from_dict(data, source=f"<preset {name}>")

@@ -86,3 +86,26 @@ def test_pmu_is_required(capsys):
         main(["evaluate", "xz"])
     assert exc.value.code == 2
     assert "--pmu" in capsys.readouterr().err
+
+
+def test_learned_scaler_trains_on_the_other_datasets_only(capsys, tmp_path):
+    learned = [n for n in scalers.available() if getattr(scalers.get_class(n), "learned", False)]
+    if not learned:
+        pytest.skip("no learned scaler registered")
+    name = learned[0]
+    rows = _json(capsys, "awk", "--pmu", "generic-4", "--scaler", name, "--events", "Ir,Dr,Dw,D1mr,Bc,Bcm")
+    train = rows[0]["setup"]["train"]
+    assert "awk" not in train.split(" (")[0].split(", ") and "xz" in train
+    assert "error" not in rows[0] and math.isfinite(rows[0]["window_mape"])
+    # the scored workload is refused as training data, and a trace file without --train is not scored
+    assert main(["evaluate", "awk", "--pmu", "generic-4", "--scaler", name, "--train", "xz,awk"]) == 1
+    assert "scored workload" in capsys.readouterr().err
+    path = tmp_path / "awk.npz"
+    datasets.load("awk").save(path)
+    rows = _json(capsys, str(path), "--pmu", "generic-4", "--scaler", name)
+    assert "--train" in rows[0]["error"]
+
+
+def test_generic_n_literal_explains_itself(capsys):
+    assert main(["evaluate", "xz", "--pmu", "generic-N"]) == 1
+    assert "replace N" in capsys.readouterr().err

@@ -16,6 +16,8 @@ is one median trace interval (each quantum holds about one recorded interval, so
 inside an interval more than the recording already does), a read every 10 quanta (the experiment
 runner's default). Scalers with a ``relations`` hyper-parameter (BayesPerf) get ``--relations`` (default:
 the metrics catalog: its relations and the identities its formulas imply are prior knowledge, not counts).
+Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
+default is every *other* shipped dataset (leave-one-workload-out), never the scored workload itself.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "'none' for none (default: the built-in catalog with the most metrics computable from the events)")
     p.add_argument("--relations", metavar="CATALOG", help="relations for scalers that use them (BayesPerf): a catalog "
                    "file or built-in name, or 'none' (default: the metrics catalog)")
+    p.add_argument("--train", metavar="LIST", help="comma-separated trace files or dataset names on which learned "
+                   "scalers are fitted (default for a shipped dataset: every other shipped dataset; a trace file "
+                   "needs it). The scored workload is refused")
     p.add_argument("--seed", type=int, default=0, help="seed of the replay (schedulers/noise that draw; default 0)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per scaler")
 
@@ -79,6 +84,24 @@ def load_truth(text: str) -> Any:
         return datasets.load(text)
     raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
                       f"({', '.join(known) or 'no dataset manifest found'})")
+
+
+def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Any], str]:
+    """The traces learned scalers are fitted on, and how they were chosen; never the scored workload."""
+    from mpx import datasets
+    from mpx.errors import ConfigError
+
+    if text is None:
+        if scored not in datasets.names():
+            return [], "none (give --train for learned scalers)"
+        names = [n for n in datasets.names() if n != scored]
+        return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    traces = [load_truth(t) for t in items]
+    same = [i for i, t in zip(items, traces) if i == scored or (workload and t.meta.get("workload") == workload)]
+    if same:
+        raise ConfigError(f"--train: {same} is the scored workload; learned scalers are trained on other workloads")
+    return traces, ", ".join(items)
 
 
 def parse_quantum(text: str | None, trace: Any) -> tuple[float, str]:
@@ -185,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
         relations = load_catalog_arg(args.relations)
         rel_text = relations.name
     problem = Problem(events, pmu)
+    learned = [n for n in names if getattr(scalers.get_class(n), "learned", False)]
+    train, train_text = (training_traces(args.train, args.trace, trace.meta.get("workload")) if learned
+                         else ([], "none (no learned scaler)"))
     obs = multiplex(trace, problem, args.scheduler, quantum=quantum, read_every=args.read_every, seed=args.seed)
 
     rows = []
@@ -196,6 +222,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             s = cls(**params)
             row["causal"] = bool(s.causal)
+            if s.learned:
+                if not train:
+                    raise ConfigError(f"{name} is a learned scaler: give --train (other workloads' traces)")
+                s.fit(train)
             t0 = time.process_time()
             est = s.estimate(obs)
             row["cpu_s"] = round(time.process_time() - t0, 4)
@@ -215,7 +245,8 @@ def run(args: argparse.Namespace) -> int:
     setup = {"trace": args.trace, "workload": obs.meta.get("workload"), "events": len(events), "pmu": pmu.name,
              "counters": problem.n_counters(), "scheduler": args.scheduler, "quantum": quantum,
              "time_unit": trace.time_unit, "read_every": args.read_every, "read_windows": obs.reads.n_reads,
-             "metrics": cat_text, "relations": rel_text, "never_counted": sorted(obs.errors)}
+             "metrics": cat_text, "relations": rel_text, "train": train_text if learned else None,
+             "never_counted": sorted(obs.errors)}
     if args.json:
         print(json.dumps([dict(r, setup=setup) for r in rows], indent=1, default=str))
         return 0
@@ -224,6 +255,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"quantum {q_text}; read every {args.read_every} quanta"
           + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
     print(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
+    if learned:
+        print(f"learned scalers {', '.join(learned)} trained on: {train_text}")
     if obs.errors:
         print(f"never counted: {', '.join(sorted(obs.errors))}")
     head = ("scaler", "causal", "window_mape", "mape_ran", "total_error", "metric_mape", "calib_90", "cpu_s")
