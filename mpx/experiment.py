@@ -1229,8 +1229,14 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
         elif dask_scheduler:
             _run_dask(todo, dask_scheduler, done)
         elif jobs == 1 or len(todo) == 1:
-            for c in todo:
-                done(run_cell(c))
+            todo, warming = _warm_up_aside(todo)
+            try:
+                for c in todo:
+                    done(run_cell(c))
+            finally:
+                if warming is not None:
+                    warming.kill()
+                    warming.wait()
         else:
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -1246,6 +1252,33 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     store.end_run(run_id, "finished")
     counts["run_id"] = run_id
     return counts
+
+
+def _jit_schedulers(cell: dict) -> bool:
+    from mpx import schedulers
+
+    s = cell.get("scheduler")
+    if cell.get("kind") == "partition" or not s or s["name"] not in schedulers.available():
+        return False
+    return bool(getattr(schedulers.get_class(s["name"]), "jit", False))
+
+
+def _warm_up_aside(todo: list[dict]) -> tuple[list[dict], Any]:
+    """Hide the first-run JIT compilation of schedulers (the hypergraph partitioner's numba kernels take
+    ~25 s to compile in a fresh checkout) behind the other cells: a side process compiles them into numba's
+    on-disk cache while this process runs the cells that do not need them; those run last. Results do
+    not depend on the order. Returns the reordered cells and the side process (None if not needed)."""
+    import sys
+
+    needing = [c for c in todo if _jit_schedulers(c)]
+    if not needing or len(needing) == len(todo):
+        return todo, None
+    names = sorted({c["scheduler"]["name"] for c in needing})
+    code = ("import sys; from mpx import schedulers\n"
+            "for n in sys.argv[1:]: schedulers.get_class(n).warm_up()")
+    proc = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [c for c in todo if not _jit_schedulers(c)] + needing, proc
 
 
 def _run_dask(todo: list[dict], address: str, done: Any) -> None:

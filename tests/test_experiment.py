@@ -240,3 +240,26 @@ use = ["linear"]
     (tmp_path / "ms.toml").write_text(cfg.replace("quantum_ms = 4", "quantum_ms = 4\nclock_hz = 1e9"))
     cells = load_config(tmp_path / "ms.toml").cells()
     assert run_cell(cells[0])["scores"][0]["quantum"] == pytest.approx(4e6)
+
+
+def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
+    from mpx import scalers, schedulers
+    from mpx.experiment import _warm_up_aside
+
+    jit = [n for n in schedulers.available() if schedulers.get_class(n).jit]
+    assert "hypergraph" in jit
+    for n in jit:  # the hook compiles (or loads from numba's cache) without error
+        schedulers.get_class(n).warm_up()
+    for n in scalers.available():
+        if scalers.get_class(n).jit:
+            scalers.get_class(n).warm_up()
+    cells = [{"kind": "scaling", "scheduler": {"name": n, "params": {}}, "i": i}
+             for i, n in enumerate(["hypergraph", "perf", "hypergraph", "round_robin"])]
+    order, proc = _warm_up_aside(cells)
+    try:
+        assert [c["i"] for c in order] == [1, 3, 0, 2] and proc is not None
+    finally:
+        proc.kill()
+        proc.wait()
+    only = [c for c in cells if c["scheduler"]["name"] == "perf"]
+    assert _warm_up_aside(only) == (only, None)

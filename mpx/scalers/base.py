@@ -196,6 +196,13 @@ class Scaler(ABC):
     source: ClassVar[str] = ""
     #: hyper-parameters the conformance check builds the scaler with when the defaults cannot run
     example_params: ClassVar[dict[str, Any]] = {}
+    #: True when the scaler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
+    jit: ClassVar[bool] = False
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for
+        it (numba caches the machine code on disk). The experiment runner calls it in a side process."""
 
     # -- scikit-learn style parameters ---------------------------------------------------------------
 

@@ -185,7 +185,14 @@ class FusionScaler(Scaler):
     view: ClassVar[str] = "quantum"
     learned: ClassVar[bool] = True
     source: ClassVar[str] = _SOURCE
+    jit: ClassVar[bool] = True
     _smooth: ClassVar[bool] = False
+
+    @classmethod
+    def warm_up(cls) -> None:
+        from mpx.scalers.kalman import warm_up
+
+        warm_up()
 
     def __init__(self, relations: Any = None, q_scale: float = 1.0, prior_scale: float = 1.0,
                  std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8):

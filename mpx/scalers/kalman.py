@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["kalman_filter", "rts_smoother"]
+__all__ = ["kalman_filter", "rts_smoother", "warm_up"]
 
 
 @njit(cache=True)
@@ -142,3 +142,11 @@ def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q
         reset[np.asarray(segment_ends, dtype=np.intp)] = True
     mf, _, Pf = _filter(y, R, m0, P0, Q, True)
     return _smooth(mf, Pf, Q, reset)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) both kernels with the types the scalers pass."""
+    y = np.array([[1.0, np.nan], [np.nan, 2.0], [1.5, 2.5]])
+    args = (y, np.ones_like(y), np.zeros(2), np.eye(2), 0.1 * np.eye(2))
+    kalman_filter(*args)
+    rts_smoother(*args, segment_ends=np.array([1, 2]))

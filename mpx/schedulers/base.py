@@ -328,6 +328,13 @@ class Scheduler(ABC):
     #: `mpx.schedulers.check.check_scheduler`) builds the scheduler with, when its defaults cannot run
     #: the check's problems
     example_params: ClassVar[dict[str, Any]] = {}
+    #: True when the scheduler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
+    jit: ClassVar[bool] = False
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for
+        it (numba caches the machine code on disk). The experiment runner calls it in a side process."""
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -46,6 +46,17 @@ class HypergraphScheduler(StaticScheduler):
                              "counters), KaHyPar-style (Schlag et al., ACM JEA 2022); mpx.grouping; "
                              "groups switched like likwid-perfctr -g")
 
+    jit: ClassVar[bool] = True
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Group a small catalog-like problem: compiles the partitioner kernels event grouping uses."""
+        from mpx.pmu import preset
+
+        events = [f"e{i}" for i in range(10)]
+        metrics = {f"m{i}": events[i:i + 3] for i in range(0, 8, 2)}
+        cls(seed=0).schedule(Problem(events, preset("generic-3"), metrics=metrics))
+
     def __init__(self, seed: int = 0, k: int | None = None, max_extra_blocks: int = 4, replicate: bool = True,
                  counters: int | None = None) -> None:
         self.seed = seed
