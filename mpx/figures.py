@@ -551,3 +551,22 @@ def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experim
                                   "sampling and co-scheduling ratios (means over cells)", "tab:schedulers") + "\n")
             written.append(p)
     return written
+
+
+def script_main(figure: str, default_results: str, argv: list[str] | None = None, doc: str | None = None) -> int:
+    """The command line of a ``paper_figs/fig_*.py`` script: ``RESULTS [--out DIR] [--experiment NAME]``."""
+    import argparse
+
+    from mpx.results import open_store
+
+    ap = argparse.ArgumentParser(description=(doc or f"Thesis figure {figure}").splitlines()[0])
+    ap.add_argument("results", nargs="?", default=default_results, help="results folder or results.sqlite")
+    ap.add_argument("--out", help="output folder (default: RESULTS/figures)")
+    ap.add_argument("--experiment", help="experiment name (default: the latest run of each experiment)")
+    args = ap.parse_args(argv)
+    base = Path(args.results)
+    out = Path(args.out) if args.out else (base if base.is_dir() else base.parent) / "figures"
+    with open_store(args.results) as store:
+        for p in draw(store, [figure], out, experiment=args.experiment):
+            print(p)
+    return 0

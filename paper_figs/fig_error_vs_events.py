@@ -8,28 +8,15 @@ RESULTS is a results folder or results.sqlite; the data come from
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
+
+from mpx.figures import script_main
 
 FIGURE = "error_vs_events"
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", default="results/n_events", help="results folder or results.sqlite")
-    ap.add_argument("--out", help="output folder (default: RESULTS/figures)")
-    ap.add_argument("--experiment", help="experiment name (default: the latest run of each experiment)")
-    args = ap.parse_args(argv)
-    from mpx.figures import draw
-    from mpx.results import open_store
-
-    base = Path(args.results)
-    out = Path(args.out) if args.out else (base if base.is_dir() else base.parent) / "figures"
-    with open_store(args.results) as store:
-        for p in draw(store, [FIGURE], out, experiment=args.experiment):
-            print(p)
-    return 0
+    return script_main(FIGURE, "results/n_events", argv, __doc__)
 
 
 if __name__ == "__main__":
