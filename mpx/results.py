@@ -251,17 +251,23 @@ def to_latex(df: Any, caption: str, label: str) -> str:
     """A booktabs table (no jinja2 needed): index as the first column(s), NaN as an em dash."""
     import math
 
+    import numpy as np
+
     idx_names = [n or "" for n in df.index.names]
     head = [*idx_names, *map(str, df.columns)]
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
              r"\begin{tabular}{" + "l" * len(idx_names) + "r" * len(df.columns) + "}", r"\toprule",
              " & ".join(_tex(h) for h in head) + r" \\", r"\midrule"]
-    for idx, row in df.iterrows():
+    for idx, *row in df.itertuples(index=True, name=None):  # per-column types kept (iterrows makes ints floats)
         idx = idx if isinstance(idx, tuple) else (idx,)
         cells = []
         for v in row:
-            if isinstance(v, float):
-                cells.append("---" if not math.isfinite(v) else f"{v:.2f}" if abs(v) < 1e4 else f"{v:.3g}")
+            if isinstance(v, (bool, np.bool_)):
+                cells.append(_tex(v))
+            elif isinstance(v, (int, np.integer)):
+                cells.append(f"{int(v):,}")
+            elif isinstance(v, (float, np.floating)):
+                cells.append("---" if not math.isfinite(v) else f"{v:.2f}" if abs(v) < 1e4 else f"{v:,.0f}")
             else:
                 cells.append(_tex(v))
         lines.append(" & ".join([*(_tex(i) for i in idx), *cells]) + r" \\")

@@ -123,3 +123,15 @@ def test_parquet_export_when_pyarrow_is_installed(tmp_path):
         files = st.export(tmp_path / "x", parquet=True)
     pq = [p for p in files if p.suffix == ".parquet"]
     assert pq and len(pd.read_parquet(tmp_path / "x" / "scores.parquet")) == 12
+
+
+def test_latex_keeps_integer_columns_whole_and_escapes():
+    import numpy as np
+    import pandas as pd
+
+    from mpx.results import to_latex
+
+    df = pd.DataFrame({"runs": [5, 3], "mape": [1.2345, np.nan], "rate": [12528000.0, 4.0]},
+                      index=pd.Index(["a_b", "c"], name="tool"))
+    tex = to_latex(df, "caption", "tab:x")
+    assert r"a\_b & 5 & 1.23 & 12,528,000 \\" in tex and r"c & 3 & --- & 4.00 \\" in tex
