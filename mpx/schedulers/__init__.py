@@ -33,6 +33,7 @@ BUILTIN: dict[str, str] = {
     "bayesperf": "mpx.schedulers.bayesperf:BayesPerfScheduler",
     "optimal": "mpx.schedulers.optimal:OptimalScheduler",
     "hypergraph": "mpx.schedulers.hypergraph:HypergraphScheduler",
+    "fusion_aware": "mpx.schedulers.fusion_aware:FusionAwareScheduler",
 }
 
 ENTRY_POINT_GROUP = "mpx.schedulers"

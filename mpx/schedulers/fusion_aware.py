@@ -1,0 +1,263 @@
+"""A schedule that serves the fusion estimator: every group sampled in every read window, extra quanta
+where the log-rate walk is most uncertain, spare counters lent to the most uncertain events (online).
+
+The `fusion` scaler (`mpx.scalers.fusion`) models each event's log-rate as a random walk over quanta,
+observed in the quanta the event runs. Its error in a read window is dominated by the quanta between
+two samples of an event (a window with no sample at all is predicted from the walk alone: under perf's
+sliding window that is the largest error source, see ``docs/fusion.md``). This scheduler chooses, one
+read window at a time, from what was counted so far (never the truth):
+
+1. **Groups** (once, at ``start``): ``grouping="hypergraph"`` partitions the events with the
+   hypergraph grouping of `mpx.grouping.group_events` (metrics = nets, km1 objective, Schlag et al.,
+   ACM JEA 2022; no replication: spare counters are filled online, step 4), so each metric's events
+   run in the same quanta — the relation overlap BayesPerf's scheduler asks for (Banerjee et al.,
+   ASPLOS 2021: events sharing a relation are co-scheduled so the relation constrains the posterior).
+   ``grouping="packed"`` packs single events next-fit in the problem's order (no metrics needed).
+2. **Uncertainty** (TinTin-style, Li et al., OSDI 2025, Welford's running variance; here on the
+   estimator's own quantity): for each event, successive samples at quanta ``q1 < q2`` give the
+   log-rate innovation ``z = (x(q2) − x(q1)) / sqrt(q2 − q1)`` with ``x = log((count + 1/2) /
+   duration)``; Welford's running variance of ``z`` estimates the walk's variance per quantum
+   ``s_e``. Events with fewer than ``min_samples`` innovations get the largest ``s`` seen (1 when none
+   is known), so they are explored early.
+3. **Time shares and order** (per read window of ``window`` quanta, aligned with the multiplexer's
+   reads when ``window`` = ``read_every``): a group ``g`` sampled ``n_g`` times, evenly, in ``h``
+   quanta leaves gaps of ``h / n_g`` quanta; the log-rate over a gap of ``L`` quanta between two
+   samples is a Brownian bridge whose integral has variance ``s·L³/12``, so the window's summed
+   variance is ``a_g h³ / (12 n_g²)`` with ``a_g = Σ_{e in g} w_e s_e``. Minimising
+   ``Σ_g a_g / n_g²`` subject to ``Σ n_g = h``, ``n_g >= 1`` (integers) is a separable convex
+   allocation, solved exactly by greedy marginal gains (`allocate`; continuous optimum
+   ``n_g ∝ a_g^{1/3}``). The ``n_g`` quanta of each group are spread evenly by stride scheduling
+   (Waldspurger & Weihl, 1995: sample ``j`` of ``g`` at ideal time ``(j + 1/2) h / n_g``, slots
+   taken in order of ideal time; `spread`). Every group, hence every event, is sampled at least once
+   in every read window whenever there are no more groups than quanta per window (quantum-level
+   spreading); otherwise a rotating window of ``h`` groups runs in each read window.
+4. **Spare counters** (``fill_spare``): in each quantum, events outside the running group are added,
+   most uncertain first (``s_e`` divided by (1 + its samples already placed in this window)²), while
+   the set fits the PMU.
+
+mpx choices (not in the sources): the Brownian-bridge cost ignores the observation noise and the
+cross-event covariances the estimator learns; a window's decision uses only the quanta observed before
+it; ties are broken by group / event index (deterministic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from mpx.errors import ConfigError
+from mpx.problem import Problem
+from mpx.schedulers.base import Observed, OnlineScheduler
+
+__all__ = ["FusionAwareScheduler", "allocate", "spread"]
+
+
+def allocate(a: Sequence[float], slots: int) -> np.ndarray:
+    """Whole quanta ``n_g >= 1`` per group, ``Σ n_g = slots``, minimising ``Σ a_g / n_g²``
+    (``a_g >= 0``; needs ``slots >= len(a)``). Greedy on marginal gains ``a_g (1/n² − 1/(n+1)²)``,
+    ties to the lower index: exact for this separable convex objective."""
+    a = np.asarray(a, dtype=float)
+    g = a.size
+    if slots < g:
+        raise ConfigError(f"allocate: {slots} slots cannot give each of {g} groups one")
+    n = np.ones(g, dtype=int)
+    for _ in range(slots - g):
+        gain = a * (1.0 / n**2 - 1.0 / (n + 1.0) ** 2)
+        n[int(np.argmax(gain))] += 1
+    return n
+
+
+def spread(n: Sequence[int]) -> np.ndarray:
+    """Group index of each of ``Σ n`` slots, each group's ``n_g`` slots spread evenly (stride
+    scheduling: sample ``j`` of group ``g`` at ideal time ``(j + 1/2) / n_g``; ties to the group with
+    more samples, then the lower index)."""
+    items = [((j + 0.5) / k, -k, g) for g, k in enumerate(n) for j in range(int(k))]
+    items.sort()
+    return np.array([g for _, _, g in items], dtype=np.intp)
+
+
+class FusionAwareScheduler(OnlineScheduler):
+    """Read-window-level coverage with uncertainty-driven time shares; see the module docstring.
+
+    Parameters
+    ----------
+    window:
+        Quanta per decision, to match the multiplexer's ``read_every`` (every group runs at least once
+        in each window when there are at most ``window`` groups).
+    grouping:
+        ``"hypergraph"`` (metrics kept together, `mpx.grouping`) or ``"packed"`` (next-fit in order).
+    seed:
+        Seed of the hypergraph partitioner.
+    min_samples:
+        Innovations an event needs before its own variance is used.
+    fill_spare:
+        Lend counters a group leaves free to the most uncertain other events.
+    """
+
+    name: ClassVar[str] = "fusion_aware"
+    source: ClassVar[str] = ("mpx (issue 7): hypergraph groups (Schlag et al. 2022; BayesPerf relation overlap, "
+                             "Banerjee et al. ASPLOS 2021), Welford log-rate innovation variance (TinTin, Li et "
+                             "al. OSDI 2025), Brownian-bridge time shares, stride-scheduled spreading "
+                             "(Waldspurger & Weihl 1995)")
+    jit: ClassVar[bool] = True
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compiles the partitioner kernels the hypergraph grouping uses."""
+        from mpx.schedulers.hypergraph import HypergraphScheduler
+
+        HypergraphScheduler.warm_up()
+
+    def __init__(self, window: int = 10, grouping: str = "hypergraph", seed: int = 0, min_samples: int = 2,
+                 fill_spare: bool = True) -> None:
+        self.window = window
+        self.grouping = grouping
+        self.seed = seed
+        self.min_samples = min_samples
+        self.fill_spare = fill_spare
+
+    # -- setup --------------------------------------------------------------------------------------
+
+    def _start(self, problem: Problem) -> None:
+        h = self.window
+        if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
+            raise ConfigError(f"fusion_aware: window must be a whole number of quanta >= 1, got {h!r}")
+        if self.grouping not in ("hypergraph", "packed"):
+            raise ConfigError(f"fusion_aware: grouping must be 'hypergraph' or 'packed', got {self.grouping!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ConfigError(f"fusion_aware: seed must be an integer >= 0, got {self.seed!r}")
+        ms = self.min_samples
+        if isinstance(ms, bool) or not isinstance(ms, (int, np.integer)) or ms < 2:
+            raise ConfigError(f"fusion_aware: min_samples must be an integer >= 2, got {ms!r}")
+        if not isinstance(self.fill_spare, bool):
+            raise ConfigError(f"fusion_aware: fill_spare must be True or False, got {self.fill_spare!r}")
+        n = problem.n_events
+        free = problem.free_mask
+        if self.grouping == "hypergraph":
+            from mpx.grouping import group_events
+
+            grouping = group_events(problem, seed=int(self.seed), replicate_events=False)
+            self.errors_ = dict(grouping.errors)
+            groups = [list(g) for g in grouping.groups if g]
+        else:
+            self.errors_ = {}
+            for e in problem.events:
+                if e in problem.free:
+                    continue
+                if not problem.countable(e):
+                    self.errors_[e] = "the PMU can never count it"
+                elif not problem.fits([e]):
+                    self.errors_[e] = "fits no usable counter (its counters are reserved)"
+            groups = []
+            for e in problem.events:
+                if e in problem.free or e in self.errors_:
+                    continue
+                if groups and problem.fits(groups[-1] + [e]):
+                    groups[-1].append(e)
+                else:
+                    groups.append([e])
+        masks = np.zeros((max(len(groups), 1), n), dtype=bool)
+        for g, events in enumerate(groups):
+            masks[g] = problem.mask(events)
+        masks &= ~free
+        self.group_masks_ = masks
+        self._sched = ~free & ~problem.mask(self.errors_)  # events the scheduler places
+        self._fits: dict[bytes, bool] = {}
+        self._count = np.zeros(n)  # innovations per event
+        self._mean = np.zeros(n)
+        self._m2 = np.zeros(n)
+        self._last_x = np.full(n, np.nan)
+        self._last_q = np.zeros(n, dtype=np.int64)
+        self._seen = 0
+        self._periods = 0
+        self.quanta_ = np.zeros(masks.shape[0], dtype=int)
+
+    # -- what was counted ---------------------------------------------------------------------------
+
+    def _update(self, observed: Observed) -> None:
+        """Welford over the new log-rate innovations (only samples of events that ran)."""
+        q1 = observed.n_quanta
+        if q1 <= self._seen:
+            return
+        dur = np.diff(np.asarray(observed.edges[self._seen:q1 + 1], dtype=float))
+        ran = np.asarray(observed.running[self._seen:q1], dtype=bool)
+        counts = np.asarray(observed.counts[self._seen:q1], dtype=float)
+        for i in range(ran.shape[0]):
+            q = self._seen + i
+            on = ran[i] & np.isfinite(counts[i]) & self._sched
+            if not on.any() or dur[i] <= 0:
+                continue
+            x = np.log((np.maximum(counts[i, on], 0.0) + 0.5) / dur[i])
+            prev = self._last_x[on]
+            has = np.isfinite(prev)
+            idx = np.flatnonzero(on)[has]
+            if idx.size:
+                z = (x[has] - prev[has]) / np.sqrt(q - self._last_q[idx])
+                self._count[idx] += 1
+                delta = z - self._mean[idx]
+                self._mean[idx] += delta / self._count[idx]
+                self._m2[idx] += delta * (z - self._mean[idx])
+            self._last_x[on] = x
+            self._last_q[on] = q
+        self._seen = q1
+
+    def variances(self) -> np.ndarray:
+        """Per-event variance per quantum of the log-rate walk, as estimated so far (the fill value where
+        fewer than ``min_samples`` innovations were seen; 0 for events the scheduler does not place)."""
+        known = self._count >= self.min_samples
+        s = np.where(known, self._m2 / np.maximum(self._count - 1, 1), np.nan)
+        fill = float(np.nanmax(s[known & self._sched])) if (known & self._sched).any() else 1.0
+        fill = fill if fill > 0 else 1.0
+        s = np.where(known, s, fill)
+        return np.where(self._sched, s, 0.0)
+
+    # -- the decision -------------------------------------------------------------------------------
+
+    def _decide(self, observed: Observed) -> np.ndarray:
+        problem = self.problem_
+        self._update(observed)
+        h = int(self.window)
+        s = self.variances()
+        w = np.asarray(problem.weights, dtype=float) * s
+        masks = self.group_masks_
+        n_g = masks.shape[0]
+        if n_g <= h:
+            a = masks.astype(float) @ w
+            n = allocate(a, h)
+            order = spread(n)
+            self.quanta_ += n
+        else:  # fewer quanta than groups: a rotating window of h groups, one quantum each
+            start = (self._periods * h) % n_g
+            order = np.array([(start + j) % n_g for j in range(h)], dtype=np.intp)
+            self.quanta_[order] += 1
+        block = masks[order].copy()
+        if self.fill_spare:
+            placed = block.sum(axis=0).astype(float)
+            for q in range(h):
+                self._fill(block[q], s, placed)
+        self._periods += 1
+        return block
+
+    def _ok(self, row: np.ndarray) -> bool:
+        key = row.tobytes()
+        ok = self._fits.get(key)
+        if ok is None:
+            problem = self.problem_
+            ok = self._fits[key] = problem.fits([e for e, on in zip(problem.events, row) if on]
+                                                + list(problem.free))
+        return ok
+
+    def _fill(self, row: np.ndarray, s: np.ndarray, placed: np.ndarray) -> None:
+        """Add the most uncertain other events to one quantum while the set fits."""
+        cand = np.flatnonzero(self._sched & ~row & (s > 0))
+        if cand.size == 0:
+            return
+        prio = s[cand] / (1.0 + placed[cand]) ** 2
+        for j in cand[np.lexsort((cand, -prio))]:
+            row[j] = True
+            if self._ok(row):
+                placed[j] += 1
+            else:
+                row[j] = False
