@@ -43,6 +43,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mpx import datasets, scalers  # noqa: E402
+from mpx.errors import ConfigError  # noqa: E402
 from mpx.evaluate import score  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
@@ -169,6 +170,106 @@ def ci(t) -> str:
     return "n/a" if not np.isfinite(m) else f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def make_scheduler(name: str, read_every: int):
+    """A scheduler by registry name; ``fusion_aware`` decides one read window at a time."""
+    from mpx import schedulers
+
+    return schedulers.get(name, window=read_every) if name == "fusion_aware" else schedulers.get(name)
+
+
+def bench_problem(events: list[str], k: int, cat) -> Problem:
+    """``generic-K`` with the catalog's metrics on these events (the hypergraph groupings use them)."""
+    full = Problem.from_catalog(cat, f"generic-{k}")
+    ks = set(events)
+    return Problem(events, f"generic-{k}", metrics=tuple(m for m in full.metrics if set(m.events) <= ks))
+
+
+def run_scheduler(sched, k, args, shipped, test, held, runs, cat, causal) -> dict[str, dict]:
+    """Every scaler on every workload multiplexed by ``sched`` at ``k`` counters."""
+    results: dict[str, dict] = {}
+    for group, names in (("shipped", test), ("heldout", list(held))):
+        for wl in names:
+            tr = shipped[wl] if group == "shipped" else held[wl]
+            events = [e for e in tr.events if e in shipped[next(iter(shipped))].events]
+            train = [t for n, t in shipped.items() if n != wl]
+            quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
+            obs = multiplex(tr, bench_problem(events, k, cat), make_scheduler(sched, args.read_every),
+                            quantum=quantum, read_every=args.read_every)
+            ests = {}
+            for label, name, params in runs:
+                s = scalers.get(name, **params)
+                if s.learned:
+                    s.fit(train)
+                ests[label] = s.estimate(obs)
+                causal[label] = bool(ests[label].causal)
+            results[f"{group}:{wl}"] = per_workload(tr, obs, ests, cat)
+            print(f"  k={k} {sched} {group}:{wl}: {obs.reads.n_reads} windows", flush=True)
+    return results
+
+
+def print_tables(results, runs, causal, k, sched, args, rng) -> None:
+    """Per-scaler table and fusion's ratios to the best baseline, under one scheduler."""
+    for group in ("shipped", "heldout"):
+        keys = [w for w in results if w.startswith(group + ":")]
+        if not keys:
+            continue
+        print(f"\n### {group} workloads ({len(keys)}), {k} counters, scheduler {sched}, read every "
+              f"{args.read_every} quanta\n")
+        print("| scaler | causal | ran | all (miss) | metric | cal90 |")
+        print("|---|---|---|---|---|---|")
+        table = {}
+        for label, _, _ in runs:
+            col = {m: np.array([results[w][label][m] for w in keys], dtype=float) for m in ("ran", "all", "metric")}
+            miss = np.mean([results[w][label]["miss"] for w in keys])
+            cal = [results[w][label]["cal90"] for w in keys if results[w][label]["cal90"] is not None]
+            table[label] = col
+            print(f"| {label} | {'yes' if causal[label] else 'no'} | {ci(boot(col['ran'], args.boot, rng))} | "
+                  f"{ci(boot(col['all'], args.boot, rng))} ({pct(miss)}) | {ci(boot(col['metric'], args.boot, rng))}"
+                  f" | {pct(np.mean(cal)) if cal else '-'} |")
+        base = [lb for lb, n, _ in runs if n not in FUSION]
+        for fus, pool in (("fusion", [b for b in base if causal[b]]), ("fusion_smooth", base),
+                          ("fusion+rel", [b for b in base if causal[b]]), ("fusion_smooth+rel", base)):
+            if fus not in table:
+                continue
+            for m in ("ran", "metric"):
+                best = min(pool, key=lambda b: np.nanmean(table[b][m]))
+                r = ratio_boot(table[fus][m], table[best][m], args.boot, rng)
+                print(f"- {fus} / best {'causal ' if causal[fus] else ''}baseline ({best}) on `{m}`: "
+                      f"{r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+
+
+def cross_table(by_sched: dict, runs, causal, k, args, rng) -> None:
+    """Every (scheduler, scaler) pair on the ``all`` error (every window; pairs that leave windows
+    empty are excluded from the bar) and ``ran``; each fusion pair's ratio to the best baseline pair."""
+    base = [lb for lb, n, _ in runs if n not in FUSION]
+    for group in ("shipped", "heldout"):
+        first = next(iter(by_sched.values()))
+        keys = [w for w in first if w.startswith(group + ":")]
+        if not keys:
+            continue
+        col = {(s, lb): np.array([by_sched[s][w][lb]["all"] for w in keys]) for s in by_sched for lb, _, _ in runs}
+        ran = {(s, lb): np.array([by_sched[s][w][lb]["ran"] for w in keys]) for s in by_sched for lb, _, _ in runs}
+        miss = {(s, lb): float(np.mean([by_sched[s][w][lb]["miss"] for w in keys])) for s in by_sched for lb, _, _ in runs}
+        print(f"\n### every scheduler x scaler, {group} ({len(keys)}), {k} counters: mean `all` error "
+              f"(`ran` in brackets; [miss x%] = share of windows left empty)\n")
+        print("| scaler | " + " | ".join(by_sched) + " |")
+        print("|---|" + "---|" * len(by_sched))
+        for lb, _, _ in runs:
+            cells = [f"{pct(np.nanmean(col[s, lb]))} ({pct(np.nanmean(ran[s, lb]))})"
+                     + (f" [miss {pct(miss[s, lb])}]" if miss[s, lb] > 0.005 else "")
+                     for s in by_sched]
+            print(f"| {lb} | " + " | ".join(cells) + " |")
+        for s_f in by_sched:
+            for fus in ("fusion", "fusion_smooth"):
+                if (s_f, fus) not in col:
+                    continue
+                pool = [(s, b) for s in by_sched for b in base if miss[s, b] <= 0.005 and (causal[b] or not causal[fus])]
+                best = min(pool, key=lambda p: np.nanmean(col[p]))
+                r = ratio_boot(col[s_f, fus], col[best], args.boot, rng)
+                print(f"- {s_f} + {fus} / best {'causal ' if causal[fus] else ''}baseline pair {best[0]} + {best[1]} "
+                      f"on `all`: {r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--counters", default="2,4,6,8")
@@ -179,7 +280,7 @@ def main() -> None:
     ap.add_argument("--boot", type=int, default=2000)
     ap.add_argument("--cost", action="store_true", help="time the fusion estimate")
     ap.add_argument("--ablation", action="store_true", help="also fusion without cross-event covariances")
-    ap.add_argument("--scheduler", default="perf", help="scheduler registry name (default perf)")
+    ap.add_argument("--scheduler", default="perf", help="scheduler registry name(s), comma-separated (default perf)")
     ap.add_argument("--noise-share", default="", help="comma list: fusion also with these noise_share values")
     ap.add_argument("--gem5", metavar="DIR", help="also leave-one-run-out over the gem5 periodic runs in DIR")
     ap.add_argument("--json", help="write every number here")
@@ -193,53 +294,19 @@ def main() -> None:
     runs = cases(args.ablation, tuple(float(x) for x in args.noise_share.split(",") if x))
     causal: dict[str, bool] = {}
     out: dict = {"setup": vars(args), "results": {}}
+    scheds = [x for x in args.scheduler.split(",") if x]
     for k in (int(x) for x in args.counters.split(",")):
-        results: dict[str, dict[str, dict]] = {}
-        for group, names in (("shipped", test), ("heldout", list(held))):
-            for wl in names:
-                tr = shipped[wl] if group == "shipped" else held[wl]
-                events = [e for e in tr.events if e in shipped[next(iter(shipped))].events]
-                train = [t for n, t in shipped.items() if n != wl]
-                quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
-                obs = multiplex(tr, Problem(events, f"generic-{k}"), args.scheduler, quantum=quantum,
-                                read_every=args.read_every)
-                ests = {}
-                for label, name, params in runs:
-                    s = scalers.get(name, **params)
-                    if s.learned:
-                        s.fit(train)
-                    ests[label] = s.estimate(obs)
-                    causal[label] = bool(ests[label].causal)
-                results[f"{group}:{wl}"] = per_workload(tr, obs, ests, cat)
-                print(f"  k={k} {group}:{wl}: {obs.reads.n_reads} windows", flush=True)
-        out["results"][k] = results
-        for group in ("shipped", "heldout"):
-            keys = [w for w in results if w.startswith(group + ":")]
-            if not keys:
+        out["results"][k] = {}
+        for sched in scheds:
+            try:
+                make_scheduler(sched, args.read_every)
+            except ConfigError as exc:
+                print(f"- scheduler {sched} skipped: {exc}")
                 continue
-            print(f"\n### {group} workloads ({len(keys)}), {k} counters, scheduler {args.scheduler}, read every "
-                  f"{args.read_every} quanta\n")
-            print("| scaler | causal | ran | all (miss) | metric | cal90 |")
-            print("|---|---|---|---|---|---|")
-            table = {}
-            for label, _, _ in runs:
-                col = {m: np.array([results[w][label][m] for w in keys], dtype=float) for m in ("ran", "all", "metric")}
-                miss = np.mean([results[w][label]["miss"] for w in keys])
-                cal = [results[w][label]["cal90"] for w in keys if results[w][label]["cal90"] is not None]
-                table[label] = col
-                print(f"| {label} | {'yes' if causal[label] else 'no'} | {ci(boot(col['ran'], args.boot, rng))} | "
-                      f"{ci(boot(col['all'], args.boot, rng))} ({pct(miss)}) | {ci(boot(col['metric'], args.boot, rng))}"
-                      f" | {pct(np.mean(cal)) if cal else '-'} |")
-            base = [lb for lb, n, _ in runs if n not in FUSION]
-            for fus, pool in (("fusion", [b for b in base if causal[b]]), ("fusion_smooth", base),
-                              ("fusion+rel", [b for b in base if causal[b]]), ("fusion_smooth+rel", base)):
-                if fus not in table:
-                    continue
-                for m in ("ran", "metric"):
-                    best = min(pool, key=lambda b: np.nanmean(table[b][m]))
-                    r = ratio_boot(table[fus][m], table[best][m], args.boot, rng)
-                    print(f"- {fus} / best {'causal ' if causal[fus] else ''}baseline ({best}) on `{m}`: "
-                          f"{r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+            results = out["results"][k][sched] = run_scheduler(sched, k, args, shipped, test, held, runs, cat, causal)
+            print_tables(results, runs, causal, k, sched, args, rng)
+        if len(scheds) > 1:
+            cross_table(out["results"][k], runs, causal, k, args, rng)
     if args.gem5:
         gem5_check(args.gem5)
     if args.cost:
