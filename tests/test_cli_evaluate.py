@@ -109,3 +109,18 @@ def test_learned_scaler_trains_on_the_other_datasets_only(capsys, tmp_path):
 def test_generic_n_literal_explains_itself(capsys):
     assert main(["evaluate", "xz", "--pmu", "generic-N"]) == 1
     assert "replace N" in capsys.readouterr().err
+
+
+def test_gem5_totals_relations(tmp_path, capsys):
+    from mpx.trace import Trace
+
+    rng = np.random.default_rng(0)
+    parts = rng.poisson(1000, size=(200, 3)).astype(float)
+    counts = np.column_stack([parts, parts.sum(axis=1)])
+    tr = Trace(["l2.hits::inst", "l2.hits::data", "l2.hits::pf", "l2.hits::total"], counts,
+               np.arange(201.0), "ticks", {"workload": "toy"})
+    path = tmp_path / "toy.npz"
+    tr.save(path)
+    rows = _json(capsys, str(path), "--pmu", "generic-2", "--scaler", "bayesperf", "--relations", "gem5-totals",
+                 "--metrics", "none", "--quantum", "1", "--read-every", "4")
+    assert rows[0]["relations"].startswith("gem5-totals") and math.isfinite(rows[0]["window_mape"])
