@@ -88,6 +88,29 @@ def test_one_dimensional_hand_worked():
     np.testing.assert_allclose(vs[:, 0], [0.5, 1.5])
 
 
+
+def test_bryson_frazier_pass_equals_exact_posterior(tiny):
+    # cov=False: means and variances from the modified Bryson-Frazier pass, whole run and per segment
+    y, R, m0, P0, Q = tiny
+    ms, vs, none = rts_smoother(y, R, m0, P0, Q, cov=False)
+    assert none is None
+    em, ev, _ = _dense_posterior(y, R, m0, P0, Q)
+    np.testing.assert_allclose(ms, em, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(vs, ev, rtol=1e-9, atol=1e-9)
+    ms, vs, _ = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5], cov=False)
+    rm, rv, _ = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5])
+    np.testing.assert_allclose(ms, rm, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(vs, rv, rtol=1e-12, atol=1e-12)
+
+
+def test_bryson_frazier_one_dimensional_hand_worked():
+    # x0 ~ N(0, 1), q = 1, r = 1, y0 missing, y1 = 3: x1 ~ N(0, 2) a priori, filter m1 = 2, v1 = 2/3;
+    # smoothed x0 = 0 + (1/2)(2 - 0) = 1, v0 = 1 + (1/2)^2 (2/3 - 2) = 2/3
+    y = np.array([[np.nan], [3.0]])
+    ms, vs, _ = rts_smoother(y, np.ones((2, 1)), np.zeros(1), np.eye(1), np.eye(1), cov=False)
+    np.testing.assert_allclose(ms[:, 0], [1.0, 2.0])
+    np.testing.assert_allclose(vs[:, 0], [2 / 3, 2 / 3])
+
 def test_window_counts_splits_intervals_uniformly():
     counts = np.array([[10.0], [20.0], [30.0]])
     edges = np.array([0.0, 1.0, 2.0, 4.0])

@@ -248,7 +248,8 @@ class FusionScaler(Scaler):
         rvar = np.broadcast_to(st["R"], y.shape)
         bounds = np.asarray(r.quanta, dtype=np.intp)
         ends = None if self._smooth else bounds[1:] - 1
-        m, v, cov = rts_smoother(y, rvar, st["mu"], p0, q, segment_ends=ends)
+        # the covariances are needed only to impose relations; without them the faster Bryson–Frazier pass
+        m, v, cov = rts_smoother(y, rvar, st["mu"], p0, q, segment_ends=ends, cov=self.relations is not None)
 
         # guard: no predicted rate above ten times the highest window rate of the training data
         rate = np.exp(np.minimum(m, st["top"][None, :]))

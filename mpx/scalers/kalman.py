@@ -100,6 +100,124 @@ def _smooth(mf, Pf, Q, reset):  # pragma: no cover - compiled
     return ms, vs, Ps
 
 
+@njit(cache=True)
+def _filter_store(y, R, m0, P0, Q):  # pragma: no cover - compiled
+    """The filter of `_filter`, keeping what the Bryson–Frazier backward pass needs: each step's
+    predicted mean and covariance and, per scalar update, the event, gain, innovation variance and
+    innovation (same arithmetic as `_filter`, so the filtered state is bit-identical)."""
+    W, E = y.shape
+    mp = np.empty((W, E))
+    Pp = np.empty((W, E, E))
+    K = np.empty((W, E, E))
+    S = np.empty((W, E))
+    NU = np.empty((W, E))
+    IDX = np.empty((W, E), dtype=np.int64)
+    NOBS = np.zeros(W, dtype=np.int64)
+    m = m0.copy()
+    P = P0.copy()
+    k = np.empty(E)
+    for w in range(W):
+        if w > 0:
+            for i in range(E):
+                for j in range(E):
+                    P[i, j] += Q[i, j]
+        mp[w] = m
+        Pp[w] = P
+        n = 0
+        for e in range(E):
+            yy = y[w, e]
+            if not np.isfinite(yy):
+                continue
+            s = P[e, e] + R[w, e]
+            if not (s > 0.0):
+                continue
+            innov = yy - m[e]
+            for i in range(E):
+                k[i] = P[i, e] / s
+            for i in range(E):
+                m[i] += k[i] * innov
+            for i in range(E):
+                ki = k[i] * s
+                for j in range(E):
+                    P[i, j] -= ki * k[j]
+            K[w, n] = k
+            S[w, n] = s
+            NU[w, n] = innov
+            IDX[w, n] = e
+            n += 1
+        NOBS[w] = n
+        for i in range(E):
+            for j in range(i + 1, E):
+                a = 0.5 * (P[i, j] + P[j, i])
+                P[i, j] = a
+                P[j, i] = a
+    return mp, Pp, K, S, NU, IDX, NOBS
+
+
+@njit(cache=True)
+def _smooth_bf(mp, Pp, K, S, NU, IDX, NOBS, reset):  # pragma: no cover - compiled
+    """Smoothed means and variances by the modified Bryson–Frazier backward pass (Bierman 1973;
+    Bierman, "Factorization Methods for Discrete Sequential Estimation", 1977): adjoints ``lam`` and
+    ``Lam`` run back through every scalar update (``L = I − k e^T``: ``lam <- L^T lam − e nu/s``,
+    ``Lam <- L^T Lam L + e e^T/s``; the random walk's prediction leaves them unchanged), and the
+    smoothed state of step w is ``m⁻ − P⁻ lam``, ``P⁻ − P⁻ Lam P⁻`` (only its diagonal is formed).
+    Equal to the RTS smoother without its per-step E×E solve: O(k·E²) per step plus one E×E product
+    for the variances. ``reset[w]``: a segment ends at step w (adjoints restart from zero)."""
+    W, E = mp.shape
+    ms = np.empty((W, E))
+    vs = np.empty((W, E))
+    lam = np.zeros(E)
+    Lam = np.zeros((E, E))
+    a = np.empty(E)
+    B = np.empty(E)
+    for w in range(W - 1, -1, -1):
+        if w == W - 1 or reset[w]:
+            lam[:] = 0.0
+            Lam[:, :] = 0.0
+        for u in range(NOBS[w] - 1, -1, -1):
+            e = IDX[w, u]
+            s = S[w, u]
+            kvec = K[w, u]
+            # lam <- lam − e (k·lam) − e nu/s
+            kl = 0.0
+            for i in range(E):
+                kl += kvec[i] * lam[i]
+            lam[e] -= kl + NU[w, u] / s
+            # Lam <- Lam − (Lam k) e^T − e (Lam k)^T + e e^T (k·Lam k) + e e^T / s
+            for i in range(E):
+                t = 0.0
+                for j in range(E):
+                    t += Lam[i, j] * kvec[j]
+                a[i] = t
+            ka = 0.0
+            for i in range(E):
+                ka += kvec[i] * a[i]
+            for i in range(E):
+                Lam[i, e] -= a[i]
+            for j in range(E):
+                Lam[e, j] -= a[j]
+            Lam[e, e] += ka + 1.0 / s
+        P = Pp[w]
+        for i in range(E):
+            t = 0.0
+            for j in range(E):
+                t += P[i, j] * lam[j]
+            ms[w, i] = mp[w, i] - t
+        for i in range(E):
+            for j in range(E):
+                B[j] = 0.0
+            for j in range(E):
+                pij = P[i, j]
+                if pij != 0.0:
+                    for c in range(E):
+                        B[c] += pij * Lam[j, c]
+            t = 0.0
+            for c in range(E):
+                t += B[c] * P[i, c]
+            vs[w, i] = P[i, i] - t
+    return ms, vs
+
+
 def _inputs(y, R, m0, P0, Q):
     y = np.ascontiguousarray(y, dtype=np.float64)
     R = np.ascontiguousarray(R, dtype=np.float64)
@@ -126,20 +244,28 @@ def kalman_filter(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, 
 
 
 def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q: np.ndarray,
-                 segment_ends: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 segment_ends: np.ndarray | None = None,
+                 cov: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Smoothed means ``[W, E]``, variances ``[W, E]`` and covariances ``[W, E, E]`` given every step.
 
     ``segment_ends`` (indices of steps): smooth each segment ``(previous end, end]`` given only the steps up
     to its end — the backward pass restarts from the filtered state at every end. With the last step of
     every read window as ends, each step's result depends on nothing after its window's end (causal at
-    the read-window level, smoothed inside the window)."""
+    the read-window level, smoothed inside the window).
+
+    ``cov=False``: the covariances are not formed (None is returned for them) and the same smoothed
+    means and variances come from the modified Bryson–Frazier pass (`_smooth_bf`), which needs no E×E
+    solve per step (several times faster at E = 20; equal to the RTS result to rounding)."""
     y, R, m0, P0, Q = _inputs(y, R, m0, P0, Q)
     if y.shape[0] == 0:
         e = y.shape[1]
-        return np.zeros((0, e)), np.zeros((0, e)), np.zeros((0, e, e))
+        return np.zeros((0, e)), np.zeros((0, e)), (np.zeros((0, e, e)) if cov else None)
     reset = np.zeros(y.shape[0], dtype=np.bool_)
     if segment_ends is not None:
         reset[np.asarray(segment_ends, dtype=np.intp)] = True
+    if not cov:
+        ms, vs = _smooth_bf(*_filter_store(y, R, m0, P0, Q), reset)
+        return ms, vs, None
     mf, _, Pf = _filter(y, R, m0, P0, Q, True)
     return _smooth(mf, Pf, Q, reset)
 
@@ -150,3 +276,4 @@ def warm_up() -> None:
     args = (y, np.ones_like(y), np.zeros(2), np.eye(2), 0.1 * np.eye(2))
     kalman_filter(*args)
     rts_smoother(*args, segment_ends=np.array([1, 2]))
+    rts_smoother(*args, segment_ends=np.array([1, 2]), cov=False)
