@@ -37,7 +37,10 @@ read window at a time, from what was counted so far (never the truth):
 
 mpx choices (not in the sources): the Brownian-bridge cost ignores the observation noise and the
 cross-event covariances the estimator learns; a window's decision uses only the quanta observed before
-it; ties are broken by group / event index (deterministic).
+it; ties are broken by group / event index (deterministic). Where it fails: the variance is estimated
+only at the spacing the event was sampled at, so a rate that alternates with the sampling period looks
+steady (aliasing: an event flipping every quantum, sampled every second quantum, gets ``s = 0`` and a
+single quantum per window).
 """
 
 from __future__ import annotations
