@@ -181,11 +181,19 @@ def widen(tr, n: int):
     return Trace(names, np.column_stack([c] + extra), tr.edges, tr.time_unit, meta=dict(tr.meta))
 
 
-def make_scheduler(name: str, read_every: int):
-    """A scheduler by registry name; ``fusion_aware`` decides one read window at a time."""
+def make_scheduler(spec: str, read_every: int):
+    """A scheduler from ``name[:param=value...]`` (e.g. ``fusion_aware:shares=groups``); ``fusion_aware``
+    decides one read window at a time (``window`` = ``--read-every``)."""
     from mpx import schedulers
 
-    return schedulers.get(name, window=read_every) if name == "fusion_aware" else schedulers.get(name)
+    name, *pairs = spec.split(":")
+    params = {}
+    for kv in pairs:
+        k, _, v = kv.partition("=")
+        params[k] = json.loads(v) if v[:1] in "0123456789-[{tfn" else v
+    if name == "fusion_aware":
+        params.setdefault("window", read_every)
+    return schedulers.get(name, **params)
 
 
 def bench_problem(events: list[str], k: int, cat) -> Problem:
@@ -277,8 +285,10 @@ def cross_table(by_sched: dict, runs, causal, k, args, rng) -> None:
                 pool = [(s, b) for s in by_sched for b in base if miss[s, b] <= 0.005 and (causal[b] or not causal[fus])]
                 best = min(pool, key=lambda p: np.nanmean(col[p]))
                 r = ratio_boot(col[s_f, fus], col[best], args.boot, rng)
+                note = (f" (scored on fewer event-windows: {pct(miss[s_f, fus])} left empty)"
+                        if miss[s_f, fus] > 0.005 else "")
                 print(f"- {s_f} + {fus} / best {'causal ' if causal[fus] else ''}baseline pair {best[0]} + {best[1]} "
-                      f"on `all`: {r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+                      f"on `all`: {r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]{note}")
 
 
 def main() -> None:

@@ -41,17 +41,37 @@ def test_spread_hand_worked():
     assert spread([3, 1]).tolist() == [0, 0, 1, 0]
 
 
+@pytest.mark.parametrize("shares", ["events", "groups"])
 @pytest.mark.parametrize("grouping", ["packed", "hypergraph"])
 @pytest.mark.parametrize("k,n_events,window", [(2, 7, 4), (4, 18, 10), (3, 10, 5), (1, 5, 5)])
-def test_every_event_in_every_read_window(grouping, k, n_events, window):
+def test_every_event_in_every_read_window(shares, grouping, k, n_events, window):
     rng = np.random.default_rng(k * 100 + n_events)
     counts = rng.lognormal(5.0, 1.0, size=(120, n_events))
     names = [f"e{i}" for i in range(n_events)]
     metrics = {f"m{i}": names[i:i + 2] for i in range(0, n_events - 1, 3)}
     problem = Problem(names, f"generic-{k}", metrics=metrics)
-    obs = multiplex(_trace(counts, names), problem, get("fusion_aware", window=window, grouping=grouping),
-                    quantum=1.0, read_every=window)
+    obs = multiplex(_trace(counts, names), problem,
+                    get("fusion_aware", window=window, grouping=grouping, shares=shares), quantum=1.0,
+                    read_every=window)
     assert (np.asarray(obs.reads.running) > 0).all()
+    if shares == "events":  # every counter used in every quantum (generic PMU, more events than counters)
+        assert (np.asarray(obs.quanta.running).sum(axis=1) == k).all()
+
+
+def test_event_shares_hand_worked():
+    # generic-2, packed groups [a, b], [c]; window 4: groups at quanta int(0.5·4/2) = 1 and int(1.5·4/2) = 3.
+    # a = (0, 0, 5): c first (gain 5·3/4), farthest from quantum 3 -> 0; then (gain 5(1/4 - 1/9)) quantum 1
+    # is full, quantum 2 (distance 1) fits; quantum 1 again full: c is done. a (gain 0, lowest index)
+    # fills quanta 3, 0, 2; b finds no room.
+    problem = Problem(["a", "b", "c"], "generic-2")
+    s = FusionAwareScheduler(window=4, grouping="packed")
+    s.start(problem)
+    assert s.group_masks_.tolist() == [[True, True, False], [False, False, True]]
+    block = np.zeros((4, 3), dtype=bool)
+    block[1] = s.group_masks_[0]
+    block[3] = s.group_masks_[1]
+    s._place_events(block, np.array([0.0, 0.0, 5.0]))
+    assert block.astype(int).tolist() == [[1, 0, 1], [1, 1, 0], [1, 0, 1], [1, 0, 1]]
 
 
 def test_more_groups_than_quanta_rotates():
@@ -65,14 +85,15 @@ def test_more_groups_than_quanta_rotates():
     assert (ran[0::2] | ran[1::2]).all()
 
 
-def test_volatile_event_gets_the_time():
+@pytest.mark.parametrize("shares", ["events", "groups"])
+def test_volatile_event_gets_the_time(shares):
     # one counter, a steady event and one whose log-rate is white noise (sd 1.5): once the volatility
     # is known the steady one keeps its single quantum per window (allocate([0, a], 10) = [1, 9])
     n = 200
     steady = np.full(n, 1000.0)
     wild = np.exp(np.random.default_rng(4).normal(7.0, 1.5, n))
     problem = Problem(["steady", "wild"], "generic-1")
-    sched = get("fusion_aware", window=10, grouping="packed")
+    sched = get("fusion_aware", window=10, grouping="packed", shares=shares)
     obs = multiplex(_trace(np.column_stack([steady, wild]), ["steady", "wild"]), problem, sched, quantum=1.0,
                     read_every=10)
     run = np.asarray(obs.quanta.running)
@@ -106,7 +127,8 @@ def test_deterministic_and_conforms():
     b = multiplex(_trace(counts), problem, get("fusion_aware", window=5), quantum=1.0, read_every=5)
     assert np.array_equal(a.quanta.running, b.quanta.running)
     check_scheduler(FusionAwareScheduler(window=5, grouping="packed"))
-    check_scheduler(FusionAwareScheduler(window=3, fill_spare=False))
+    check_scheduler(FusionAwareScheduler(window=3, shares="groups", fill_spare=False))
+    check_scheduler(FusionAwareScheduler(window=3, shares="groups"))
 
 
 def test_decisions_ignore_counts_it_did_not_see():
@@ -121,7 +143,7 @@ def test_decisions_ignore_counts_it_did_not_see():
     assert np.array_equal(run, b.quanta.running)
 
 
-@pytest.mark.parametrize("params", [{"window": 0}, {"window": 2.5}, {"grouping": "ilp"}, {"seed": -1},
+@pytest.mark.parametrize("params", [{"window": 0}, {"window": 2.5}, {"grouping": "ilp"}, {"shares": "both"}, {"seed": -1},
                                     {"min_samples": 1}, {"fill_spare": "yes"}])
 def test_bad_parameters(params):
     with pytest.raises(ConfigError):

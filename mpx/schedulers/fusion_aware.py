@@ -20,20 +20,27 @@ read window at a time, from what was counted so far (never the truth):
    ``s_e``. Events with fewer than ``min_samples`` innovations get the largest ``s`` seen (1 when none
    is known), so they are explored early.
 3. **Time shares and order** (per read window of ``window`` quanta, aligned with the multiplexer's
-   reads when ``window`` = ``read_every``): a group ``g`` sampled ``n_g`` times, evenly, in ``h``
-   quanta leaves gaps of ``h / n_g`` quanta; the log-rate over a gap of ``L`` quanta between two
-   samples is a Brownian bridge whose integral has variance ``s·L³/12``, so the window's summed
-   variance is ``a_g h³ / (12 n_g²)`` with ``a_g = Σ_{e in g} w_e s_e``. Minimising
-   ``Σ_g a_g / n_g²`` subject to ``Σ n_g = h``, ``n_g >= 1`` (integers) is a separable convex
-   allocation, solved exactly by greedy marginal gains (`allocate`; continuous optimum
-   ``n_g ∝ a_g^{1/3}``). The ``n_g`` quanta of each group are spread evenly by stride scheduling
-   (Waldspurger & Weihl, 1995: sample ``j`` of ``g`` at ideal time ``(j + 1/2) h / n_g``, slots
-   taken in order of ideal time; `spread`). Every group, hence every event, is sampled at least once
-   in every read window whenever there are no more groups than quanta per window (quantum-level
-   spreading); otherwise a rotating window of ``h`` groups runs in each read window.
-4. **Spare counters** (``fill_spare``): in each quantum, events outside the running group are added,
-   most uncertain first (``s_e`` divided by (1 + its samples already placed in this window)²), while
-   the set fits the PMU.
+   reads when ``window`` = ``read_every``). An event sampled ``n_e`` times, evenly, in ``h`` quanta
+   leaves gaps of ``h / n_e`` quanta; the log-rate over a gap of ``L`` quanta between two samples is a
+   Brownian bridge whose integral has variance ``s·L³/12``, so the window's summed variance is
+   ``a_e h³ / (12 n_e²)`` with ``a_e = w_e s_e``, and the schedule minimises ``Σ a_e / n_e²``
+   (continuous optimum ``n_e ∝ a_e^{1/3}``).
+
+   - ``shares="events"`` (default): every group runs once per window, the groups' quanta evenly
+     spaced (coverage); then quanta are handed out one event at a time by greedy marginal gain
+     ``a_e (1/n_e² − 1/(n_e+1)²)``, each in the free quantum farthest from the event's other samples in
+     the window where the set still fits the PMU, until nothing more fits (`_place_events`). Volatile
+     events end up on a counter most of the window (as TinTin's water-filling keeps them), steady ones
+     keep their group's quantum.
+   - ``shares="groups"``: whole groups get the quanta: ``n_g >= 1``, ``Σ n_g = h`` minimising
+     ``Σ_g a_g / n_g²`` with ``a_g = Σ_{e in g} a_e`` (exact greedy: `allocate`), each group's quanta
+     spread evenly by stride scheduling (Waldspurger & Weihl, 1995: sample ``j`` of ``g`` at ideal time
+     ``(j + 1/2) h / n_g``; `spread`); with ``fill_spare`` the counters a group leaves free go to the
+     most uncertain other events (``s_e`` / (1 + its samples already placed in this window)²).
+
+   Every group, hence every event, is sampled at least once in every read window whenever there are no
+   more groups than quanta per window (quantum-level spreading); otherwise a rotating window of ``h``
+   groups runs in each read window (one quantum each).
 
 mpx choices (not in the sources): the Brownian-bridge cost ignores the observation noise and the
 cross-event covariances the estimator learns; a window's decision uses only the quanta observed before
@@ -91,12 +98,16 @@ class FusionAwareScheduler(OnlineScheduler):
         in each window when there are at most ``window`` groups).
     grouping:
         ``"hypergraph"`` (metrics kept together, `mpx.grouping`) or ``"packed"`` (next-fit in order).
+    shares:
+        ``"events"``: the quanta beyond one per group go to single events by uncertainty; ``"groups"``:
+        to whole groups (see the module docstring).
     seed:
         Seed of the hypergraph partitioner.
     min_samples:
         Innovations an event needs before its own variance is used.
     fill_spare:
-        Lend counters a group leaves free to the most uncertain other events.
+        With ``shares="groups"``: lend the counters a group leaves free to the most uncertain other events
+        (``shares="events"`` always fills every counter it can).
     """
 
     name: ClassVar[str] = "fusion_aware"
@@ -113,10 +124,11 @@ class FusionAwareScheduler(OnlineScheduler):
 
         HypergraphScheduler.warm_up()
 
-    def __init__(self, window: int = 10, grouping: str = "hypergraph", seed: int = 0, min_samples: int = 2,
-                 fill_spare: bool = True) -> None:
+    def __init__(self, window: int = 10, grouping: str = "hypergraph", shares: str = "events", seed: int = 0,
+                 min_samples: int = 2, fill_spare: bool = True) -> None:
         self.window = window
         self.grouping = grouping
+        self.shares = shares
         self.seed = seed
         self.min_samples = min_samples
         self.fill_spare = fill_spare
@@ -129,6 +141,8 @@ class FusionAwareScheduler(OnlineScheduler):
             raise ConfigError(f"fusion_aware: window must be a whole number of quanta >= 1, got {h!r}")
         if self.grouping not in ("hypergraph", "packed"):
             raise ConfigError(f"fusion_aware: grouping must be 'hypergraph' or 'packed', got {self.grouping!r}")
+        if self.shares not in ("events", "groups"):
+            raise ConfigError(f"fusion_aware: shares must be 'events' or 'groups', got {self.shares!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ConfigError(f"fusion_aware: seed must be an integer >= 0, got {self.seed!r}")
         ms = self.min_samples
@@ -226,22 +240,62 @@ class FusionAwareScheduler(OnlineScheduler):
         w = np.asarray(problem.weights, dtype=float) * s
         masks = self.group_masks_
         n_g = masks.shape[0]
-        if n_g <= h:
+        if n_g <= h and self.shares == "groups":
             a = masks.astype(float) @ w
             n = allocate(a, h)
             order = spread(n)
             self.quanta_ += n
+            block = masks[order].copy()
+        elif n_g <= h:  # each group once, evenly spaced; the rest of the window goes to events
+            block = np.zeros((h, problem.n_events), dtype=bool)
+            pos = [int((g + 0.5) * h / n_g) for g in range(n_g)]
+            block[pos] = masks
+            self.quanta_ += 1
         else:  # fewer quanta than groups: a rotating window of h groups, one quantum each
             start = (self._periods * h) % n_g
             order = np.array([(start + j) % n_g for j in range(h)], dtype=np.intp)
             self.quanta_[order] += 1
-        block = masks[order].copy()
-        if self.fill_spare:
+            block = masks[order].copy()
+        if self.fill_spare and self.shares == "groups":
             placed = block.sum(axis=0).astype(float)
             for q in range(h):
                 self._fill(block[q], s, placed)
+        elif self.shares == "events":
+            self._place_events(block, w)
         self._periods += 1
         return block
+
+    def _place_events(self, block: np.ndarray, a: np.ndarray) -> None:
+        """Event-level time shares: repeatedly give one more quantum to the event with the largest
+        marginal gain ``a_e (1/n_e² − 1/(n_e + 1)²)`` (``n_e`` = its quanta in this window; an event with
+        none comes first), in the free quantum farthest from its other samples where the set still fits;
+        until no event fits anywhere."""
+        h = block.shape[0]
+        n = block.sum(axis=0).astype(float)
+        live = self._sched & (n < h)
+        steps = np.arange(h)
+        while live.any():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gain = np.where(n > 0, a * (1.0 / np.maximum(n, 1.0) ** 2 - 1.0 / (n + 1.0) ** 2), np.inf)
+            gain = np.where(live, gain, -1.0)
+            e = int(np.argmax(gain))  # ties: lowest index
+            col = block[:, e]
+            if col.any():
+                dist = np.abs(steps[:, None] - steps[col][None, :]).min(axis=1)
+            else:
+                dist = np.full(h, h)
+            placed = False
+            for q in sorted(np.flatnonzero(~col).tolist(), key=lambda q: (-dist[q], q)):
+                block[q, e] = True
+                if self._ok(block[q]):
+                    placed = True
+                    break
+                block[q, e] = False
+            if placed:
+                n[e] += 1
+                live[e] = n[e] < h
+            else:
+                live[e] = False
 
     def _ok(self, row: np.ndarray) -> bool:
         key = row.tobytes()
