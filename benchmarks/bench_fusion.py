@@ -24,8 +24,10 @@ best of all baselines), bootstrapped paired by workload. ``--cost`` times the fu
 excluded, warm numba cache) on one dataset.
 
 Run: ``python benchmarks/bench_fusion.py [--counters 2,4,6,8] [--read-every 10]
-[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation] [--noise-share 0.5,0.9] [--scheduler NAME] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
-core).
+[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation] [--noise-share 0.5,0.9] [--scheduler NAME[:param=value...][,NAME...]] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
+core per scheduler). With several schedulers a last table crosses every scheduler with every scaler on the
+``all`` error and gives each fusion pair's ratio to the best baseline pair; ``--counters ""`` with
+``--cost`` only times the estimate.
 """
 
 from __future__ import annotations
