@@ -24,6 +24,46 @@ from numba import njit
 __all__ = ["kalman_filter", "rts_smoother", "warm_up"]
 
 
+@njit(cache=True, inline="always")
+def _predict(P, Q):  # pragma: no cover - compiled
+    """Random-walk prediction: the mean stays, the covariance grows by Q."""
+    E = P.shape[0]
+    for i in range(E):
+        for j in range(E):
+            P[i, j] += Q[i, j]
+
+
+@njit(cache=True, inline="always")
+def _update(m, P, k, e, yy, r):  # pragma: no cover - compiled
+    """Scalar measurement update of coordinate e with value yy and variance r, in place (gain in k).
+    Returns the innovation variance s (s <= 0: nothing was done) and the innovation."""
+    s = P[e, e] + r
+    if not (s > 0.0):
+        return s, 0.0
+    E = m.shape[0]
+    innov = yy - m[e]
+    for i in range(E):
+        k[i] = P[i, e] / s
+    for i in range(E):
+        m[i] += k[i] * innov
+    for i in range(E):
+        ki = k[i] * s
+        for j in range(E):
+            P[i, j] -= ki * k[j]
+    return s, innov
+
+
+@njit(cache=True, inline="always")
+def _symmetrise(P):  # pragma: no cover - compiled
+    """Keep P symmetric against round-off."""
+    E = P.shape[0]
+    for i in range(E):
+        for j in range(i + 1, E):
+            a = 0.5 * (P[i, j] + P[j, i])
+            P[i, j] = a
+            P[j, i] = a
+
+
 @njit(cache=True)
 def _filter(y, R, m0, P0, Q, keep_full):  # pragma: no cover - compiled
     W, E = y.shape
@@ -36,31 +76,12 @@ def _filter(y, R, m0, P0, Q, keep_full):  # pragma: no cover - compiled
     k = np.empty(E)
     for w in range(W):
         if w > 0:
-            for i in range(E):
-                for j in range(E):
-                    P[i, j] += Q[i, j]
+            _predict(P, Q)
         for e in range(E):
             yy = y[w, e]
-            if not np.isfinite(yy):
-                continue
-            s = P[e, e] + R[w, e]
-            if not (s > 0.0):
-                continue
-            innov = yy - m[e]
-            for i in range(E):
-                k[i] = P[i, e] / s
-            for i in range(E):
-                m[i] += k[i] * innov
-            for i in range(E):
-                ki = k[i] * s
-                for j in range(E):
-                    P[i, j] -= ki * k[j]
-        # keep P symmetric against round-off
-        for i in range(E):
-            for j in range(i + 1, E):
-                a = 0.5 * (P[i, j] + P[j, i])
-                P[i, j] = a
-                P[j, i] = a
+            if np.isfinite(yy):
+                _update(m, P, k, e, yy, R[w, e])
+        _symmetrise(P)
         for i in range(E):
             mf[w, i] = m[i]
             vf[w, i] = P[i, i]
@@ -118,9 +139,7 @@ def _filter_store(y, R, m0, P0, Q):  # pragma: no cover - compiled
     k = np.empty(E)
     for w in range(W):
         if w > 0:
-            for i in range(E):
-                for j in range(E):
-                    P[i, j] += Q[i, j]
+            _predict(P, Q)
         mp[w] = m
         Pp[w] = P
         n = 0
@@ -128,29 +147,16 @@ def _filter_store(y, R, m0, P0, Q):  # pragma: no cover - compiled
             yy = y[w, e]
             if not np.isfinite(yy):
                 continue
-            s = P[e, e] + R[w, e]
+            s, innov = _update(m, P, k, e, yy, R[w, e])
             if not (s > 0.0):
                 continue
-            innov = yy - m[e]
-            for i in range(E):
-                k[i] = P[i, e] / s
-            for i in range(E):
-                m[i] += k[i] * innov
-            for i in range(E):
-                ki = k[i] * s
-                for j in range(E):
-                    P[i, j] -= ki * k[j]
             K[w, n] = k
             S[w, n] = s
             NU[w, n] = innov
             IDX[w, n] = e
             n += 1
         NOBS[w] = n
-        for i in range(E):
-            for j in range(i + 1, E):
-                a = 0.5 * (P[i, j] + P[j, i])
-                P[i, j] = a
-                P[j, i] = a
+        _symmetrise(P)
     return mp, Pp, K, S, NU, IDX, NOBS
 
 
