@@ -202,7 +202,8 @@ class Scaler(ABC):
     @classmethod
     def warm_up(cls) -> None:
         """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for
-        it (numba caches the machine code on disk). The experiment runner calls it in a side process."""
+        it (numba caches the machine code on disk). For a caller that can compile ahead, e.g. a benchmark;
+        the experiment runner warms only schedulers aside, since every cell needs its scalers at once."""
 
     # -- scikit-learn style parameters ---------------------------------------------------------------
 
