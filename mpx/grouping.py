@@ -286,14 +286,7 @@ def group_events(problem: Problem, *, seed: int = 0, k: int | None = None, max_e
                                  or counters < 1):
         raise ConfigError(f"grouping: counters must be a positive integer or None, got {counters!r}")
     free = problem.free
-    errors: dict[str, str] = {}
-    for e in problem.events:
-        if e in free:
-            continue
-        if not problem.countable(e):
-            errors[e] = problem.uncountable.get(e, "the PMU can never count it")
-        elif not problem.fits([e]):
-            errors[e] = "fits no usable counter (its counters are reserved)"
+    errors = problem.unplaceable
     sched = [e for e in problem.events if e not in free and e not in errors]
     pinned = [e for g in problem.groups if g.pinned for e in g.events if e in set(sched)]
     pinned = list(dict.fromkeys(pinned))

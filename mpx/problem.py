@@ -648,6 +648,21 @@ class Problem:
         """Events the PMU can never count (even with no counter reserved), with the reason."""
         return dict(self._hw().why_not)
 
+    @property
+    def unplaceable(self) -> dict[str, str]:
+        """Programmable events a scheduler can never place, with the reason: the PMU cannot count them, or
+        they fit no counter that is not reserved (e.g. the NMI watchdog holds the only one they allow)."""
+        out: dict[str, str] = {}
+        why = self._hw().why_not
+        for e in self.events:
+            if e in self.free:
+                continue
+            if not self.countable(e):
+                out[e] = why.get(e, "the PMU can never count it")
+            elif not self.fits([e]):
+                out[e] = "fits no usable counter (its counters are reserved)"
+        return out
+
     def countable(self, event: str) -> bool:
         """Whether ``event`` can be placed on some counter of its unit (ignoring counters reserved by
         others, like perf's open-time check) or is free."""

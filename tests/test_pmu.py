@@ -562,3 +562,12 @@ def test_mutated_perf_json_raises_only_format_or_config_errors(tmp_path_factory,
         _bare(4).with_event_masks_from_perf_json(f)
     except (FormatError, ConfigError):
         pass
+
+
+def test_problem_unplaceable_names_events_no_scheduler_can_place():
+    from mpx.problem import Problem
+
+    ok = Problem([PREC, "A", "INST_RETIRED.ANY"], preset("skylake"))
+    assert ok.unplaceable == {}
+    held = Problem([PREC, "A", "INST_RETIRED.ANY"], preset("skylake").with_nmi_watchdog(counter="gp1"))
+    assert list(held.unplaceable) == [PREC] and "reserved" in held.unplaceable[PREC]

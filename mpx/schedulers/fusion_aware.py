@@ -159,14 +159,7 @@ class FusionAwareScheduler(OnlineScheduler):
             self.errors_ = dict(grouping.errors)
             groups = [list(g) for g in grouping.groups if g]
         else:
-            self.errors_ = {}
-            for e in problem.events:
-                if e in problem.free:
-                    continue
-                if not problem.countable(e):
-                    self.errors_[e] = "the PMU can never count it"
-                elif not problem.fits([e]):
-                    self.errors_[e] = "fits no usable counter (its counters are reserved)"
+            self.errors_ = problem.unplaceable
             groups = []
             for e in problem.events:
                 if e in problem.free or e in self.errors_:

@@ -77,14 +77,7 @@ class OptimalScheduler(StaticScheduler):
 
     def _prepare(self, problem: Problem) -> tuple[dict[str, str], list[str], set[str], dict[str, list[str]]]:
         free = problem.free
-        errors: dict[str, str] = {}
-        for e in problem.events:
-            if e in free:
-                continue
-            if not problem.countable(e):
-                errors[e] = "the PMU can never count it"
-            elif not problem.fits([e]):
-                errors[e] = "fits no usable counter (its counters are reserved)"
+        errors = problem.unplaceable
         sched = [e for e in problem.events if e not in free and e not in errors]
         pinned = {e for g in problem.groups if g.pinned for e in g.events if e in sched}
         allowed = {e: [str(c) for c in problem.pmu.allowed(e)] for e in sched}

@@ -174,14 +174,7 @@ class TintinScheduler(OnlineScheduler):
             raise ConfigError(f"tintin: u_min must be in [0, 1], got {self.u_min!r}")
         n = problem.n_events
         free = problem.free_mask
-        self.errors_ = {}
-        for e in problem.events:
-            if e in problem.free:
-                continue
-            if not problem.countable(e):
-                self.errors_[e] = "the PMU can never count it"
-            elif not problem.fits([e]):
-                self.errors_[e] = "fits no usable counter (its counters are reserved)"
+        self.errors_ = problem.unplaceable
         self._units: dict[str, np.ndarray] = {}
         for i, e in enumerate(problem.events):
             if free[i] or e in self.errors_:
