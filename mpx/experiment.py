@@ -21,6 +21,7 @@ Config (every relative path is relative to the config file)::
     [data]                         # scaling: at least one of datasets / files / synthetic
     datasets = ["all"]             # shipped datasets (mpx.datasets), "all" = every one
     files = ["runs/*.npz"]         # trace files or globs (any format mpx.readers reads)
+    heldout = ["new/*.npz"]        # trace files scored but never trained on (see "Learned scalers")
     synthetic = [{preset = "tma", intervals = 2000, seed = 0}]   # mpx.synthetic presets
     intervals = [0, 600]           # optional: keep these trace intervals (start, stop)
 
@@ -75,7 +76,10 @@ Partition experiments (``kind = "partition"``; no [hardware], [multiplex], [sche
 
 Learned scalers (``learned = True``, `mpx.scalers.base.Scaler`) are fitted, inside each cell, on the
 traces of every *other* workload of the config (leave-one-workload-out); their checksums are in the
-cell, so the key changes when the training data does.
+cell, so the key changes when the training data does. Traces under ``[data] heldout`` (programs kept
+away while a method was developed) are scored like ``files`` but are in no cell's training set: every
+cell trains on the other workloads of ``datasets``/``files``/``synthetic`` only. Their score rows have
+``heldout = 1``; ``mpx report`` gives them their own rows in the ``[output] headline`` table.
 """
 
 from __future__ import annotations
@@ -101,14 +105,14 @@ KINDS = ("scaling", "schedule", "partition")
 
 _SECTIONS = {
     "experiment": {"name", "description", "kind"},
-    "data": {"datasets", "files", "synthetic", "intervals", "catalogs", "hypergraphs", "random_events"},
+    "data": {"datasets", "files", "heldout", "synthetic", "intervals", "catalogs", "hypergraphs", "random_events"},
     "hardware": {"pmu", "counters", "metrics", "events", "max_events", "groups"},
     "multiplex": {"quantum", "quantum_intervals", "quantum_ms", "clock_hz", "ticks_per_second", "read_every",
                   "noise", "seeds", "repetitions", "quanta"},
     "schedulers": {"use", "params"},
     "scalers": {"use", "params"},
     "sweep": None,
-    "output": {"series_events", "series_workloads", "figures", "summary"},
+    "output": {"series_events", "series_workloads", "figures", "summary", "headline"},
     "partition": {"tools", "k", "epsilon", "seeds", "repetitions", "kahypar_ini", "mtkahypar_preset", "threads",
                   "mpx_context", "reference", "reference_label", "timeout"},
 }
@@ -383,15 +387,17 @@ class Experiment:
                 out.append({"kind": "shipped", "name": n})
             else:
                 raise ConfigError(f"{self.where}: [data] datasets: unknown dataset {n!r}; shipped: {', '.join(shipped)}")
-        files = data.get("files", [])
-        if isinstance(files, str):
-            files = [files]
-        for pat in files:
-            full = pat if os.path.isabs(pat) else str(self.base / pat)
-            hits = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
-            if not hits or not all(os.path.exists(h) for h in hits):
-                raise ConfigError(f"{self.where}: [data] files: {pat!r} matches no file (resolved to {full})")
-            out += [{"kind": "file", "name": Path(h).name, "path": str(Path(h).resolve())} for h in hits]
+        for key in ("files", "heldout"):
+            files = data.get(key, [])
+            if isinstance(files, str):
+                files = [files]
+            for pat in files:
+                full = pat if os.path.isabs(pat) else str(self.base / pat)
+                hits = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
+                if not hits or not all(os.path.exists(h) for h in hits):
+                    raise ConfigError(f"{self.where}: [data] {key}: {pat!r} matches no file (resolved to {full})")
+                extra = {"heldout": True} if key == "heldout" else {}
+                out += [{"kind": "file", "name": Path(h).name, "path": str(Path(h).resolve()), **extra} for h in hits]
         for i, s in enumerate(data.get("synthetic", [])):
             if not isinstance(s, dict) or "preset" not in s:
                 raise ConfigError(f"{self.where}: [data] synthetic[{i}] must be a table with preset (and intervals, seed)")
@@ -453,7 +459,7 @@ class Experiment:
                        if isinstance(hardware.get(k), str) and os.path.isabs(hardware[k])}
             workloads = {d["name"]: _workload_of(d) for d in ds}
             learned = [s["name"] for s in scaler_specs if _is_learned(s["name"])]
-            if learned and len(set(workloads.values())) < 2:
+            if learned and len({workloads[d["name"]] for d in ds if not d.get("heldout")}) < 2:
                 raise ConfigError(f"{self.where}: learned scaler(s) {learned} need at least two workloads "
                                   "(leave-one-workload-out training)")
             problem, _ = build_problem(hardware)
@@ -470,7 +476,8 @@ class Experiment:
             out = cfg.get("output", {})
             for d in ds:
                 train = ([{"dataset": t, "checksum": sums[t["name"]]} for t in ds
-                          if workloads[t["name"]] != workloads[d["name"]]] if learned else [])
+                          if workloads[t["name"]] != workloads[d["name"]] and not t.get("heldout")]
+                         if learned else [])
                 series = (list(out.get("series_events", []))
                           if not out.get("series_workloads") or d["name"] in out["series_workloads"]
                           or workloads[d["name"]] in out["series_workloads"] else [])
@@ -999,6 +1006,7 @@ def _provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) ->
         "workload": (str(trace.meta.get("workload") or cell["dataset"]["name"]) if trace is not None
                      else cell["dataset"]["name"]),
         "dataset_checksum": cell["dataset_checksum"], "code_version": cell["code_version"], "seed": cell["seed"],
+        "heldout": int(bool(cell["dataset"].get("heldout"))),
         "scheduler": cell["scheduler"]["name"], "scheduler_params": _clean(cell["scheduler"]["params"]),
         "pmu": hw["pmu"], "counters": problem.n_counters(), "n_events": problem.n_events,
         "max_events": hw.get("max_events"),

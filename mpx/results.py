@@ -181,6 +181,18 @@ class ResultsStore:
             return latest[experiment]
         return [k for keys in latest.values() for k in keys]
 
+    def run_config(self, experiment: str | None = None, run_id: int | None = None) -> dict | None:
+        """The config (as stored by `begin_run`) of run ``run_id``, or of the latest run of ``experiment``
+        (of any experiment when None); None when the store has no such run."""
+        if run_id is not None:
+            r = self.conn.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        elif experiment is not None:
+            r = self.conn.execute("SELECT config FROM runs WHERE experiment = ? ORDER BY run_id DESC LIMIT 1",
+                                  (experiment,)).fetchone()
+        else:
+            r = self.conn.execute("SELECT config FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
+        return json.loads(r[0]) if r and r[0] else None
+
     def experiments(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT experiment FROM runs ORDER BY run_id")]
 

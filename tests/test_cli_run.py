@@ -94,3 +94,37 @@ def test_report_on_a_store_with_two_experiments(tmp_path, capsys):
     assert "######## experiment first" in text and "######## experiment second" in text
     assert main(["report", str(out), "--latex", "--experiment", "second"]) == 0
     assert "% ----" not in capsys.readouterr().out
+
+
+def test_headline_table_hand_worked():
+    """Ratios against the best other scaler: a causal method only against causal scalers, an offline one
+    against all; workloads paired; held-out rows apart."""
+    import pandas as pd
+
+    from mpx.cli.report import headline_table
+
+    rows = []
+    for held, wls in ((0, ("a", "b", "c")), (1, ("x", "y"))):
+        for i, wl in enumerate(wls):
+            for scaler, causal, err in (("new", 1, 0.1 * (i + 1)), ("new_off", 0, 0.3), ("linear", 1, 0.2 * (i + 1)),
+                                        ("interp", 0, 0.15 * (i + 1))):
+                rows.append({"heldout": held, "scheduler": "perf", "counters": 4, "workload": wl, "scaler": scaler,
+                             "causal": causal, "window_mape_ran": err, "calibration_90": 0.9 if scaler == "new" else None})
+    (title, t), = headline_table(pd.DataFrame(rows), ["new", "new_off"]).items()
+    assert "window_mape_ran" in title
+    r = t.loc[("shipped (3)", "perf", 4, "new")]
+    assert r["best baseline"] == "linear" and r["ratio"] == 0.5 and r["95% CI"] == "[0.50, 0.50]"
+    assert r["method %"] == 20.0 and r["baseline %"] == 40.0 and r["in 90% band %"] == 90.0
+    r = t.loc[("shipped (3)", "perf", 4, "new_off")]
+    assert r["best baseline"] == "interp" and r["ratio"] == 1.0            # 0.3 / mean(0.15, 0.30, 0.45)
+    r = t.loc[("held-out (2)", "perf", 4, "new")]
+    assert r["ratio"] == 0.5 and r["baseline %"] == 30.0
+
+
+def test_report_prints_the_headline_of_the_config(tmp_path, capsys):
+    p = write_config(tmp_path)
+    p.write_text(p.read_text() + '\n[output]\nheadline = ["dira"]\n')
+    assert main(["run", str(p), "--out", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert "headline: dira against the best other scaler" in out
+    assert "linear" in out.split("headline:")[1]

@@ -263,3 +263,36 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
         proc.wait()
     only = [c for c in cells if c["scheduler"]["name"] == "perf"]
     assert _warm_up_aside(only) == (only, None)
+
+
+def test_heldout_traces_are_scored_but_never_trained_on(tmp_path):
+    from mpx import datasets, scalers
+
+    scalers.register("loo_probe", _probe_class())
+    try:
+        datasets.load("openssl").save(tmp_path / "new.npz")
+        p = write_config(tmp_path)
+        p.write_text(p.read_text().replace('use = ["linear", "dira"]', 'use = ["loo_probe"]')
+                     .replace('use = ["perf", "round_robin"]', 'use = ["perf"]')
+                     .replace('datasets = ["sqlite", "xz", "awk"]', 'datasets = ["sqlite", "xz", "awk"]\nheldout = ["new.npz"]'))
+        cells = load_config(p).cells()
+        assert [c["dataset"]["name"] for c in cells] == ["sqlite", "xz", "awk", "new.npz"]
+        for c in cells:
+            names = [t["dataset"]["name"] for t in c["train"]]
+            assert "new.npz" not in names
+            assert names == [n for n in ("sqlite", "xz", "awk") if n != c["dataset"]["name"]]
+        FITTED.clear()
+        out = run_cell(cells[-1])
+        row = out["scores"][0]
+        assert row["status"] == "done" and row["heldout"] == 1
+        assert FITTED[-1] == ["awk", "sqlite", "xz"]
+        assert run_cell(cells[0])["scores"][0]["heldout"] == 0
+        # held-out traces alone cannot train anything
+        p.write_text(p.read_text().replace('datasets = ["sqlite", "xz", "awk"]', 'datasets = ["sqlite"]'))
+        with pytest.raises(ConfigError, match="leave-one-workload-out"):
+            load_config(p).cells()
+        p.write_text(p.read_text().replace('heldout = ["new.npz"]', 'heldout = ["nosuch*.npz"]'))
+        with pytest.raises(ConfigError, match=r"\[data\] heldout"):
+            load_config(p).cells()
+    finally:
+        scalers.unregister("loo_probe")

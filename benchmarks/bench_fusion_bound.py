@@ -1,0 +1,174 @@
+"""How far can *any* estimator of the unmeasured quanta go? Oracle ceilings for issue 7's halving target.
+
+An analysis, not a scaler: every oracle below **reads the ground truth** of the scored workload (other
+events' true counts, or the event's own true counts in neighbouring quanta) — information no schedule
+and no scaler has. Nothing in `mpx.scalers` uses it. If even an oracle cannot halve the best baseline's
+error, the target needs information the counters do not give, not a better model of the same samples.
+
+Setup as `bench_fusion.py` (18 callgrind events of the 9 shipped workloads, perf's rotation on
+``generic-K``, quantum = one median interval, a read every 10 quanta, leave-one-workload-out; held-out
+traces fitted on the 9 shipped ones). For every event, a window's estimate = its counted quanta exactly +
+a prediction for the quanta it did not run (as `fusion` does). Predictions:
+
+- ``fusion | others known``: the fusion model (learned as `fusion` is) with every *other* event observed
+  in every quantum (their true log-rates) — the most the learned linear-Gaussian cross-event structure
+  can give; causal (``fusion``) and offline (``fusion_smooth``) passes.
+- ``gbm | X``: scikit-learn ``HistGradientBoostingRegressor`` (absolute-error loss) on quantum log-rates,
+  trained on the other workloads' ground truth, predicting the event's log-rate in a quantum from X =
+  ``neighbours`` (its own true log-rates in the quanta just before and after), ``others`` (every other
+  event's true log-rate in that quantum), or ``both``.
+
+Error: `bench_fusion.per_workload`'s ``ran`` (relative error per event and read window where the event
+ran and the truth is meaningful; mean over windows, events, workloads).
+
+Run: ``python benchmarks/bench_fusion_bound.py [--counters 4] [--heldout benchmarks/out/heldout/*.npz]
+[--json FILE]`` (~4 min per counter count on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_fusion as bf  # noqa: E402
+
+from mpx import datasets, scalers  # noqa: E402
+from mpx.metrics import builtin  # noqa: E402
+from mpx.multiplex import multiplex  # noqa: E402
+from mpx.scalers.base import Estimate, sum_quanta  # noqa: E402
+from mpx.scalers.kalman import rts_smoother  # noqa: E402
+
+FEATURES = ("neighbours", "others", "both")
+
+
+def quantum_truth(tr, obs) -> np.ndarray:
+    """The trace's counts on the observation's quanta ``[Q, E]`` (cumulative counts interpolated at the
+    quantum edges — the uniform apportioning `mpx.multiplex` uses)."""
+    edges = np.asarray(tr.edges, dtype=float)
+    cum = np.vstack([np.zeros((1, len(tr.events))), np.cumsum(np.asarray(tr.counts, dtype=float), axis=0)])
+    qe = np.asarray(obs.quanta.edges, dtype=float)
+    at = np.column_stack([np.interp(qe, edges, cum[:, j]) for j in range(cum.shape[1])])
+    return np.diff(at, axis=0)
+
+
+def fill(obs, pred: np.ndarray, name: str, causal: bool) -> Estimate:
+    """Window estimates: counted quanta exactly, ``pred`` (counts per quantum) elsewhere."""
+    ok = np.asarray(obs.quanta.running, dtype=bool)
+    c = np.asarray(obs.quanta.counts, dtype=float)
+    bounds = np.asarray(obs.reads.quanta, dtype=np.intp)
+    counts = sum_quanta(np.where(ok, c, pred), bounds)
+    ran = sum_quanta(ok.astype(float), bounds) > 0
+    return Estimate(events=tuple(obs.events), edges=np.asarray(obs.reads.edges, dtype=float), counts=counts,
+                    not_estimated=~ran, scaler=name, causal=causal, meta=dict(obs.meta))
+
+
+def fusion_others_known(obs, truth: np.ndarray, train, smooth: bool) -> np.ndarray:
+    """Per event, the fusion model's prediction with every other event's truth observed in every quantum."""
+    s = scalers.get("fusion_smooth" if smooth else "fusion").fit(train)
+    events = tuple(obs.events)
+    quantum = float(obs.quantum)
+    eps = 0.5 / quantum
+    st = s.structure_.stats(events, quantum, float(s.noise_share), str(obs.time_unit))
+    dur = np.diff(np.asarray(obs.quanta.edges, dtype=float))[:, None]
+    ok = np.asarray(obs.quanta.running, dtype=bool)
+    c = np.asarray(obs.quanta.counts, dtype=float)
+    y_true = np.log(truth / dur + eps)
+    y_obs = np.where(ok, np.log(np.where(ok, c, 0.0) / dur + eps), np.nan)
+    ends = None if smooth else np.asarray(obs.reads.quanta, dtype=np.intp)[1:] - 1
+    pred = np.zeros_like(c)
+    for e in range(c.shape[1]):
+        y = y_true.copy()
+        y[:, e] = y_obs[:, e]
+        m, _, _ = rts_smoother(y, np.broadcast_to(st["R"], y.shape), st["mu"], st["Sigma"], st["Q"],
+                               segment_ends=ends, cov=False)
+        pred[:, e] = dur[:, 0] * np.maximum(np.exp(np.minimum(m[:, e], st["top"][e])) - eps, 0.0)
+    return pred
+
+
+def features(z: np.ndarray, e: int, kind: str) -> np.ndarray:
+    """Rows for quanta 1 .. Q-2 of log-rates ``z[Q, E]``: the predictors of event ``e``."""
+    own = [z[:-2, e:e + 1], z[2:, e:e + 1]]
+    other = [np.delete(z[1:-1], e, axis=1)]
+    return np.hstack({"neighbours": own, "others": other, "both": other + own}[kind])
+
+
+def gbm(z_test: np.ndarray, z_train: list[np.ndarray], dur: np.ndarray, eps: float, kind: str) -> np.ndarray:
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    pred = np.zeros_like(z_test)
+    for e in range(z_test.shape[1]):
+        a = np.vstack([features(z, e, kind) for z in z_train])
+        b = np.concatenate([z[1:-1, e] for z in z_train])
+        model = HistGradientBoostingRegressor(max_iter=200, loss="absolute_error", early_stopping=False).fit(a, b)
+        p = np.full(z_test.shape[0], float(np.median(b)))  # the first and last quantum: no neighbours
+        p[1:-1] = model.predict(features(z_test, e, kind))
+        pred[:, e] = dur[:, 0] * np.maximum(np.exp(p) - eps, 0.0)
+    return pred
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--counters", default="4")
+    ap.add_argument("--read-every", type=int, default=10)
+    ap.add_argument("--heldout", nargs="*", default=[])
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    cat = builtin("callgrind")
+    shipped = {n: datasets.load(n) for n in datasets.names()}
+    held = {Path(p).stem: bf.load_trace(p) for p in args.heldout}
+    ev = list(shipped[next(iter(shipped))].events)
+    out: dict = {}
+    for k in (int(x) for x in args.counters.split(",") if x):
+        cache = {}
+        for wl, tr in list(shipped.items()) + list(held.items()):
+            tr = tr.select(ev) if wl in held else tr
+            q = float(np.median(np.diff(tr.edges)))
+            obs = multiplex(tr, bf.bench_problem(ev, k, cat), "perf", quantum=q, read_every=args.read_every)
+            truth = quantum_truth(tr, obs)
+            dur = np.diff(np.asarray(obs.quanta.edges, dtype=float))[:, None]
+            cache[wl] = (tr, obs, truth, dur, np.log(truth / dur + 0.5 / q))
+        res = {}
+        for wl, (tr, obs, truth, dur, z) in cache.items():
+            train_names = [n for n in shipped if n != wl]
+            train = [shipped[n] for n in train_names]
+            eps = 0.5 / float(obs.quantum)
+            ests = {"linear": scalers.get("linear").estimate(obs),
+                    "fusion": scalers.get("fusion").fit(train).estimate(obs),
+                    "fusion_smooth": scalers.get("fusion_smooth").fit(train).estimate(obs),
+                    "fusion | others known": fill(obs, fusion_others_known(obs, truth, train, False), "o1", True),
+                    "fusion_smooth | others known": fill(obs, fusion_others_known(obs, truth, train, True), "o2",
+                                                         False)}
+            for kind in FEATURES:
+                pred = gbm(z, [cache[n][4] for n in train_names], dur, eps, kind)
+                ests[f"gbm | {kind}"] = fill(obs, pred, kind, False)
+            res[wl] = bf.per_workload(tr, obs, ests, cat)
+            print(f"  k={k} {wl}: " + ", ".join(f"{lb} {100 * r['ran']:.1f}%" for lb, r in res[wl].items()),
+                  flush=True)
+        out[k] = res
+        for group, names in (("shipped", list(shipped)), ("held-out", list(held))):
+            if not names:
+                continue
+            print(f"\n### {group} ({len(names)} workloads), {k} counters: `ran` error, mean over workloads\n")
+            print("| estimate of the unmeasured quanta | reads the truth | ran | / linear |")
+            print("|---|---|---|---|")
+            lin = np.mean([res[w]["linear"]["ran"] for w in names])
+            for lb in res[names[0]]:
+                v = np.mean([res[w][lb]["ran"] for w in names])
+                print(f"| {lb} | {'yes' if '|' in lb else 'no'} | {100 * v:.1f}% | {v / lin:.2f} |")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Records the three held-out programs of issue 7 (in no shipped dataset; never used while developing the
+# fusion scalers) with `mpx record` into benchmarks/out/heldout/ (git-ignored): gzip, grep and a Python
+# JSON + heap sort script. ~4 minutes on a 2-core machine (valgrind). Inputs come from this machine's
+# /usr/share, so the traces are not bit-identical across machines: they are held-out programs, not
+# shipped datasets. Used by experiments/headline.toml and benchmarks/bench_fusion*.py --heldout.
+#   sh benchmarks/record_heldout.sh [OUT_DIR]
+set -eu
+OUT=${1:-"$(dirname "$0")/out/heldout"}
+mkdir -p "$OUT/work"
+OUT=$(cd "$OUT" && pwd)
+cd "$OUT/work"
+C="I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
+tar cf - /usr/share/doc /usr/share/common-licenses 2>/dev/null | head -c 12000000 > doc12.tar
+mpx record -o "$OUT/gzip.npz" --interval-bb 300000 --cache "$C" --workload gzip --stdout gz.out -- \
+    /usr/bin/gzip -9 -c doc12.tar
+mpx record -o "$OUT/grep.npz" --interval-bb 300000 --cache "$C" --workload grep --stdout grep.out --ok-status 0,1 -- \
+    /usr/bin/grep -rciE "([a-z]+)ing .* \1|[0-9]{2,}\.[0-9]+" /usr/share/doc /usr/share/i18n /usr/share/X11 /usr/share/perl5
+mpx record -o "$OUT/pyjson.npz" --interval-bb 300000 --cache "$C" --workload pyjson -- /usr/bin/python3 -c "import json,random,heapq
+random.seed(5)
+d=[{'k':random.random(),'s':''.join(random.choice('abcdef') for _ in range(12)),'l':list(range(random.randint(0,30)))} for _ in range(60000)]
+t=json.dumps(d); e=json.loads(t); h=[(x['k'],x['s']) for x in e]; heapq.heapify(h); r=[heapq.heappop(h) for _ in range(len(h))]
+print(len(t), r[0])"
+ls -l "$OUT"/*.npz
