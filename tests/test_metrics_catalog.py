@@ -151,6 +151,11 @@ def test_vector_total_relations_on_names():
     rels = vector_total_relations(names)
     assert [r.name for r in rels] == ["v::total"]
     assert rels[0].coeffs == {"v::a": 1.0, "v::b": 1.0, "v::total": -1.0}
+    # within: only the vectors with a selected event, over all their parts (the unselected ones included)
+    names2 = names + ["u::a", "u::total"]
+    assert [r.name for r in vector_total_relations(names2, within=["v::a", "x"])] == ["v::total"]
+    assert vector_total_relations(names2, within=["v::total"])[0].coeffs == rels[0].coeffs
+    assert vector_total_relations(names2, within=["x"]) == []
 
 
 def test_vector_total_relations_hold_on_real_gem5_counts(shared):

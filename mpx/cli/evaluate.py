@@ -202,8 +202,13 @@ def run(args: argparse.Namespace) -> int:
         relations, rel_text = catalog, (catalog.name if catalog is not None else "none")
     elif args.relations.lower() == "none":
         relations, rel_text = None, "none"
-    elif args.relations == "gem5-totals":  # gem5's ``prefix::total == sum of the parts`` among the events
-        relations, rel_text = args.relations, "gem5-totals (::total = sum of its parts)"
+    elif args.relations == "gem5-totals":
+        from mpx.metrics import vector_total_relations
+
+        # gem5's ``prefix::total == sum of the parts`` over *all* the parts in the trace: parts --events
+        # leaves out are latent variables (``total == the selected parts`` is false when one left out counts)
+        relations = vector_total_relations(trace.events, within=events)
+        rel_text = "gem5-totals (::total = sum of its parts)"
     else:
         from mpx.cli.schedule import load_catalog_arg
 

@@ -252,13 +252,17 @@ class Relation:
         return self.violation(counts) <= atol + rtol * scale
 
 
-def vector_total_relations(event_names: Iterable[str], *, source: str = "gem5 vector ::total") -> list[Relation]:
+def vector_total_relations(event_names: Iterable[str], *, within: Iterable[str] | None = None,
+                           source: str = "gem5 vector ::total") -> list[Relation]:
     """gem5 vector identities ``prefix::total == sum of prefix::<part>`` for every ``prefix::total``
     among ``event_names`` (additive counters only: pass a Trace's events, never formulas).
 
     Distributions (a part named ``samples``, ``mean``, ``stdev``, ``underflows``, ...) are skipped: their
     ``::total`` is not the sum of the other rows. Parts gem5 left out (zero ``nozero`` stats) are zero,
-    so the identity still holds with the parts present.
+    so the identity still holds with the parts present. A part that *is* in the stats but not in
+    ``event_names`` is not zero: pass every event of the trace, not a selection of it, and ``within``
+    (e.g. the problem's events) to keep only the vectors with an event there — the parts outside it are
+    then latent variables of the relations (`mpx.scalers.relations.relation_set`).
     """
     dist_keys = {"samples", "mean", "gmean", "stdev", "underflows", "overflows", "min_value", "max_value"}
     by_prefix: dict[str, list[str]] = {}
@@ -266,9 +270,10 @@ def vector_total_relations(event_names: Iterable[str], *, source: str = "gem5 ve
         prefix, sep, part = name.rpartition("::")
         if sep:
             by_prefix.setdefault(prefix, []).append(part)
+    keep = None if within is None else {n.rpartition("::")[0] for n in within if "::" in n}
     out = []
     for prefix, parts in by_prefix.items():
-        if "total" not in parts or dist_keys & set(parts):
+        if "total" not in parts or dist_keys & set(parts) or (keep is not None and prefix not in keep):
             continue
         others = [p for p in parts if p != "total"]
         if others:

@@ -63,6 +63,19 @@ is not below a tenth of the prior's: nothing informed it (it did not run within 
 windows and no relation determines it). The count there is the posterior mean under the diffuse prior
 centred on the last measured rate (the carried rate), or NaN if the event never ran before.
 
+**Known limit: deterministic counts with phase changes** (gem5 per-interval stats, e.g. L2
+``demandAccesses::data``: quanta ``155, 155, 153, 156`` within a phase, ``2, 2, 61, 754`` at a phase
+change). The pooled dispersion is a ratio of sums, so one phase-change window sets it for every later
+window: there the measurement std is typically ~20x the actual error of ``raw/running`` (median
+``|z|`` 0.05 instead of 0.67), the ``x >= 0`` truncation of those wide posteriors pushes small rates up
+(``N(20, 234²)`` truncated at 0 has mean ~190), and the moment estimate of the random walk goes
+negative (``q`` at its ``min_rel_std`` floor), so the chain follows level changes slowly. On the windows
+where an event ran, ``nonnegative=False`` gives back about linear scaling's error. Note also that
+BayesPerf fills in the windows where an event did not run (the random walk informs them) while
+linear scaling leaves them missing, and ``window_mape`` scores each on its own windows: after a burst
+or a start-up transient such a window is not predictable from the counts (carrying the last rate
+forward is off by 130% there too).
+
 After `~mpx.scalers.base.Scaler.estimate`: ``relations_`` (the `RelationSet`), ``components_`` (per
 connected component: size, dimension, inequalities, EP iterations, convergence) and ``model_`` (the
 Gaussian model as solved, per window and variable).

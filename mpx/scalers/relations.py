@@ -17,7 +17,9 @@ They hold for counts in every interval, hence for rates in every read window too
 - the exact identities of a synthetic trace (`mpx.synthetic.identities`, or ``trace.meta['identities']``:
   ``(lhs, [(coef, event), ...])``);
 - ``"gem5-totals"``: gem5's vector identities ``prefix::total == sum of the parts`` among the problem's
-  events (`mpx.metrics.vector_total_relations`).
+  events (`mpx.metrics.vector_total_relations`) — exact only when the problem has every part of the
+  vector that counts; for a selection pass ``vector_total_relations(trace.events, within=events)``
+  instead (the parts left out become latent variables), as ``mpx evaluate --relations gem5-totals`` does.
 
 Variables are the problem's events followed by *latent* variables: events that relations mention but
 the problem does not measure (a relation through a latent variable still ties the measured ones, e.g.
