@@ -293,6 +293,47 @@ def cross_table(by_sched: dict, runs, causal, k, args, rng) -> None:
                       f"on `all`: {r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]{note}")
 
 
+def _best_time(fn, repeat: int = 3, number: int = 5) -> float:
+    """Best of ``repeat`` CPU timings of ``number`` calls (seconds per call; a shared machine)."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.process_time()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.process_time() - t0) / number)
+    return best
+
+
+def cost(shipped: dict, name: str, args) -> dict[str, float]:
+    """Read windows per second of the fusion estimates (fit excluded, warm numba cache), with and without
+    the callgrind relations, on dataset ``name`` (18 events) and on it widened to 20 events; and the
+    smoother kernels alone on the same model: Bryson–Frazier (the estimate's path) against RTS."""
+    from mpx.scalers.kalman import rts_smoother
+
+    out: dict[str, float] = {}
+    for n_ev in (None, 20):
+        tr = shipped[name] if n_ev is None else widen(shipped[name], n_ev)
+        train = [t if n_ev is None else widen(t, n_ev) for n, t in shipped.items() if n != name]
+        quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
+        obs = multiplex(tr, Problem(tr.events, "generic-4"), "perf", quantum=quantum, read_every=args.read_every)
+        n_e, n_r = len(tr.events), obs.reads.n_reads
+        for fus in FUSION:
+            for label, params in ((fus, {}), (f"{fus}+rel", {"relations": "callgrind"})):
+                s = scalers.get(fus, **params).fit(train)
+                s.estimate(obs)  # compile, learn the statistics at this time scale
+                out[f"{label}/{n_e}"] = n_r / _best_time(lambda: s.estimate(obs))
+                print(f"- cost {label}: {out[f'{label}/{n_e}']:,.0f} read windows/s ({n_e} events, {args.read_every} "
+                      "quanta per window, CPU time, best of 3)")
+            md = s.model_
+            kw = dict(R=np.broadcast_to(md["R"], md["y"].shape), m0=md["mu"], P0=md["P0"], Q=md["Q"],
+                      segment_ends=md["segment_ends"])
+            for path, ckw in (("B-F", {"cov": False}), ("B-F+cov", {"cov": True}), ("RTS+cov", {"method": "rts"})):
+                out[f"{fus}/{n_e}/smoother/{path}"] = n_r / _best_time(lambda: rts_smoother(md["y"], **kw, **ckw))
+            print(f"  smoother alone ({fus}, {n_e} events), read windows/s: " + ", ".join(
+                f"{p} {out[f'{fus}/{n_e}/smoother/{p}']:,.0f}" for p in ("B-F", "B-F+cov", "RTS+cov")))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--counters", default="2,4,6,8")
@@ -333,37 +374,7 @@ def main() -> None:
     if args.gem5:
         gem5_check(args.gem5)
     if args.cost:
-        from mpx.scalers import kalman
-
-        _rts = kalman.rts_smoother
-
-        def _with_cov(*a, cov=True, **kw):  # the estimate as it was before the Bryson-Frazier pass
-            return _rts(*a, cov=True, **kw)
-
-        out["cost"] = {}
-        for n_ev in (None, 20):
-            tr = shipped[test[0]] if n_ev is None else widen(shipped[test[0]], n_ev)
-            train = [t if n_ev is None else widen(t, n_ev) for n, t in shipped.items() if n != test[0]]
-            quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
-            obs = multiplex(tr, Problem(tr.events, "generic-4"), "perf", quantum=quantum, read_every=args.read_every)
-            for name in FUSION:
-                s = scalers.get(name).fit(train)
-                s.estimate(obs)  # compile, learn the statistics at this time scale
-                best = {"Bryson-Frazier": np.inf, "RTS (cov=True)": np.inf}
-                for _ in range(3):  # best of 3 timings of 5 estimates, both paths interleaved (shared machine)
-                    for path in best:
-                        kalman.rts_smoother = _with_cov if path.startswith("RTS") else _rts
-                        t0 = time.process_time()
-                        for _ in range(5):
-                            s.estimate(obs)
-                        best[path] = min(best[path], (time.process_time() - t0) / 5)
-                    kalman.rts_smoother = _rts
-                out["cost"][f"{name}/{len(tr.events)}"] = obs.reads.n_reads / best["Bryson-Frazier"]
-                out["cost"][f"{name}/{len(tr.events)}/rts"] = obs.reads.n_reads / best["RTS (cov=True)"]
-                for path, dt in best.items():
-                    print(f"- cost {name} [{path}]: {obs.reads.n_reads / dt:,.0f} read windows/s ({len(tr.events)} "
-                          f"events, {args.read_every} quanta per window, {obs.n_quanta / dt:,.0f} quanta/s, CPU time, "
-                          "best of 3)")
+        out["cost"] = cost(shipped, test[0], args)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1, default=float))

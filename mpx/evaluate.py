@@ -21,9 +21,10 @@ Definitions (per event e and read window w; est = estimate, true = truth):
   (``n_events_never_estimated``), and left out of the summary means and of the metrics that need it —
   otherwise one such event would dominate every mean with an error of 100%.
 - ``window_mape``: mean over events of the event's mean relative error over its meaningful windows
-  with a value; ``window_mape_ran``: the same over windows that were not flagged only (every read-view
-  scaler flags the same windows — where the event did not run — so this compares scalers on the same
-  windows).
+  with a value; ``window_mape_ran``: the same over the windows where the event ran (``estimate.ran``,
+  from the observation; for an estimate without it, the windows it did not flag) — every scaler is
+  scored there on the same windows, whether or not it fills the others (BayesPerf, TAM, DCAM, fusion
+  do, perf's linear scaling does not).
 - ``total_error``: mean over events with a non-zero true total of ``|Σ_w est − Σ_w true| / Σ_w true``
   (missing windows add 0: perf's ``<not counted>`` intervals summed as they are printed).
 - **metrics** (with a ``catalog``, `mpx.metrics.Catalog`): every catalog metric whose events the
@@ -202,7 +203,8 @@ def score(
         rel = np.where(meaningful & has, abs_err / np.where(truth > 0, truth, 1.0), np.nan)
     scored = meaningful & has
     ev_mape = _mean_rel(rel, scored)
-    ev_mape_ran = _mean_rel(rel, scored & ~flagged)
+    ran = np.asarray(estimate.ran, dtype=bool) if estimate.ran is not None else ~flagged
+    ev_mape_ran = _mean_rel(rel, scored & ran)
     ev_flag_mape = _mean_rel(rel, scored & flagged)
     small = ~meaningful
     ev_small_mae = _mean_rel(abs_err, small & has)

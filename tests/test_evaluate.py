@@ -15,7 +15,7 @@ from mpx import scalers
 from mpx.errors import ConfigError
 from mpx.evaluate import score, true_windows
 from mpx.metrics import Catalog, Metric
-from mpx.scalers.base import Estimate
+from mpx.scalers.base import Estimate, ScalerError
 from mpx.scalers.check import generic_observation, generic_trace
 from mpx.trace import Trace
 
@@ -93,6 +93,28 @@ def test_flagged_and_missing_windows_are_counted():
     assert bool(ev.loc["a", "never_estimated"]) and s["n_events_never_estimated"] == 1
     assert s["window_mape"] == pytest.approx(0.0)              # a is left out of the means, and said so
     assert any("never counted" in n for n in sc.notes)
+
+
+def test_window_mape_ran_scores_the_windows_where_the_event_ran_whatever_the_scaler_flags():
+    # truth a = 300, 700; b = 10, 50. A scaler that fills (and does not flag) a window where the event did
+    # not run is scored there by window_mape but not by window_mape_ran: scalers compare on equal windows
+    tr = trace2()
+    e = estimate(tr, [[330, 30], [770, 50]])
+    ran = np.array([[True, False], [True, True]])
+    filled = Estimate(**{**{k: getattr(e, k) for k in ("events", "edges", "counts", "not_estimated", "scaler",
+                                                       "params", "causal", "meta")}, "ran": ran})
+    ev = score(filled, tr, floor_abs=1.0, floor_rel=0.0).events.set_index("event")
+    assert ev.loc["b", "window_mape"] == pytest.approx(1.0)        # (2 + 0) / 2
+    assert ev.loc["b", "window_mape_ran"] == pytest.approx(0.0)    # only window 1, where b ran
+    assert ev.loc["a", "window_mape_ran"] == pytest.approx(0.1)
+    with pytest.raises(ScalerError, match="ran"):
+        Estimate(**{**{k: getattr(e, k) for k in ("events", "edges", "counts", "not_estimated")}, "ran": ran[:1]})
+
+
+def test_make_estimate_records_where_each_event_ran():
+    obs = generic_observation()
+    est = scalers.get("linear").estimate(obs)
+    np.testing.assert_array_equal(est.ran, np.asarray(obs.reads.running) > 0)
 
 
 def test_calibration_shares():

@@ -51,14 +51,16 @@ def tiny():
     return y, R, m0, P0, Q
 
 
-def test_smoother_equals_exact_posterior(tiny):
+@pytest.mark.parametrize("method", ["bf", "rts"])
+def test_smoother_equals_exact_posterior(tiny, method):
     y, R, m0, P0, Q = tiny
-    ms, vs, Ps = rts_smoother(y, R, m0, P0, Q)
+    ms, vs, Ps = rts_smoother(y, R, m0, P0, Q, method=method)
     em, ev, ec = _dense_posterior(y, R, m0, P0, Q)
     np.testing.assert_allclose(ms, em, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(vs, ev, rtol=1e-9, atol=1e-9)
     E = y.shape[1]
-    np.testing.assert_allclose(Ps[4], ec[4 * E:5 * E, 4 * E:5 * E], rtol=1e-9, atol=1e-9)
+    for w in range(y.shape[0]):
+        np.testing.assert_allclose(Ps[w], ec[w * E:(w + 1) * E, w * E:(w + 1) * E], rtol=1e-9, atol=1e-9)
 
 
 def test_filter_equals_exact_posterior_given_the_past(tiny):
@@ -98,9 +100,13 @@ def test_bryson_frazier_pass_equals_exact_posterior(tiny):
     np.testing.assert_allclose(ms, em, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(vs, ev, rtol=1e-9, atol=1e-9)
     ms, vs, _ = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5], cov=False)
-    rm, rv, _ = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5])
+    rm, rv, rc = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5], method="rts")
     np.testing.assert_allclose(ms, rm, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(vs, rv, rtol=1e-12, atol=1e-12)
+    _, _, bc = rts_smoother(y, R, m0, P0, Q, segment_ends=[1, 3, 5])
+    np.testing.assert_allclose(bc, rc, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="method"):
+        rts_smoother(y, R, m0, P0, Q, method="nosuch")
 
 
 def test_bryson_frazier_one_dimensional_hand_worked():

@@ -90,7 +90,9 @@ class Estimate:
     ``<not counted>``: the event did not run in the window); there ``counts`` is NaN, or a documented
     fallback value (0, a carried rate) — scoring counts these windows apart either way.
     ``quantum_counts[Q, E]`` / ``quantum_std`` (optional): the same per quantum (``quantum_edges[Q+1]``)
-    for methods that work at that level. ``scaler``/``params``/``causal``: who made it; ``meta``:
+    for methods that work at that level. ``ran[W, E]`` (optional, bool): the event was counted in the
+    window (from the observation, set by `Scaler.make_estimate`): scoring compares scalers on these
+    windows whatever each flags. ``scaler``/``params``/``causal``: who made it; ``meta``:
     provenance copied from the observation; ``notes``: what the scaler did that a reader should know
     (fallbacks taken, fixes applied).
     """
@@ -108,6 +110,7 @@ class Estimate:
     causal: bool = False
     meta: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    ran: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
@@ -116,6 +119,8 @@ class Estimate:
         set_("edges", _ro(np.asarray(self.edges, dtype=np.float64)))
         set_("counts", _ro(np.asarray(self.counts, dtype=np.float64)))
         set_("not_estimated", _ro(np.asarray(self.not_estimated, dtype=bool)))
+        if self.ran is not None:
+            set_("ran", _ro(np.asarray(self.ran, dtype=bool)))
         for k in ("std", "quantum_edges", "quantum_counts", "quantum_std"):
             v = getattr(self, k)
             if v is not None:
@@ -124,7 +129,7 @@ class Estimate:
         w = self.edges.size - 1
         if self.edges.ndim != 1 or w < 0:
             raise ScalerError(f"Estimate.edges must be 1-D with W+1 entries, got shape {self.edges.shape}")
-        for k in ("counts", "not_estimated", "std"):
+        for k in ("counts", "not_estimated", "std", "ran"):
             v = getattr(self, k)
             if v is not None and v.shape != (w, e):
                 raise ScalerError(f"Estimate.{k} must have shape {(w, e)} (read windows, events), got {v.shape}")
@@ -314,6 +319,7 @@ class Scaler(ABC):
             causal=bool(self.causal),
             meta=meta,
             notes=tuple(notes),
+            ran=np.asarray(observation.reads.running) > 0,
         )
 
 

@@ -7,7 +7,7 @@ BayesPerf (Banerjee et al., ASPLOS 2021) uses only explicit, formula-level relat
 authors tamed with an FPGA. Here explicit relations and *implicit* interactions learned from other
 workloads are combined in one linear-Gaussian model whose exact inference is a Kalman filter (Kalman
 1960) or a Rauch–Tung–Striebel smoother (Rauch, Tung & Striebel 1965), O(k·E²) per quantum for k
-events on counters (plus one E×E solve per quantum to smooth); the same family as Manzke & Coghlan's MMSE
+events on counters (smoothed by the modified Bryson–Frazier pass, which needs no E×E solve); the same family as Manzke & Coghlan's MMSE
 fusion of sequential counter observations (MASCOTS 2005). It works on the quantum view (the counts of
 every rotation, as `mpx.scalers.bayesperf` does), not on the read view alone.
 
@@ -228,7 +228,7 @@ class FusionScaler(Scaler):
     # -- the estimate ------------------------------------------------------------------------------
 
     def _estimate(self, obs: Any) -> Estimate:
-        from mpx.scalers.kalman import rts_smoother
+        from mpx.scalers.kalman import filter_store, smoothed_moments
 
         events = tuple(obs.events)
         qv, r = obs.quanta, obs.reads
@@ -248,8 +248,11 @@ class FusionScaler(Scaler):
         rvar = np.broadcast_to(st["R"], y.shape)
         bounds = np.asarray(r.quanta, dtype=np.intp)
         ends = None if self._smooth else bounds[1:] - 1
-        # the covariances are needed only to impose relations; without them the faster Bryson–Frazier pass
-        m, v, cov = rts_smoother(y, rvar, st["mu"], p0, q, segment_ends=ends, cov=self.relations is not None)
+        if y.shape[0]:
+            store = filter_store(y, rvar, st["mu"], p0, q)
+            m, v, _ = smoothed_moments(store, ends)
+        else:
+            m = v = np.zeros((0, n_e))
 
         # guard: no predicted rate above ten times the highest window rate of the training data
         rate = np.exp(np.minimum(m, st["top"][None, :]))
@@ -266,9 +269,16 @@ class FusionScaler(Scaler):
         run_w = sum_quanta(ok.astype(np.float64), bounds) > 0
         notes: list[str] = []
         if self.relations is not None:
-            win_cov = self._window_cov(cov, rate, dur, ok, bounds)
-            counts, std, n_fix = self._apply_relations(events, counts, std, win_cov, notes)
-            notes.append(f"relations changed {n_fix} of {n_w} windows")
+            eq, ineq = self._relation_matrices(events, notes)
+            todo = self._windows_to_fix(counts, eq, ineq)
+            if todo.size:
+                # covariances only for the quanta of the windows the relations change (backward pass again)
+                need = np.zeros(y.shape[0], dtype=bool)
+                for w in todo:
+                    need[bounds[w]:bounds[w + 1]] = True
+                _, _, cov = smoothed_moments(store, ends, need)
+                counts, std = self._apply_relations(counts, std, eq, ineq, todo, cov, rate, dur, ok, bounds)
+            notes.append(f"relations changed {todo.size} of {n_w} windows")
         std = std * float(self.std_scale)
 
         errors = np.array([e in obs.errors for e in events])
@@ -283,48 +293,64 @@ class FusionScaler(Scaler):
         if never.any() and not errors.all():
             notes.append("never counted, predicted from the other events only: "
                          + ", ".join(e for e, n, x in zip(events, never, errors) if n and not x))
-        #: the model as solved, per quantum and event: log-rate mean and variance (inspection, tests)
-        self.model_ = {"mean": m, "var": v, "y": y, "Q": q, "P0": p0, "mu": st["mu"]}
+        #: the model as solved, per quantum and event: log-rate mean and variance, and its inputs
+        self.model_ = {"mean": m, "var": v, "y": y, "R": st["R"], "Q": q, "P0": p0, "mu": st["mu"],
+                       "segment_ends": ends}
         qc = np.where(errors[None, :], np.nan, per_q)
         return self.make_estimate(obs, counts, not_estimated=not_est, std=std, quantum_counts=qc,
                                   quantum_std=np.where(errors[None, :], np.nan, sd_q), notes=notes)
 
     @staticmethod
-    def _window_cov(cov, rate, dur, ok, bounds):
-        """Per read window, the covariance of its count over the unobserved quanta (delta method; the
-        quanta of a window fully correlated in time: summed std, the mean cross-event correlation)."""
-        wts = np.where(ok, 0.0, dur * rate) * np.sqrt(np.maximum(np.einsum("qii->qi", cov), 0.0))
-        sd = np.sqrt(np.maximum(np.einsum("qii->qi", cov), 1e-300))
-        corr = cov / (sd[:, :, None] * sd[:, None, :])
-        n_w, e = bounds.size - 1, rate.shape[1]
-        out = np.zeros((n_w, e, e))
-        for w in range(n_w):
-            a, b = bounds[w], bounds[w + 1]
-            s = wts[a:b].sum(axis=0)
-            out[w] = corr[a:b].mean(axis=0) * np.outer(s, s) if b > a else 0.0
-        return out
+    def _window_cov(cov, rate, dur, ok, a, b):
+        """The covariance of one read window's count (quanta ``a:b``) over its unobserved quanta (delta
+        method; the quanta fully correlated in time: summed std, the mean cross-event correlation)."""
+        if b <= a:
+            return np.zeros(cov.shape[1:])
+        var = np.maximum(np.einsum("qii->qi", cov[a:b]), 0.0)
+        wts = np.where(ok[a:b], 0.0, dur[a:b] * rate[a:b]) * np.sqrt(var)
+        sd = np.sqrt(np.maximum(var, 1e-300))
+        corr = cov[a:b] / (sd[:, :, None] * sd[:, None, :])
+        s = wts.sum(axis=0)
+        return corr.mean(axis=0) * np.outer(s, s)
 
-    def _apply_relations(self, events, counts, std, win_cov, notes):
+    def _relation_matrices(self, events, notes):
+        """Identities ``eq`` and inequalities ``ineq`` over the measured events (relations through latent
+        variables dropped, with a note)."""
         from mpx.scalers.relations import relation_set
 
-        rs = relation_set(self.relations, events)
-        n_e = len(events)
-        lat = np.zeros(len(rs.variables), dtype=bool)
-        lat[n_e:] = True
-        eq = rs.eq[~(rs.eq[:, lat] != 0).any(axis=1)][:, :n_e] if rs.eq.size else np.zeros((0, n_e))
-        ineq = rs.ineq[~(rs.ineq[:, lat] != 0).any(axis=1)][:, :n_e] if rs.ineq.size else np.zeros((0, n_e))
-        if rs.latent:
-            notes.append("relations through latent variables dropped: " + ", ".join(rs.latent))
-        self.relations_ = rs
-        if not eq.shape[0] and not ineq.shape[0]:
-            return counts, std, 0
+        # reading a catalog costs more than the estimate: keep the matrices while relations and events stay
+        key = (id(self.relations), self.relations if isinstance(self.relations, str) else None, events)
+        if getattr(self, "_relation_key", None) != key:
+            rs = relation_set(self.relations, events)
+            n_e = len(events)
+            lat = np.zeros(len(rs.variables), dtype=bool)
+            lat[n_e:] = True
+            eq = rs.eq[~(rs.eq[:, lat] != 0).any(axis=1)][:, :n_e] if rs.eq.size else np.zeros((0, n_e))
+            ineq = rs.ineq[~(rs.ineq[:, lat] != 0).any(axis=1)][:, :n_e] if rs.ineq.size else np.zeros((0, n_e))
+            self.relations_, self._relation_mats, self._relation_key = rs, (eq, ineq), key
+        if self.relations_.latent:
+            notes.append("relations through latent variables dropped: " + ", ".join(self.relations_.latent))
+        return self._relation_mats
+
+    @staticmethod
+    def _windows_to_fix(counts, eq, ineq):
+        """Every window when there are identities; otherwise the windows violating an inequality."""
+        if eq.shape[0]:
+            return np.arange(counts.shape[0])
+        if not ineq.shape[0]:
+            return np.zeros(0, dtype=np.intp)
+        tol = 1e-9 * (1.0 + np.abs(counts).sum(axis=1))
+        return np.flatnonzero(((ineq @ counts.T).T > tol[:, None]).any(axis=1))
+
+    def _apply_relations(self, counts, std, eq, ineq, todo, cov, rate, dur, ok, bounds):
+        """Identities by Gaussian conditioning, violated inequalities by projection (active set), then
+        counts >= 0, in the windows ``todo`` (module docstring)."""
+        n_e = counts.shape[1]
         counts = counts.copy()
         std = std.copy()
-        tol = 1e-9 * (1.0 + np.abs(counts).sum(axis=1))
-        viol = (ineq @ counts.T).T > tol[:, None] if ineq.shape[0] else np.zeros((counts.shape[0], 0), bool)
-        todo = np.flatnonzero(viol.any(axis=1)) if not eq.shape[0] else np.arange(counts.shape[0])
         for w in todo:
-            c_cov = win_cov[w] + np.eye(n_e) * 1e-9 * (1.0 + np.abs(counts[w]).max() ** 2)
+            c_cov = self._window_cov(cov, rate, dur, ok, bounds[w], bounds[w + 1])
+            c_cov = c_cov + np.eye(n_e) * 1e-9 * (1.0 + np.abs(counts[w]).max() ** 2)
             c = counts[w]
             active = np.zeros(ineq.shape[0], dtype=bool)
             for _ in range(1 + ineq.shape[0]):
@@ -342,7 +368,7 @@ class FusionScaler(Scaler):
                 ge = np.linalg.lstsq(eq @ c_cov @ eq.T, eq @ c_cov, rcond=None)[0].T
                 post = c_cov - ge @ eq @ c_cov
                 std[w] = np.sqrt(np.maximum(np.diag(post), 0.0))
-        return counts, std, int(todo.size)
+        return counts, std
 
 
 class FusionSmoother(FusionScaler):

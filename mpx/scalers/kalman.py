@@ -9,7 +9,8 @@ The model (Kalman 1960; Rauch, Tung & Striebel, AIAA J. 1965) over steps ``w = 0
 
 Observations are independent given the state (diagonal observation noise), so each step processes its
 observed coordinates one scalar at a time — exact for a diagonal R, no matrix inverse in the filter,
-O(k·E²) per step with k observed coordinates. The smoother needs one E×E solve per step.
+O(k·E²) per step with k observed coordinates. The RTS smoother needs one E×E solve per step; the
+modified Bryson–Frazier pass (the default) gives the same smoothed moments without it.
 
 `kalman_filter` is causal: its output for step w depends on ``y[:w+1]`` and ``R[:w+1]`` only.
 `rts_smoother` runs the backward pass over the filter's output (offline). Both are numba-compiled
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["kalman_filter", "rts_smoother", "warm_up"]
+__all__ = ["kalman_filter", "rts_smoother", "filter_store", "smoothed_moments", "warm_up"]
 
 
 @njit(cache=True, inline="always")
@@ -161,17 +162,21 @@ def _filter_store(y, R, m0, P0, Q):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _smooth_bf(mp, Pp, K, S, NU, IDX, NOBS, reset):  # pragma: no cover - compiled
+def _smooth_bf(mp, Pp, K, S, NU, IDX, NOBS, reset, want):  # pragma: no cover - compiled
     """Smoothed means and variances by the modified Bryson–Frazier backward pass (Bierman 1973;
     Bierman, "Factorization Methods for Discrete Sequential Estimation", 1977): adjoints ``lam`` and
     ``Lam`` run back through every scalar update (``L = I − k e^T``: ``lam <- L^T lam − e nu/s``,
     ``Lam <- L^T Lam L + e e^T/s``; the random walk's prediction leaves them unchanged), and the
     smoothed state of step w is ``m⁻ − P⁻ lam``, ``P⁻ − P⁻ Lam P⁻`` (only its diagonal is formed).
     Equal to the RTS smoother without its per-step E×E solve: O(k·E²) per step plus one E×E product
-    for the variances. ``reset[w]``: a segment ends at step w (adjoints restart from zero)."""
+    for the variances. ``reset[w]``: a segment ends at step w (adjoints restart from zero). ``want[w]``: also
+    the smoothed covariance of step w, ``P⁻ − P⁻ Lam P⁻`` (two E×E products, still no solve; ``want``
+    empty: none; steps not wanted are left uninitialised)."""
     W, E = mp.shape
     ms = np.empty((W, E))
     vs = np.empty((W, E))
+    Ps = np.empty((W if want.size else 0, E, E))
+    BL = np.empty((E, E))
     lam = np.zeros(E)
     Lam = np.zeros((E, E))
     a = np.empty(E)
@@ -209,6 +214,24 @@ def _smooth_bf(mp, Pp, K, S, NU, IDX, NOBS, reset):  # pragma: no cover - compil
             for j in range(E):
                 t += P[i, j] * lam[j]
             ms[w, i] = mp[w, i] - t
+        if want.size and want[w]:
+            for i in range(E):                      # BL = P Lam
+                for c in range(E):
+                    BL[i, c] = 0.0
+                for j in range(E):
+                    pij = P[i, j]
+                    if pij != 0.0:
+                        for c in range(E):
+                            BL[i, c] += pij * Lam[j, c]
+            for i in range(E):                      # Ps = P - BL P (symmetric: upper half, mirrored)
+                for c in range(i, E):
+                    t = 0.0
+                    for j in range(E):
+                        t += BL[i, j] * P[j, c]
+                    Ps[w, i, c] = P[i, c] - t
+                    Ps[w, c, i] = P[i, c] - t
+                vs[w, i] = Ps[w, i, i]
+            continue
         for i in range(E):
             for j in range(E):
                 B[j] = 0.0
@@ -221,7 +244,7 @@ def _smooth_bf(mp, Pp, K, S, NU, IDX, NOBS, reset):  # pragma: no cover - compil
             for c in range(E):
                 t += B[c] * P[i, c]
             vs[w, i] = P[i, i] - t
-    return ms, vs
+    return ms, vs, Ps
 
 
 def _inputs(y, R, m0, P0, Q):
@@ -250,8 +273,8 @@ def kalman_filter(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, 
 
 
 def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q: np.ndarray,
-                 segment_ends: np.ndarray | None = None,
-                 cov: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                 segment_ends: np.ndarray | None = None, cov: bool | np.ndarray = True,
+                 method: str = "bf") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Smoothed means ``[W, E]``, variances ``[W, E]`` and covariances ``[W, E, E]`` given every step.
 
     ``segment_ends`` (indices of steps): smooth each segment ``(previous end, end]`` given only the steps up
@@ -259,9 +282,15 @@ def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q
     every read window as ends, each step's result depends on nothing after its window's end (causal at
     the read-window level, smoothed inside the window).
 
-    ``cov=False``: the covariances are not formed (None is returned for them) and the same smoothed
-    means and variances come from the modified Bryson–Frazier pass (`_smooth_bf`), which needs no E×E
-    solve per step (several times faster at E = 20; equal to the RTS result to rounding)."""
+    ``cov=False``: the covariances are not formed (None is returned for them); a boolean mask over the
+    steps: formed only at the steps it marks (the others are undefined; Bryson–Frazier only).
+
+    ``method``: ``"bf"`` (default) computes the smoothed moments by the modified Bryson–Frazier pass
+    (`_smooth_bf`), which needs no E×E solve per step (about twice as fast at E = 20); ``"rts"`` by the
+    Rauch–Tung–Striebel recursion (one E×E solve per step). Both give the same result to rounding
+    (tests); the RTS path is kept as the textbook reference and for timing comparisons."""
+    if method not in ("bf", "rts"):
+        raise ValueError(f"rts_smoother: method must be 'bf' or 'rts', got {method!r}")
     y, R, m0, P0, Q = _inputs(y, R, m0, P0, Q)
     if y.shape[0] == 0:
         e = y.shape[1]
@@ -269,11 +298,40 @@ def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q
     reset = np.zeros(y.shape[0], dtype=np.bool_)
     if segment_ends is not None:
         reset[np.asarray(segment_ends, dtype=np.intp)] = True
-    if not cov:
-        ms, vs = _smooth_bf(*_filter_store(y, R, m0, P0, Q), reset)
-        return ms, vs, None
+    if method == "bf":
+        return smoothed_moments(filter_store(y, R, m0, P0, Q), segment_ends, cov)
+    if not isinstance(cov, (bool, np.bool_)):
+        raise ValueError("rts_smoother: a cov mask needs method='bf'")
     mf, _, Pf = _filter(y, R, m0, P0, Q, True)
-    return _smooth(mf, Pf, Q, reset)
+    ms, vs, Ps = _smooth(mf, Pf, Q, reset)
+    return ms, vs, (Ps if cov else None)
+
+
+def filter_store(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q: np.ndarray) -> tuple:
+    """Run the filter once and keep what the Bryson–Frazier backward pass needs (`smoothed_moments` can
+    then be called several times, e.g. for means first and covariances of a few steps later)."""
+    y, R, m0, P0, Q = _inputs(y, R, m0, P0, Q)
+    if y.shape[0] == 0:
+        raise ValueError("filter_store: no steps")
+    return _filter_store(y, R, m0, P0, Q)
+
+
+def smoothed_moments(store: tuple, segment_ends: np.ndarray | None = None, cov: bool | np.ndarray = False
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Smoothed means, variances and (``cov``: True, or a boolean mask over the steps) covariances from
+    a `filter_store`, by the modified Bryson–Frazier pass; ``segment_ends`` as in `rts_smoother`."""
+    n = store[0].shape[0]
+    reset = np.zeros(n, dtype=np.bool_)
+    if segment_ends is not None:
+        reset[np.asarray(segment_ends, dtype=np.intp)] = True
+    if isinstance(cov, (bool, np.bool_)):
+        want = np.full(n if cov else 0, True)
+    else:
+        want = np.asarray(cov, dtype=np.bool_)
+        if want.shape != (n,):
+            raise ValueError(f"smoothed_moments: cov mask of shape {want.shape}, expected ({n},)")
+    ms, vs, Ps = _smooth_bf(*store, reset, want)
+    return ms, vs, (Ps if want.size else None)
 
 
 def warm_up() -> None:
@@ -281,5 +339,6 @@ def warm_up() -> None:
     y = np.array([[1.0, np.nan], [np.nan, 2.0], [1.5, 2.5]])
     args = (y, np.ones_like(y), np.zeros(2), np.eye(2), 0.1 * np.eye(2))
     kalman_filter(*args)
-    rts_smoother(*args, segment_ends=np.array([1, 2]))
-    rts_smoother(*args, segment_ends=np.array([1, 2]), cov=False)
+    for cov in (True, False):
+        rts_smoother(*args, segment_ends=np.array([1, 2]), cov=cov)
+    rts_smoother(*args, segment_ends=np.array([1, 2]), method="rts")
