@@ -9,7 +9,9 @@ unit. Nothing here computes a result: the numbers come from the store's tables (
 
 Figures: ``error_vs_duty_cycle``, ``error_vs_events``, ``scaler_per_workload``, ``scheduler_table``,
 ``timeline`` (true vs estimated counts with the scaler's 90% band), ``causal_vs_offline``, ``scaler_cost``,
-``partitioner_vs_kahypar`` (km1 relative to a reference and seconds per instance and tool; table ``partition``).
+``partitioner_vs_kahypar`` (km1 relative to a reference and seconds per instance and tool; table ``partition``),
+``headline`` (each ``[output] headline`` method's error over the best other scaler's against the number of
+counters, with the bootstrap interval of `mpx.compare.headline`).
 """
 
 from __future__ import annotations
@@ -503,6 +505,48 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
     fig.supxlabel("\n".join(lines), fontsize=7, x=0.01, ha="left", linespacing=1.4)
     return fig
 
+def fig_headline(store: Any, experiment: str | None = None) -> Any:
+    """Ratio of each headline method's window error (where the event ran) to the best other scaler's,
+    against the number of counters, with 95% bootstrap intervals over workloads (`mpx.compare.headline`);
+    one panel per workload set (shipped, held-out), one line per method and scheduler."""
+    import matplotlib.pyplot as plt
+
+    from mpx.compare import headline
+
+    methods: list[str] = []
+    for name in [experiment] if experiment else list(reversed(store.experiments())):  # latest with a headline
+        methods = list(((store.run_config(name) or {}).get("output") or {}).get("headline") or [])
+        if methods:
+            experiment = name
+            break
+    if not methods:
+        raise ConfigError("figure headline: no run's config lists methods under [output] headline")
+    h = headline(_scores(store, experiment), methods)
+    if h.empty:
+        raise ConfigError(f"figure headline: no scores of {methods} beside another scaler in the results store")
+    sets = [s for s in ("shipped", "held-out") if s in set(h["set"])]
+    fig, axes = plt.subplots(1, len(sets), figsize=(WIDTH, 2.8), sharey=True, squeeze=False)
+    series = sorted({(m, s) for m, s in zip(h["method"], h["scheduler"])}, key=lambda t: (methods.index(t[0]), t[1]))
+    for ax, group in zip(axes[0], sets):
+        g = h[h["set"] == group]
+        for i, (m, sched) in enumerate(series):
+            d = g[(g["method"] == m) & (g["scheduler"] == sched)].sort_values("counters")
+            if d.empty:
+                continue
+            x = d["counters"].to_numpy(float) + 0.08 * (i - (len(series) - 1) / 2)  # side by side
+            ax.errorbar(x, d["ratio"], yerr=[d["ratio"] - d["ratio_lo"], d["ratio_hi"] - d["ratio"]], capsize=2,
+                        label=f"{m} ({sched})", **_look(i))
+        ax.axhline(1.0, color="#777777", linewidth=0.8)
+        ax.axhline(0.5, color="#777777", linewidth=0.8, linestyle="--")
+        ax.set_title(f"{group} workloads ({int(g['workloads'].max())})")
+        ax.set_xlabel("generic counters")
+        ax.set_xticks(sorted(set(g["counters"])))
+    axes[0][0].set_ylabel("window error / best baseline's")
+    axes[0][0].text(axes[0][0].get_xlim()[0], 0.5, " half", va="bottom", fontsize=7, color="#555555")
+    _legend_below(axes[0][0], len(series))
+    return fig
+
+
 def pd_num(s: Any) -> Any:
     import pandas as pd
 
@@ -518,6 +562,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "causal_vs_offline": fig_causal_vs_offline,
     "scaler_cost": fig_scaler_cost,
     "partitioner_vs_kahypar": fig_partitioner_vs_kahypar,
+    "headline": fig_headline,
 }
 
 

@@ -20,7 +20,8 @@ def store(tmp_path_factory):
     mp.setenv("MPX_CODE_VERSION", "test")
     tmp = tmp_path_factory.mktemp("figs")
     cfg = write_config(tmp, extra='[sweep]\n"hardware.counters" = [2, 3]\n"hardware.max_events" = [4, 6]\n'
-                                  '[output]\nseries_events = ["D1mr", "Bcm"]\nseries_workloads = ["sqlite"]\n')
+                                  '[output]\nseries_events = ["D1mr", "Bcm"]\nseries_workloads = ["sqlite"]\n'
+                                  'headline = ["bayesperf"]\n')
     cfg.write_text(cfg.read_text().replace('use = ["linear", "dira"]', 'use = ["linear", "dira", "bayesperf"]'))
     assert main(["run", str(cfg), "--out", str(tmp / "res"), "--no-progress", "--no-figures"]) == 0
     from tests.test_experiment_partition import write as write_partition  # same store: partitioner figure

@@ -15,7 +15,8 @@ Tables (from `mpx.results.ResultsStore`, the latest run of each experiment unles
   best other scaler's (a causal method against causal scalers only; an offline one against all), their
   ratio with a 95% bootstrap interval over workloads (paired by workload, 2,000 resamples, seed 0) and
   the method's 90% coverage. The error is `mpx.evaluate`'s ``window_mape_ran`` (windows where the event
-  ran: every scaler has a value there), so scalers are compared on the same event-windows;
+  ran: every scaler has a value there), so scalers are compared on the same event-windows
+  (`mpx.compare`);
 - **schedulers**: mean utilization, sampling ratio, co-scheduling ratio and configurations;
 - **partitioners** (``kind = "partition"`` experiments): per instance and tool, mean and best km1, km1
   relative to the published reference (when the config gives one) and to mpx's, mean seconds, feasibility;
@@ -167,47 +168,23 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     return out
 
 
-def headline_table(ok: Any, methods: list[str], error: str = "window_mape_ran", boot: int = 2000
-                   ) -> dict[str, Any]:
-    """The headline table of the module docstring from the ``done`` score rows ``ok``."""
-    import numpy as np
-    import pandas as pd
+def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
+    """The headline table of the module docstring (`mpx.compare.headline`) from the ``done`` score rows."""
+    from mpx.compare import headline
 
-    ok = ok.copy()
-    ok[error] = pd.to_numeric(ok[error], errors="coerce")
-    ok["calibration_90"] = pd.to_numeric(ok.get("calibration_90"), errors="coerce")
-    ok["heldout"] = pd.to_numeric(ok["heldout"], errors="coerce").fillna(0).astype(bool) if "heldout" in ok else False
-    rng = np.random.default_rng(0)
-    rows = []
-    for (held, sched, k), g in ok.groupby(["heldout", "scheduler", "counters"], sort=True):
-        # per scaler: mean over seeds per workload, then the workloads as the bootstrap unit
-        per = g.groupby(["scaler", "workload"])[error].mean().unstack("workload")
-        causal = g.groupby("scaler")["causal"].first().astype(bool)
-        for m in methods:
-            if m not in per.index:
-                continue
-            pool = [s for s in per.index if s not in methods and (causal[s] or not causal[m])]
-            pool = [s for s in pool if per.loc[s].notna().all()]
-            if not pool:
-                continue
-            best = min(pool, key=lambda s: per.loc[s].mean())
-            a, b = per.loc[m].to_numpy(float), per.loc[best].to_numpy(float)
-            keep = np.isfinite(a) & np.isfinite(b)
-            a, b = a[keep], b[keep]
-            idx = rng.integers(0, a.size, (boot, a.size))
-            r = a[idx].mean(axis=1) / np.maximum(b[idx].mean(axis=1), 1e-300)
-            cal = g[g["scaler"] == m]["calibration_90"].mean()
-            rows.append({"workloads": f"{'held-out' if held else 'shipped'} ({a.size})", "scheduler": sched,
-                         "counters": int(k), "method": m, "causal": bool(causal[m]),
-                         "method %": round(100 * a.mean(), 1), "best baseline": best,
-                         "baseline %": round(100 * b.mean(), 1), "ratio": round(a.mean() / b.mean(), 2),
-                         "95% CI": f"[{np.percentile(r, 2.5):.2f}, {np.percentile(r, 97.5):.2f}]",
-                         "in 90% band %": round(100 * cal, 1) if np.isfinite(cal) else float("nan")})
-    if not rows:
+    h = headline(ok, methods)
+    if h.empty:
         return {}
-    t = pd.DataFrame(rows).set_index(["workloads", "scheduler", "counters", "method"])
-    return {f"headline: {', '.join(methods)} against the best other scaler ({error}, mean over workloads; ratio "
-            "with a 95% bootstrap interval over workloads)": t}
+    t = h.assign(**{
+        "workloads": [f"{s} ({n})" for s, n in zip(h["set"], h["workloads"])],
+        "method %": (100 * h["method_error"]).round(1), "best baseline": h["baseline"],
+        "baseline %": (100 * h["baseline_error"]).round(1), "ratio": h["ratio"].round(2),
+        "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(h["ratio_lo"], h["ratio_hi"])],
+        "in 90% band %": (100 * h["calibration_90"]).round(1)})
+    t = t.set_index(["workloads", "scheduler", "counters", "method"])[
+        ["causal", "method %", "best baseline", "baseline %", "ratio", "95% CI", "in 90% band %"]]
+    return {f"headline: {', '.join(methods)} against the best other scaler (window_mape_ran, mean over workloads; "
+            "ratio with a 95% bootstrap interval over workloads)": t}
 
 
 def _partition_table(part: Any) -> dict[str, Any]:
