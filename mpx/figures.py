@@ -541,9 +541,13 @@ def fig_headline(store: Any, experiment: str | None = None) -> Any:
         ax.set_title(f"{group} workloads ({int(g['workloads'].max())})")
         ax.set_xlabel("generic counters")
         ax.set_xticks(sorted(set(g["counters"])))
-    axes[0][0].set_ylabel("window error / best baseline's")
-    axes[0][0].text(axes[0][0].get_xlim()[0], 0.5, " half", va="bottom", fontsize=7, color="#555555")
-    _legend_below(axes[0][0], len(series))
+    axes[0][0].set_ylabel("error / best baseline's error")
+    last = axes[0][-1]
+    last.text(last.get_xlim()[1], 1.0, "best baseline", ha="right", va="bottom", fontsize=7, color="#555555")
+    last.text(last.get_xlim()[1], 0.5, "half (issue 7 target)", ha="right", va="bottom", fontsize=7, color="#555555")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=min(len(series), 4))
+    fig.tight_layout()
     return fig
 
 
