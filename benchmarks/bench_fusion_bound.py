@@ -13,6 +13,8 @@ a prediction for the quanta it did not run (as `fusion` does). Predictions:
 - ``fusion | others known``: the fusion model (learned as `fusion` is) with every *other* event observed
   in every quantum (their true log-rates) — the most the learned linear-Gaussian cross-event structure
   can give; causal (``fusion``) and offline (``fusion_smooth``) passes.
+- ``fusion | trained in-sample``: `fusion` / `fusion_smooth` fitted on the scored workload's own ground
+  truth as well (is what is learned from *other* programs the limit?).
 - ``gbm | X``: scikit-learn ``HistGradientBoostingRegressor`` (absolute-error loss) on quantum log-rates,
   trained on the other workloads' ground truth, predicting the event's log-rate in a quantum from X =
   ``neighbours`` (its own true log-rates in the quanta just before and after), ``others`` (every other
@@ -145,6 +147,8 @@ def main() -> None:
             ests = {"linear": scalers.get("linear").estimate(obs),
                     "fusion": scalers.get("fusion").fit(train).estimate(obs),
                     "fusion_smooth": scalers.get("fusion_smooth").fit(train).estimate(obs),
+                    "fusion | trained in-sample": scalers.get("fusion").fit(train + [tr]).estimate(obs),
+                    "fusion_smooth | trained in-sample": scalers.get("fusion_smooth").fit(train + [tr]).estimate(obs),
                     "fusion | others known": fill(obs, fusion_others_known(obs, truth, train, False), "o1", True),
                     "fusion_smooth | others known": fill(obs, fusion_others_known(obs, truth, train, True), "o2",
                                                          False)}
