@@ -164,8 +164,10 @@ def fig_scaler_per_workload(store: Any, experiment: str | None = None) -> Any:
     width = 0.8 / n_s
     x = np.arange(n_w)
     for i, scaler in enumerate(piv.columns):
+        # past the palette, white bars told apart by their hatch (a hatch on a black bar would not show)
+        face = PALETTE[i] if i < len(PALETTE) else "white"
         ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy() * 100, width, label=scaler,
-               color=PALETTE[i % len(PALETTE)], hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
+               color=face, hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
     ax.set_xticks(x, piv.index, rotation=0)
     _log_axis(ax)
     low = np.nanmin(piv.to_numpy() * 100)
