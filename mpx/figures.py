@@ -279,6 +279,9 @@ def fig_timeline(store: Any, experiment: str | None = None) -> Any:
     scores = store.table("scores", experiment)
     unit = scores["time_unit"].dropna().iloc[0] if "time_unit" in scores and scores["time_unit"].notna().any() else "time"
     with_std = [x for x in sorted(ser["scaler"].unique()) if ser.loc[ser["scaler"] == x, "std"].notna().any()]
+    here = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
+    err = pd.to_numeric(here["window_mape"], errors="coerce").groupby(here["scaler"]).median()
+    with_std.sort(key=lambda x: err.get(x, np.inf))  # the band of the most accurate scaler with a std
     pick = [x for x in ("linear", "dira", "cam") if x in set(ser["scaler"])][:2] + with_std[:1]
     pick = pick or sorted(ser["scaler"].unique())[:3]
     fig, axes = plt.subplots(len(events), 1, figsize=(WIDTH, 2.3 * len(events) + 0.6), sharex=True, squeeze=False)
