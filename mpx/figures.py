@@ -510,6 +510,7 @@ def fig_partitioner_vs_kahypar(store: Any, experiment: str | None = None) -> Any
     fig.supxlabel("\n".join(lines), fontsize=7, x=0.01, ha="left", linespacing=1.4)
     return fig
 
+
 def fig_headline(store: Any, experiment: str | None = None) -> Any:
     """Ratio of each headline method's window error (where the event ran) to the best other scaler's,
     against the number of counters, with 95% bootstrap intervals over workloads (`mpx.compare.headline`);
