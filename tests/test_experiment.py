@@ -189,12 +189,12 @@ def test_synthetic_and_file_datasets(tmp_path):
     from mpx.synthetic import synth
 
     synth("phases", intervals=200, seed=3).save(tmp_path / "ph.npz")
-    cfg = f"""
+    cfg = """
 [experiment]
 name = "files"
 [data]
 files = ["*.npz"]
-synthetic = [{{preset = "phases", intervals = 200, seed = 1}}]
+synthetic = [{preset = "phases", intervals = 200, seed = 1}]
 [hardware]
 pmu = "generic-N"
 counters = 3

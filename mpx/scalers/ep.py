@@ -211,7 +211,7 @@ def _chain_all(J: np.ndarray, h: np.ndarray, W: np.ndarray, J0: np.ndarray, h0: 
     """`chain_information` for every window, with slices instead of gathers: at step ``j`` of the
     forward pass, windows ``r >= span-1-j`` are inside their sub-problem and see window
     ``t = r - span + 1 + j``, a contiguous range."""
-    n_win, d = J.shape[-3], J.shape[-1]
+    n_win = J.shape[-3]
     span = k + 1 if smooth else k
     lam = np.zeros(J.shape)
     eta = np.zeros(h.shape)
