@@ -1,7 +1,8 @@
 #!/bin/sh
-# Records the three held-out programs of issue 7 (in no shipped dataset; never used while developing the
-# fusion scalers) with `mpx record` into benchmarks/out/heldout/ (git-ignored): gzip, grep and a Python
-# JSON + heap sort script. ~4 minutes on a 2-core machine (valgrind). Inputs come from this machine's
+# Records the held-out programs of issue 7 (in no shipped dataset; never used while developing the fusion
+# scalers) with `mpx record` into benchmarks/out/heldout/ (git-ignored): gzip, grep and a Python JSON +
+# heap sort script (recorded once the method's defaults were fixed), then bc, sed and diff (recorded after
+# every decision of the second session on the method, as a fresh set). ~7 minutes on a 2-core machine. Inputs come from this machine's
 # /usr/share, so the traces are not bit-identical across machines: they are held-out programs, not
 # shipped datasets. Used by experiments/headline.toml and benchmarks/bench_fusion*.py --heldout.
 #   sh benchmarks/record_heldout.sh [OUT_DIR]
@@ -21,4 +22,12 @@ random.seed(5)
 d=[{'k':random.random(),'s':''.join(random.choice('abcdef') for _ in range(12)),'l':list(range(random.randint(0,30)))} for _ in range(60000)]
 t=json.dumps(d); e=json.loads(t); h=[(x['k'],x['s']) for x in e]; heapq.heapify(h); r=[heapq.heappop(h) for _ in range(len(h))]
 print(len(t), r[0])"
+cat /usr/share/i18n/locales/* > locales.txt
+sed -E '0~3s/[aeiou]/#/g; 0~11d' locales.txt > locales2.txt
+printf 'scale=1500; 4*a(1)\nquit\n' > pi.bc
+mpx record -o "$OUT/bc.npz" --interval-bb 300000 --cache "$C" --workload bc --stdout bc.out --stdin pi.bc -- /usr/bin/bc -l
+mpx record -o "$OUT/sed.npz" --interval-bb 300000 --cache "$C" --workload sed --stdout sed.out -- \
+    /usr/bin/sed -E 's/<U([0-9A-F]{4})>/\\u\1/g; s/([a-z]+)_([A-Z]+)/\2-\1/g' locales.txt
+mpx record -o "$OUT/diff.npz" --interval-bb 300000 --cache "$C" --workload diff --stdout diff.out --ok-status 0,1 -- \
+    /usr/bin/diff locales.txt locales2.txt
 ls -l "$OUT"/*.npz
