@@ -45,22 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_fusion as bf  # noqa: E402
 
 from mpx import datasets, scalers  # noqa: E402
+from mpx.evaluate import true_windows  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.scalers.base import Estimate, sum_quanta  # noqa: E402
 from mpx.scalers.kalman import rts_smoother  # noqa: E402
 
 FEATURES = ("neighbours", "others", "both")
-
-
-def quantum_truth(tr, obs) -> np.ndarray:
-    """The trace's counts on the observation's quanta ``[Q, E]`` (cumulative counts interpolated at the
-    quantum edges — the uniform apportioning `mpx.multiplex` uses)."""
-    edges = np.asarray(tr.edges, dtype=float)
-    cum = np.vstack([np.zeros((1, len(tr.events))), np.cumsum(np.asarray(tr.counts, dtype=float), axis=0)])
-    qe = np.asarray(obs.quanta.edges, dtype=float)
-    at = np.column_stack([np.interp(qe, edges, cum[:, j]) for j in range(cum.shape[1])])
-    return np.diff(at, axis=0)
 
 
 def fill(obs, pred: np.ndarray, name: str, causal: bool) -> Estimate:
@@ -136,7 +127,7 @@ def main() -> None:
             tr = tr.select(ev) if wl in held else tr
             q = float(np.median(np.diff(tr.edges)))
             obs = multiplex(tr, bf.bench_problem(ev, k, cat), "perf", quantum=q, read_every=args.read_every)
-            truth = quantum_truth(tr, obs)
+            truth = true_windows(tr, ev, obs.quanta.edges)  # the trace's counts per quantum
             dur = np.diff(np.asarray(obs.quanta.edges, dtype=float))[:, None]
             cache[wl] = (tr, obs, truth, dur, np.log(truth / dur + 0.5 / q))
         res = {}

@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["headline"]
+__all__ = ["headline", "headline_methods"]
+
+
+def headline_methods(store: Any, experiment: str | None = None, run_id: int | None = None) -> list[str]:
+    """The methods a run's config lists under ``[output] headline`` (the latest run of ``experiment``, or
+    run ``run_id``); empty when it lists none."""
+    cfg = store.run_config(experiment, run_id) or {}
+    return list((cfg.get("output") or {}).get("headline") or [])
 
 
 def headline(scores: Any, methods: list[str], error: str = "window_mape_ran", boot: int = 2000,

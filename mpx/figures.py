@@ -517,11 +517,11 @@ def fig_headline(store: Any, experiment: str | None = None) -> Any:
     one panel per workload set (shipped, held-out), one line per method and scheduler."""
     import matplotlib.pyplot as plt
 
-    from mpx.compare import headline
+    from mpx.compare import headline, headline_methods
 
     methods: list[str] = []
     for name in [experiment] if experiment else list(reversed(store.experiments())):  # latest with a headline
-        methods = list(((store.run_config(name) or {}).get("output") or {}).get("headline") or [])
+        methods = headline_methods(store, name)
         if methods:
             experiment = name
             break

@@ -118,8 +118,9 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                                       "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
                                       "event_windows_per_s": "event-windows/s"})
             out["scalers (medians over cells)"] = per.sort_values("window MAPE %")
-        cfg = store.run_config(experiment, run_id) or {}
-        methods = list((cfg.get("output") or {}).get("headline") or [])
+        from mpx.compare import headline_methods
+
+        methods = headline_methods(store, experiment, run_id)
         if methods:
             out.update(headline_table(ok, methods))
         bad = scores[scores["status"] != "done"]

@@ -82,18 +82,14 @@ def window_counts(counts: np.ndarray, edges: np.ndarray, length: float) -> np.nd
     """Per-interval ``counts[T, E]`` on ``edges[T+1]`` resampled into consecutive windows of ``length``
     (an interval a boundary cuts is split uniformly in time, as `mpx.multiplex.multiplex` does); the
     incomplete last window is dropped. Returns ``[n_windows, E]``."""
-    counts = np.asarray(counts, dtype=np.float64)
+    from mpx.multiplex import _per_quantum
+
+    counts = np.nan_to_num(np.asarray(counts, dtype=np.float64))
     edges = np.asarray(edges, dtype=np.float64)
     n = int(math.floor((edges[-1] - edges[0]) / length + 1e-9))
     if n < 1:
         return np.zeros((0, counts.shape[1]))
-    bounds = edges[0] + length * np.arange(n + 1)
-    cum = np.vstack([np.zeros((1, counts.shape[1])), np.cumsum(np.nan_to_num(counts), axis=0)])
-    # linear interpolation of the cumulative counts at the bounds, all events at once
-    j = np.clip(np.searchsorted(edges, bounds, side="right") - 1, 0, edges.size - 2)
-    frac = np.clip((bounds - edges[j]) / np.maximum(edges[j + 1] - edges[j], 1e-300), 0.0, 1.0)[:, None]
-    at = cum[j] + frac * (cum[j + 1] - cum[j])
-    return np.maximum(np.diff(at, axis=0), 0.0)
+    return _per_quantum(counts, edges, edges[0] + length * np.arange(n + 1))[0]
 
 
 def _ledoit_wolf(x: np.ndarray, centered: bool) -> np.ndarray:

@@ -291,20 +291,26 @@ def rts_smoother(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q
     (tests); the RTS path is kept as the textbook reference and for timing comparisons."""
     if method not in ("bf", "rts"):
         raise ValueError(f"rts_smoother: method must be 'bf' or 'rts', got {method!r}")
+    mask = not isinstance(cov, (bool, np.bool_))
+    if mask and method == "rts":
+        raise ValueError("rts_smoother: a cov mask needs method='bf'")
     y, R, m0, P0, Q = _inputs(y, R, m0, P0, Q)
     if y.shape[0] == 0:
         e = y.shape[1]
-        return np.zeros((0, e)), np.zeros((0, e)), (np.zeros((0, e, e)) if cov else None)
-    reset = np.zeros(y.shape[0], dtype=np.bool_)
+        return np.zeros((0, e)), np.zeros((0, e)), (np.zeros((0, e, e)) if mask or cov else None)
+    if method == "bf":
+        return smoothed_moments(_filter_store(y, R, m0, P0, Q), segment_ends, cov)
+    mf, _, Pf = _filter(y, R, m0, P0, Q, True)
+    ms, vs, Ps = _smooth(mf, Pf, Q, _resets(y.shape[0], segment_ends))
+    return ms, vs, (Ps if cov else None)
+
+
+def _resets(n: int, segment_ends: np.ndarray | None) -> np.ndarray:
+    """``reset[n]``: True at the steps where a segment ends (the backward pass restarts there)."""
+    reset = np.zeros(n, dtype=np.bool_)
     if segment_ends is not None:
         reset[np.asarray(segment_ends, dtype=np.intp)] = True
-    if method == "bf":
-        return smoothed_moments(filter_store(y, R, m0, P0, Q), segment_ends, cov)
-    if not isinstance(cov, (bool, np.bool_)):
-        raise ValueError("rts_smoother: a cov mask needs method='bf'")
-    mf, _, Pf = _filter(y, R, m0, P0, Q, True)
-    ms, vs, Ps = _smooth(mf, Pf, Q, reset)
-    return ms, vs, (Ps if cov else None)
+    return reset
 
 
 def filter_store(y: np.ndarray, R: np.ndarray, m0: np.ndarray, P0: np.ndarray, Q: np.ndarray) -> tuple:
@@ -321,9 +327,7 @@ def smoothed_moments(store: tuple, segment_ends: np.ndarray | None = None, cov: 
     """Smoothed means, variances and (``cov``: True, or a boolean mask over the steps) covariances from
     a `filter_store`, by the modified Bryson–Frazier pass; ``segment_ends`` as in `rts_smoother`."""
     n = store[0].shape[0]
-    reset = np.zeros(n, dtype=np.bool_)
-    if segment_ends is not None:
-        reset[np.asarray(segment_ends, dtype=np.intp)] = True
+    reset = _resets(n, segment_ends)
     if isinstance(cov, (bool, np.bool_)):
         want = np.full(n if cov else 0, True)
     else:
