@@ -1,0 +1,47 @@
+"""The refactor guard: the score tables of the quickstart, one schedule and one partition experiment are
+identical, row for row, to the reference recorded before the house was rebuilt (``tests/golden/``).
+
+A change that is meant to move numbers re-records the reference (``python tests/golden/digest.py``) in the
+same commit and says why in its message."""
+
+from __future__ import annotations
+
+import difflib
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mpx.experiment import load_config, run_experiment
+from mpx.results import ResultsStore
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+sys.path.insert(0, str(GOLDEN))
+import digest  # noqa: E402
+
+CONFIGS = {"quickstart": GOLDEN.parents[1] / "experiments" / "quickstart.toml",
+           "schedule": GOLDEN / "schedule.toml", "partition": GOLDEN / "partition.toml"}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_tables_match_reference(name, tmp_path, monkeypatch):
+    monkeypatch.setenv("MPX_CODE_VERSION", "golden")
+    exp = load_config(CONFIGS[name])
+    with ResultsStore(tmp_path / "results.sqlite") as store:
+        run_experiment(exp, store, jobs=1, progress=False)
+    got = digest.canonical_tables(tmp_path / "results.sqlite")
+    want = json.loads((digest.REFERENCE / f"{name}.json").read_text())
+    assert sorted(got) == sorted(want), f"{name}: tables {sorted(got)} != reference {sorted(want)}"
+    for table, ref in want.items():
+        d = digest.digests({table: got[table]})[table]
+        if d == ref:
+            continue
+        msg = f"{name}.{table}: {d['rows']} rows (reference {ref['rows']}), digest differs"
+        kept = digest.REFERENCE / f"{name}.{table}.csv.gz"
+        if kept.exists():
+            old = gzip.decompress(kept.read_bytes()).decode().splitlines()
+            diff = list(difflib.unified_diff(old, got[table].splitlines(), "reference", "now", n=0, lineterm=""))
+            msg += "\n" + "\n".join(diff[:12])
+        pytest.fail(msg)
