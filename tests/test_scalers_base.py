@@ -47,7 +47,7 @@ def test_register_and_entry_points(monkeypatch):
 
     ep = metadata.EntryPoint("plug", "mpx.scalers.linear:LinearScaler", scalers.ENTRY_POINT_GROUP)
     broken = metadata.EntryPoint("broken", "no_such_module:X", scalers.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(scalers, "_entry_points", lambda: {"plug": ep, "broken": broken})
+    monkeypatch.setattr(scalers.REGISTRY, "entry_points", lambda: {"plug": ep, "broken": broken})
     assert {"plug", "broken"} <= set(scalers.available())
     assert isinstance(scalers.get("plug"), LinearScaler)
     with pytest.raises(ConfigError, match="failed to load"):

@@ -344,7 +344,7 @@ def test_registry_entry_points(monkeypatch):
     ep = metadata.EntryPoint(name="third_party_rr", value="mpx.schedulers.round_robin:RoundRobinScheduler",
                              group=schedulers.ENTRY_POINT_GROUP)
     bad = metadata.EntryPoint(name="broken", value="no_such_module_xyz:Thing", group=schedulers.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(schedulers, "_entry_points", lambda: {ep.name: ep, bad.name: bad})
+    monkeypatch.setattr(schedulers.REGISTRY, "entry_points", lambda: {ep.name: ep, bad.name: bad})
     assert "third_party_rr" in schedulers.available()
     assert isinstance(schedulers.get("third_party_rr", packing="first_fit"), RoundRobinScheduler)
     with pytest.raises(ConfigError, match="failed to load"):

@@ -30,13 +30,12 @@ tests). Every scaler must pass `mpx.scalers.check.check_scaler`.
 
 from __future__ import annotations
 
-import importlib
-from importlib import metadata
 from typing import Any
 
 from mpx.errors import ConfigError
+from mpx.registry import Registry, subclass_of
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "available", "get", "get_class", "register", "unregister"]
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_class", "register", "unregister"]
 
 #: built-in scalers: name → "module:Class"
 BUILTIN: dict[str, str] = {
@@ -55,58 +54,13 @@ BUILTIN: dict[str, str] = {
 
 ENTRY_POINT_GROUP = "mpx.scalers"
 
-_registered: dict[str, type] = {}
+#: the scalers: built-ins, run-time registrations, entry points
+REGISTRY = Registry("scaler", ENTRY_POINT_GROUP, BUILTIN, subclass_of("mpx.scalers.base:Scaler"))
 
-
-def _entry_points() -> dict[str, Any]:
-    try:
-        eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
-    except TypeError:  # pragma: no cover - Python < 3.10 API
-        eps = metadata.entry_points().get(ENTRY_POINT_GROUP, [])
-    return {ep.name: ep for ep in eps}
-
-
-def available() -> list[str]:
-    """Names of every scaler: built-in, registered at run time, and from entry points."""
-    return sorted(set(BUILTIN) | set(_registered) | set(_entry_points()))
-
-
-def register(name: str, cls: type) -> None:
-    """Make ``cls`` available as ``name`` for this process."""
-    from mpx.scalers.base import Scaler
-
-    if not (isinstance(cls, type) and issubclass(cls, Scaler)):
-        raise ConfigError(f"register({name!r}): {cls!r} is not a mpx.scalers.base.Scaler subclass")
-    if name in BUILTIN:
-        raise ConfigError(f"register({name!r}): a built-in scaler has that name")
-    _registered[name] = cls
-
-
-def unregister(name: str) -> None:
-    """Forget a scaler added with `register`."""
-    _registered.pop(name, None)
-
-
-def get_class(name: str) -> type:
-    """The scaler class registered as ``name``."""
-    from mpx.scalers.base import Scaler
-
-    if name in BUILTIN:
-        module, _, attr = BUILTIN[name].partition(":")
-        cls = getattr(importlib.import_module(module), attr)
-    elif name in _registered:
-        cls = _registered[name]
-    else:
-        ep = _entry_points().get(name)
-        if ep is None:
-            raise ConfigError(f"unknown scaler {name!r}; available: {', '.join(available())}")
-        try:
-            cls = ep.load()
-        except Exception as exc:  # a broken third-party plugin: say which one
-            raise ConfigError(f"scaler {name!r} (entry point {ep.value!r}) failed to load: {exc}") from exc
-    if not (isinstance(cls, type) and issubclass(cls, Scaler)):
-        raise ConfigError(f"scaler {name!r} resolves to {cls!r}, not a mpx.scalers.base.Scaler subclass")
-    return cls
+available = REGISTRY.available
+register = REGISTRY.register
+unregister = REGISTRY.unregister
+get_class = REGISTRY.load
 
 
 def get(name: str, **params: Any):
