@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mpx.errors import ConfigError, MpxError
+from mpx.fmt import eng
 
 __all__ = ["machine", "run_bench", "format_report"]
 
@@ -280,14 +281,6 @@ def _feasible(hg: Any, blocks: Any, k: int, eps: float, caps: list[int] | None, 
     return bool(imb(hg, blocks, k) <= eps + 1e-12)
 
 
-def _eng(v: float) -> str:
-    """3 significant digits with a k/M/G prefix (999,600 -> 1M, not 1e+03k)."""
-    for f, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= f * 0.9995:
-            return f"{v / f:.3g}{suffix}"
-    return f"{v:.3g}"
-
-
 def format_report(r: dict[str, Any]) -> str:
     """The report as text tables."""
     m, s = r["machine"], r["settings"]
@@ -304,7 +297,7 @@ def format_report(r: dict[str, Any]) -> str:
              f"scheduler, quantum {s['quantum']}, read every {s['read_every']} quanta; {s['timing']}", ""]
     rp = r["replay"]
     lines.append(f"replay (multiplex): {rp['seconds'] * 1e3:.1f} ms for {rp['quanta']} quanta x {rp['events']} events "
-                 f"= {_eng(rp['quanta_per_s'])} quanta/s, {_eng(rp['event_quanta_per_s'])} event-quanta/s "
+                 f"= {eng(rp['quanta_per_s'])} quanta/s, {eng(rp['event_quanta_per_s'])} event-quanta/s "
                  f"(first call {rp['first_call_seconds'] * 1e3:.0f} ms)")
     lines += ["", f"{'scaler':<18}{'ms':>10}{'windows/s':>12}{'event-win/s':>13}{'vs linear':>11}{'vs replay':>11}"]
     for x in sorted(r["scalers"], key=lambda x: -x.get("event_windows_per_s", -1)):
@@ -312,8 +305,8 @@ def format_report(r: dict[str, Any]) -> str:
             lines.append(f"{x['scaler']:<18}{x['status']}: {x['reason'][:90]}")
             continue
         vl = x.get("throughput_vs_linear")
-        lines.append(f"{x['scaler']:<18}{x['seconds'] * 1e3:>10.2f}{_eng(x['windows_per_s']):>12}"
-                     f"{_eng(x['event_windows_per_s']):>13}{(f'{vl:.3g}x' if vl else '-'):>11}"
+        lines.append(f"{x['scaler']:<18}{x['seconds'] * 1e3:>10.2f}{eng(x['windows_per_s']):>12}"
+                     f"{eng(x['event_windows_per_s']):>13}{(f'{vl:.3g}x' if vl else '-'):>11}"
                      f"{x['seconds_vs_replay']:>10.3g}x")
     gr = r["grouping"]
     lines += ["", "(vs linear: throughput relative to the linear scaler; vs replay: estimate() time / replay time)",

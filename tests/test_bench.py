@@ -117,6 +117,6 @@ def test_mtkahypar_ratios_measured_in_the_same_run():
 
 
 def test_engineering_format():
-    from mpx.bench import _eng
+    from mpx.fmt import eng
 
-    assert [_eng(v) for v in (999_600.0, 999_400.0, 1234.0, 12.5, 2.5e9)] == ["1M", "999k", "1.23k", "12.5", "2.5G"]
+    assert [eng(v) for v in (999_600.0, 999_400.0, 1234.0, 12.5, 2.5e9)] == ["1M", "999k", "1.23k", "12.5", "2.5G"]

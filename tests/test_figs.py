@@ -1,7 +1,9 @@
-"""Every paper_figs script draws from a small results store and writes a non-empty PDF and PNG."""
+"""Every registered figure draws from a small results store and writes a non-empty PDF and PNG; the
+one script that regenerates them all plans each experiment once."""
 
 from __future__ import annotations
 
+import re
 import runpy
 from pathlib import Path
 
@@ -11,7 +13,8 @@ from mpx.cli import main
 from tests._exp_helpers import write_config
 
 REPO = Path(__file__).resolve().parent.parent
-SCRIPTS = sorted((REPO / "paper_figs").glob("fig_*.py"))
+FIGURES = ["error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
+           "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline"]
 
 
 @pytest.fixture(scope="module")
@@ -31,22 +34,39 @@ def store(tmp_path_factory):
     return tmp / "res"
 
 
-def test_every_figure_has_a_script():
-    from mpx.figures import FIGURES
+def test_paper_figs_readme_matches_the_registry():
+    from mpx.figures import available, get
 
-    assert {p.stem[4:] for p in SCRIPTS} == set(FIGURES)
+    rows = re.findall(r"^\| `(\w+)` \|.*\| `(experiments/[\w.]+)` \|$", (REPO / "paper_figs" / "README.md").read_text(), re.M)
+    assert rows == [(n, get(n).experiment) for n in available()]
+    for n in available():
+        assert (REPO / get(n).experiment).is_file(), n
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
-def test_script_writes_pdf_and_png(script, store, tmp_path):
-    mod = runpy.run_path(str(script), run_name="paper_figs_test")
-    assert mod["main"]([str(store), "--out", str(tmp_path)]) == 0
-    name = mod["FIGURE"]
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_writes_pdf_and_png(name, store, tmp_path):
+    assert main(["figs", str(store), name, "--out", str(tmp_path)]) == 0
     for ext in ("pdf", "png"):
         f = tmp_path / f"{name}.{ext}"
         assert f.is_file() and f.stat().st_size > 1000, f
     assert (tmp_path / f"{name}.pdf").read_bytes().startswith(b"%PDF")
     assert (tmp_path / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    if name == "scheduler_table":
+        assert "\\begin{tabular}" in (tmp_path / "scheduler_table.tex").read_text()
+
+
+def test_make_all_plans_every_figure_once(store, tmp_path):
+    make_all = runpy.run_path(str(REPO / "paper_figs" / "make_all.py"), run_name="paper_figs_test")
+    results = tmp_path / "results"
+    (results / "quickstart").mkdir(parents=True)
+    (results / "quickstart" / "results.sqlite").write_bytes(b"")
+    cmds = make_all["plan"](list(FIGURES), results, tmp_path / "figs", rerun=False)
+    runs = [c for c in cmds if c[0] == "run"]
+    figs = [c for c in cmds if c[0] == "figs"]
+    assert sorted(n for c in figs for n in c[2:-2]) == sorted(FIGURES)
+    assert len(runs) == len({c[1] for c in runs}) == len(FIGURES) - 1  # quickstart's store exists already
+    assert all(c[-2:] == ["--no-figures", "--no-progress"] for c in runs)
+    assert len(make_all["plan"](["timeline"], results, tmp_path, rerun=True)) == 2
 
 
 def test_figs_command_and_missing_data(store, tmp_path, capsys):

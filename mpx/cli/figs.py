@@ -8,12 +8,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from mpx.figures import available
+
     p = sub.add_parser(
         "figs",
         help="draw thesis figures (PDF + PNG) from a results store",
         description="Draw figures from a results store only (mpx run --out DIR: give DIR or DIR/results.sqlite). "
-        "Figures: error_vs_duty_cycle, error_vs_events, scaler_per_workload, scheduler_table, timeline, "
-        "causal_vs_offline, scaler_cost, partitioner_vs_kahypar.",
+        f"Figures: {', '.join(available())}.",
     )
     p.add_argument("results", help="results folder or results.sqlite file")
     p.add_argument("figures", nargs="*", metavar="FIGURE", help="figure names (default: all that the data allows)")
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from mpx.errors import ConfigError
-    from mpx.figures import FIGURES, draw
+    from mpx.figures import available, draw
     from mpx.results import open_store
 
     base = Path(args.results)
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
             written = draw(store, args.figures, out, experiment=args.experiment)
         else:  # every figure the store has data for; say which could not be drawn and why
             written = []
-            for name in FIGURES:
+            for name in available():
                 try:
                     written += draw(store, [name], out, experiment=args.experiment)
                 except ConfigError as exc:

@@ -1,0 +1,71 @@
+"""Thesis figures, drawn from a results store only (`mpx.results.ResultsStore`), in one print style.
+
+Each figure is a plugin: a module holding ``FIGURE = Figure(name, about, experiment, draw)``
+(`mpx.figures.figure.Figure`), listed in `BUILTIN` or added by another package through the entry-point
+group ``mpx.figures``. `draw` saves each as PDF (the thesis) and PNG (a quick look), plus any extra file the
+figure writes (the scheduler table as LaTeX). The style (`mpx.figures.style`) is meant for print: 6.3 in
+text width, 9 pt type, series told apart by marker, line style or hatch as well as colour. Nothing here
+computes a result: numbers come from the store's tables (``scores``, ``events``, ``schedule``, ``series``,
+``partition``), aggregated with medians over workloads where a figure says so.
+
+``mpx figs RESULTS [FIGURE...]`` is the command; ``python paper_figs/make_all.py`` regenerates every
+thesis figure from the experiments each one names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from mpx.errors import ConfigError
+from mpx.figures.figure import Figure
+from mpx.registry import Registry
+
+__all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "get"]
+
+#: built-in figures: name → "module:FIGURE"
+BUILTIN: dict[str, str] = {name: f"mpx.figures.{name}:FIGURE" for name in (
+    "error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
+    "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline")}
+
+REGISTRY = Registry("figure", "mpx.figures", BUILTIN,
+                    lambda obj: None if isinstance(obj, Figure) else "not a mpx.figures.figure.Figure")
+
+
+def available() -> list[str]:
+    """Every figure name, built-in order first, then plugins by name."""
+    return list(BUILTIN) + [n for n in REGISTRY.available() if n not in BUILTIN]
+
+
+def get(name: str) -> Figure:
+    """The figure registered as ``name``."""
+    return REGISTRY.load(name)
+
+
+def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experiment: str | None = None) -> list[Path]:
+    """Draw figures ``names`` (or ``"all"``) from ``store`` into ``out_dir`` as ``<name>.pdf`` and
+    ``<name>.png`` (and each figure's extra files). Returns the files written."""
+    import matplotlib.pyplot as plt
+
+    from mpx.figures.style import style
+
+    names = available() if names == "all" else list(names)
+    bad = [n for n in names if n not in REGISTRY]
+    if bad:
+        raise ConfigError(f"unknown figure(s) {bad}; figures: {', '.join(available())}")
+    style()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for n in names:
+        spec = get(n)
+        fig = spec.draw(store, experiment)
+        for ext in ("pdf", "png"):
+            p = out / f"{n}.{ext}"
+            fig.savefig(p)
+            written.append(p)
+        plt.close(fig)
+        if spec.extra is not None:
+            written += spec.extra(store, experiment, out)
+    return written

@@ -1,0 +1,35 @@
+"""What figures read from a results store: finished scaler scores with numeric columns, and the scheduler
+a figure shows when several were run. Nothing here computes a result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from mpx.errors import ConfigError
+
+__all__ = ["num", "pick_scheduler", "scores"]
+
+
+def scores(store: Any, experiment: str | None) -> Any:
+    """The ``done`` rows of the ``scores`` table with numeric columns; ConfigError when there are none."""
+    df = store.table("scores", experiment)
+    if df.empty or "window_mape" not in df:
+        raise ConfigError("the results store has no scaler scores for this figure")
+    df = df[df["status"] == "done"].copy()
+    for c in ("window_mape", "total_error", "mean_sampling_ratio", "event_windows_per_s", "counters", "n_events"):
+        if c in df:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
+
+
+def pick_scheduler(df: Any, preferred: str = "perf") -> str:
+    """``preferred`` when the rows have it, else the first scheduler by name."""
+    names = sorted(df["scheduler"].unique())
+    return preferred if preferred in names else names[0]
+
+
+def num(s: Any) -> Any:
+    """``s`` as numbers (NaN where not a number)."""
+    return pd.to_numeric(s, errors="coerce")

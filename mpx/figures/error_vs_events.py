@@ -1,0 +1,27 @@
+"""Figure ``error_vs_events``: window MAPE vs number of multiplexed events at fixed counters (data: ``mpx run experiments/n_events.toml``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+from mpx.figures.data import pick_scheduler, scores
+from mpx.figures.figure import Figure
+from mpx.figures.sweep import sweep_figure
+
+__all__ = ["FIGURE", "draw"]
+
+
+def draw(store: Any, experiment: str | None = None) -> Any:
+    """Window MAPE against the number of multiplexed events at a fixed number of counters."""
+    df = scores(store, experiment)
+    s = pick_scheduler(df)
+    df = df[df["scheduler"] == s].copy()
+    counters = sorted(df["counters"].dropna().unique().astype(int))
+    return sweep_figure(df, "n_events", "n_events", "events multiplexed (count)",
+                         f"Error against the number of events: {s} scheduler, "
+                         f"{', '.join(map(str, counters))} counters")
+
+
+FIGURE = Figure(name="error_vs_events", about="window MAPE vs number of multiplexed events at fixed counters",
+                experiment="experiments/n_events.toml", draw=draw)

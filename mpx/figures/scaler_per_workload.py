@@ -1,0 +1,48 @@
+"""Figure ``scaler_per_workload``: each scaler's window MAPE per workload (data: ``mpx run experiments/scaler_accuracy.toml``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from mpx.figures.data import pick_scheduler, scores
+from mpx.figures.figure import Figure
+from mpx.figures.style import HATCHES, PALETTE, WIDTH, legend_below, log_axis
+
+__all__ = ["FIGURE", "draw"]
+
+
+def draw(store: Any, experiment: str | None = None) -> Any:
+    """Grouped bars: window MAPE of each scaler on each workload (one scheduler: perf when present)."""
+    df = scores(store, experiment)
+    s = pick_scheduler(df)
+    df = df[df["scheduler"] == s]
+    piv = df.pivot_table(index="workload", columns="scaler", values="window_mape", aggfunc="median")
+    piv = piv[piv.median().sort_values().index]  # scalers from best to worst
+    n_w, n_s = piv.shape
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.4))
+    width = 0.8 / n_s
+    x = np.arange(n_w)
+    for i, scaler in enumerate(piv.columns):
+        # past the palette, white bars told apart by their hatch (a hatch on a black bar would not show)
+        face = PALETTE[i] if i < len(PALETTE) else "white"
+        ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy() * 100, width, label=scaler,
+               color=face, hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
+    ax.set_xticks(x, piv.index, rotation=0)
+    log_axis(ax)
+    low = np.nanmin(piv.to_numpy() * 100)
+    if np.isfinite(low) and low > 0:
+        ax.set_ylim(bottom=10.0 ** np.floor(np.log10(low)))  # bars start at a round decade
+    ax.set_xlabel("workload")
+    ax.set_ylabel("window MAPE (%), log scale")
+    ax.set_title(f"Scaler error per workload ({s} scheduler, {int(df['counters'].median())} counters; "
+                 "over the windows each scaler estimates)")
+    ax.grid(axis="x", visible=False)
+    legend_below(ax, n_s)
+    return fig
+
+
+FIGURE = Figure(name="scaler_per_workload", about="each scaler's window MAPE per workload",
+                experiment="experiments/scaler_accuracy.toml", draw=draw)

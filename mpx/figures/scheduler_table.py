@@ -1,0 +1,99 @@
+"""Figure ``scheduler_table``: utilization / sampling / co-scheduling per scheduler (+ .tex) (data: ``mpx run experiments/schedulers_real.toml``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from mpx.errors import ConfigError
+from mpx.figures.figure import Figure
+from mpx.results import to_latex
+from mpx.figures.style import WIDTH
+
+__all__ = ["FIGURE", "draw", "write_latex"]
+
+
+def draw(store: Any, experiment: str | None = None) -> Any:
+    """The scheduler table (utilization, sampling and co-scheduling ratios, configurations; means over
+    cells) rendered as a figure — with several metric catalogs, three grey-scale heat maps (catalog x
+    scheduler) instead; ``draw`` also writes the table as LaTeX."""
+    t = _scheduler_table(store, experiment)
+    if t.index.nlevels > 1:
+        return _scheduler_heatmaps(t)
+    fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.26 * (len(t) + 2)))
+    ax.axis("off")
+    cells = [[f"{v:.1f}" if v == v else "—" for v in row] for row in t.to_numpy()]
+    idx = [str(i) for i in t.index]
+    tab = ax.table(cellText=cells, rowLabels=idx, colLabels=list(t.columns), cellLoc="right",
+                   rowLoc="left", colLoc="right", edges="horizontal", bbox=[0.12, 0, 0.88, 1])
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(8)
+    for (r, _c), cell in tab.get_celld().items():
+        cell.set_linewidth(0.8 if r == 0 else 0.3)
+    ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)", pad=6)
+    return fig
+
+
+def _scheduler_heatmaps(t: Any) -> Any:
+    cols = list(t.columns[:4])
+    cats = list(dict.fromkeys(t.index.get_level_values(0)))
+    scheds = sorted(set(t.index.get_level_values(1)))
+    fig, axes = plt.subplots(len(cols), 1, figsize=(WIDTH, 0.25 * len(cats) * len(cols) + 1.2 * len(cols)),
+                             squeeze=False)
+    for ax, col in zip(axes[:, 0], cols):
+        m = np.full((len(cats), len(scheds)), np.nan)
+        for (c, s), v in t[col].items():
+            m[cats.index(c), scheds.index(s)] = v
+        ax.imshow(np.ma.masked_invalid(m), cmap="Greys", vmin=0, vmax=100, aspect="auto")
+        for i in range(len(cats)):
+            for j in range(len(scheds)):
+                v = m[i, j]
+                ax.text(j, i, "—" if v != v else f"{v:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if v == v and v > 55 else "black")
+        ax.set_xticks(range(len(scheds)), scheds, rotation=25, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(len(cats)), cats)
+        ax.set_title(col.replace("\n", " ") + " (— : scheduler not applicable)", loc="left")
+        ax.grid(False)
+        for sp in ax.spines.values():
+            sp.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def _scheduler_table(store: Any, experiment: str | None) -> Any:
+    sc = store.table("schedule", experiment)
+    if sc.empty:
+        raise ConfigError("the results store has no scheduler figures")
+    if "skipped" in sc:
+        sc = sc[sc["skipped"].isna()]
+    cols = ["utilization", "mean_sampling_ratio", "min_sampling_ratio", "mean_coschedule_ratio", "groups"]
+    sc = sc.copy()
+    for c in cols:
+        sc[c] = pd.to_numeric(sc[c], errors="coerce")
+    # schedule experiments (one cell per metric catalog): a row per catalog and scheduler; scaling
+    # experiments (one catalog over many workloads): a row per scheduler
+    per_catalog = (sc["trace"].astype(str) != sc["dataset"].astype(str)).all() and sc["dataset"].nunique() > 1
+    by = ["dataset", "scheduler"] if per_catalog else ["scheduler"]
+    t = sc.groupby(by)[cols].mean()
+    t[cols[:-1]] = t[cols[:-1]] * 100
+    return t.rename(columns={"utilization": "utilization\n(%)", "mean_sampling_ratio": "mean sampling\nratio (%)",
+                             "min_sampling_ratio": "min. sampling\nratio (%)",
+                             "mean_coschedule_ratio": "metrics fully\nco-scheduled (%)", "groups": "distinct\nconfigurations"})
+
+
+def write_latex(store: Any, experiment: str | None, out_dir: Path) -> list[Path]:
+    """The scheduler table as LaTeX (``scheduler_table.tex``) beside the figure."""
+    p = out_dir / "scheduler_table.tex"
+    t = _scheduler_table(store, experiment).round(1)
+    t.columns = [c.replace("\n", " ") for c in t.columns]
+    p.write_text(to_latex(t, "Schedulers: PMC utilization, "
+                          "sampling and co-scheduling ratios (means over cells)", "tab:schedulers") + "\n")
+    return [p]
+
+
+FIGURE = Figure(name="scheduler_table", about="utilization / sampling / co-scheduling per scheduler (+ .tex)",
+                experiment="experiments/schedulers_real.toml", draw=draw, extra=write_latex)

@@ -1,0 +1,77 @@
+"""Figure ``timeline``: true vs estimated counts per read window, 90% band (data: ``mpx run experiments/quickstart.toml``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from mpx.errors import ConfigError
+from mpx.figures.data import pick_scheduler
+from mpx.figures.figure import Figure
+from mpx.figures.style import WIDTH, look, time_label
+
+__all__ = ["FIGURE", "draw"]
+
+
+def draw(store: Any, experiment: str | None = None) -> Any:
+    """True vs estimated counts per read window for one event and workload, with the 90% band of the
+    scalers that report a std (Gaussian: estimate ± 1.645 std); one panel per stored event (up to 2)."""
+    ser = store.table("series", experiment)
+    if ser.empty:
+        raise ConfigError("the results store has no per-window series (set [output] series_events)")
+    cells = store.table("cells", experiment).set_index("key")
+    ser = ser.join(cells[["dataset", "scheduler"]], on="cell_key")
+    s = pick_scheduler(ser)
+    ser = ser[ser["scheduler"] == s]
+    dataset = sorted(ser["dataset"].unique())[0]
+    ser = ser[ser["dataset"] == dataset]
+    for c in ("start", "end", "truth", "estimate", "std"):
+        ser[c] = pd.to_numeric(ser[c], errors="coerce")
+    events = sorted(ser["event"].unique())[:2]
+    scores = store.table("scores", experiment)
+    unit = scores["time_unit"].dropna().iloc[0] if "time_unit" in scores and scores["time_unit"].notna().any() else "time"
+    with_std = [x for x in sorted(ser["scaler"].unique()) if ser.loc[ser["scaler"] == x, "std"].notna().any()]
+    here = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
+    err = pd.to_numeric(here["window_mape"], errors="coerce").groupby(here["scaler"]).median()
+    with_std.sort(key=lambda x: err.get(x, np.inf))  # the band of the most accurate scaler with a std
+    pick = [x for x in ("linear", "dira", "cam") if x in set(ser["scaler"])][:2] + with_std[:1]
+    pick = pick or sorted(ser["scaler"].unique())[:3]
+    fig, axes = plt.subplots(len(events), 1, figsize=(WIDTH, 2.3 * len(events) + 0.6), sharex=True, squeeze=False)
+    tmax = float(ser["end"].max())
+    scale = 1e9 if tmax > 3e9 else 1e6 if tmax > 3e6 else 1e3 if tmax > 3e3 else 1.0
+    scores = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
+    rw = pd.to_numeric(scores["read_window"], errors="coerce").dropna() if "read_window" in scores else None
+    rw_text = (f", read window {rw.iloc[0] / scale:.3g}" + (" ×" if scale != 1 else "") + f" {time_label(unit, scale)}"
+               if rw is not None and len(rw) else "")
+    for ax, ev in zip(axes[:, 0], events):
+        part = ser[ser["event"] == ev]
+        first = part[part["scaler"] == pick[0]].sort_values("window")
+        mid = (first["start"] + first["end"]).to_numpy() / 2 / scale
+        top = float(np.nanmax(part[["truth", "estimate"]].to_numpy())) if len(part) else 1.0
+        ysc = 10.0 ** max(0, 3 * int(np.floor(np.log10(max(top, 1.0)) / 3)))
+        ax.plot(mid, first["truth"] / ysc, color="black", linewidth=1.6, label="truth")
+        for i, sc in enumerate(pick, start=1):
+            p = part[part["scaler"] == sc].sort_values("window")
+            lk = look(i)
+            ax.plot(mid, p["estimate"] / ysc, color=lk["color"], linestyle=lk["linestyle"],
+                    marker=lk["marker"], markevery=max(1, len(p) // 15), markersize=3.5, linewidth=1.0, label=sc)
+            if p["std"].notna().any():
+                lo = np.maximum(p["estimate"] - 1.645 * p["std"], 0) / ysc
+                hi = (p["estimate"] + 1.645 * p["std"]) / ysc
+                ax.fill_between(mid, lo, hi, color=lk["color"], alpha=0.25, linewidth=0,
+                                label=f"{sc}: 90% band")
+        unit_y = "" if ysc == 1 else f" (10$^{{{int(round(np.log10(ysc)))}}}$)"
+        ax.set_ylabel(f"{ev} per read window{unit_y}")
+        ax.set_title(f"{ev} on {dataset} ({s} scheduler{rw_text})", loc="left")
+    axes[-1, 0].set_xlabel(f"position in the run ({time_label(unit, scale)})")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, 0.0))
+    return fig
+
+
+FIGURE = Figure(name="timeline", about="true vs estimated counts per read window, 90% band",
+                experiment="experiments/quickstart.toml", draw=draw)
