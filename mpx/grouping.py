@@ -137,7 +137,7 @@ def grouping_context(n_vertices: int) -> Context:
     coarsening) and initial partitioning (recursive bisection, k − 1 portfolios) takes most of the time,
     so the budget goes to independent repetitions on small inputs (⌊1000 / n⌋, at most 8, for n ≤ 400),
     else to one run with fewer portfolio runs per bisection (10 instead of 20) and 2 V-cycles — about
-    0.5 s per call at 2,000 events on the 2-core machine of ``benchmarks/bench_partition.py`` when it is
+    0.5 s per call at 2,000 events on the 2-core machine of ``experiments/analyses/partition_quality.py`` when it is
     not loaded (twice that when it is).
     """
     refinement = RefinementConfig(algorithms=("label_propagation", "fm", "swap", "fm"))

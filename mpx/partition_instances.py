@@ -13,7 +13,7 @@ An instance spec is a dict with a ``family``:
   nets weighted by importance), k = ⌈n / C⌉ with C the unit's usable counters.
 
 `load_instance` turns a spec into ``(hypergraph, k, epsilon, caps)``; `catalog_units` lists the units of a
-catalog worth partitioning (k ≥ 2 and at least one net). `benchmarks/bench_partition.py` and
+catalog worth partitioning (k ≥ 2 and at least one net). `experiments/analyses/partition_quality.py` and
 `mpx.experiment` (``kind = "partition"``) share these definitions.
 """
 

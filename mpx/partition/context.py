@@ -98,7 +98,7 @@ class Context:
     small inputs, where one cycle takes milliseconds (event grouping).
 
     Defaults differ from ``km1_kKaHyPar_sea20.ini`` in two places, both measured on ibm01
-    (``benchmarks/bench_partition.py``): FM stops after 1000 fruitless moves (the adaptive rule stopped
+    (``experiments/analyses/partition_quality.py``): FM stops after 1000 fruitless moves (the adaptive rule stopped
     this multilevel-style FM too early: +3–5 % km1 at k = 8) and 4 V-cycles run by default.
     """
 

@@ -33,7 +33,7 @@ reported in ``errors``; a tuple whose events never fit the PMU together is split
 ``set(metrics)`` before merging, so the greedy merge sees the tuples in Python's set iteration order,
 which depends on the process's string-hash seed (``PYTHONHASHSEED``). ``seed=None`` merges in the listed
 (problem) order; ``seed=k`` merges in a seeded random order, standing in for one hash seed. On the
-Neoverse specifications with 6 counters (``benchmarks/bench_arm_topdown_order.py`` replays the tool's
+Neoverse specifications with 6 counters (``experiments/analyses/arm_topdown_order.py`` replays the tool's
 set order under 200 hash seeds, CPython 3.11): the listed order gives 8 groups on N1, 10 on V1 and 12 on
 V2; the tool gives 7/8/9 groups on N1 in 2/117/81 of 200 seeds, 9/10/11 on V1 in 16/122/62, and
 12/13/14/15 on V2 in 9/110/78/3. The reference figures "N1 needs 9, V2 13" are such draws, not a fixed

@@ -23,8 +23,8 @@ resamples); ``ratio`` is fusion's error over the best baseline's (causal: best c
 best of all baselines), bootstrapped paired by workload. ``--cost`` times the fusion estimate (fit
 excluded, warm numba cache) on one dataset.
 
-Run: ``python benchmarks/bench_fusion.py [--counters 2,4,6,8] [--read-every 10]
-[--heldout benchmarks/out/heldout/*.npz] [--json benchmarks/out/bench_fusion.json] [--cost] [--ablation] [--noise-share 0.5,0.9] [--scheduler NAME[:param=value...][,NAME...]] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
+Run: ``python experiments/analyses/fusion.py [--counters 2,4,6,8] [--read-every 10]
+[--heldout datasets/heldout/traces/*.npz] [--json results/analyses/fusion.json] [--cost] [--ablation] [--noise-share 0.5,0.9] [--scheduler NAME[:param=value...][,NAME...]] [--gem5 ../shared/data/gem5-periodic]`` (a few minutes on one
 core per scheduler). With several schedulers a last table crosses every scheduler with every scaler on the
 ``all`` error and gives each fusion pair's ratio to the best baseline pair; ``--counters ""`` with
 ``--cost`` only times the estimate.

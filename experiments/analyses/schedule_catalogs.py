@@ -1,6 +1,6 @@
 """`mpx schedule` on every real catalog of ``shared/data/metrics`` with a fitting PMU preset: one table.
 
-    /work/venv/bin/python benchmarks/bench_schedule_catalogs.py [--json]
+    /work/venv/bin/python experiments/analyses/schedule_catalogs.py [--json]
 
 PMU choices: LIKWID skylake groups need HT off (PORT_USAGE uses PMC0-7); Neoverse V1 has the same
 6-counter PMUv3 layout as the V2 preset; hperf's Cascade Lake core is Skylake's; Kunpeng 920 gets 12
@@ -21,7 +21,7 @@ from mpx.pmu import preset
 from mpx.problem import Problem
 from mpx.schedule_scores import score_schedulers
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "metrics"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "metrics"
 
 CASES = [
     ("likwid/skylake", "skylake-htoff"),

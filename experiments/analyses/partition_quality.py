@@ -3,9 +3,9 @@ of the real metric catalogs, side by side with the real KaHyPar and Mt-KaHyPar; 
 scheduler against ``hperf`` and ``optimal`` on every real catalog. Writes tables (CSV + markdown) and a
 figure (PNG + PDF) into ``--out``.
 
-Run: ``python benchmarks/bench_partition.py [--seeds 5] [--ks 2,8,32] [--compare] [--out DIR]``
+Run: ``python experiments/analyses/partition_quality.py [--seeds 5] [--ks 2,8,32] [--compare] [--out DIR]``
 (``--compare`` needs ``pip install kahypar mtkahypar``, the optional extra ``mpx[kahypar]``; default
-``--out benchmarks/out/partition``). ``--skip-ibm01``, ``--skip-events``, ``--skip-catalogs``,
+``--out results/analyses/partition``). ``--skip-ibm01``, ``--skip-events``, ``--skip-catalogs``,
 ``--skip-schedulers`` leave sections out.
 
 Targets (issue 4): on ISPD98 ibm01 with ε = 0.03 the mean km1 over the seeds lies within 5 % of KaHyPar's
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("MPX_SHARED", REPO.parent / "shared"))
 IBM01 = SHARED / "data" / "hypergraphs" / "ISPD98_ibm01.hgr"
 METRICS = SHARED / "data" / "metrics"
@@ -55,7 +55,7 @@ def event_nets(n: int, seed: int) -> list[list[int]]:
 def catalog_cases() -> list[tuple[str, str]]:
     """(catalog, PMU preset) pairs of every real catalog (the table of ``bench_schedule_catalogs.py``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_schedule_catalogs import CASES
+    from schedule_catalogs import CASES
 
     return list(CASES)
 
@@ -351,7 +351,7 @@ def figure(out: Path, summ: list[dict], targets: list[dict]) -> None:
     ax.set_xticklabels([t["catalog"] for t in targets], rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("mean metric co-scheduling ratio")
     ax.legend(fontsize=8)
-    fig.suptitle("mpx.partition vs KaHyPar / Mt-KaHyPar, and the hypergraph scheduler (benchmarks/bench_partition.py)",
+    fig.suptitle("mpx.partition vs KaHyPar / Mt-KaHyPar, and the hypergraph scheduler (experiments/analyses/partition_quality.py)",
                  fontsize=10)
     fig.tight_layout()
     for ext in ("png", "pdf"):
@@ -369,8 +369,8 @@ def main() -> None:
     ap.add_argument("--skip-events", action="store_true")
     ap.add_argument("--skip-catalogs", action="store_true")
     ap.add_argument("--skip-schedulers", action="store_true")
-    ap.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "partition"),
-                    help="folder for the tables and the figure (default benchmarks/out/partition)")
+    ap.add_argument("--out", default=str(REPO / "results" / "analyses" / "partition"),
+                    help="folder for the tables and the figure (default results/analyses/partition)")
     args = ap.parse_args()
     t = time.perf_counter()
     from mpx.grouping import grouping_context

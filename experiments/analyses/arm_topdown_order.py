@@ -8,7 +8,7 @@ groups, metric names sorted, each metric's events sorted by name, duplicates kep
 under one hash seed and prints the iteration order; the parent merges in that order with
 `mpx.schedulers.arm_topdown.optimize_event_groups` (max_events = 6).
 
-    /work/venv/bin/python benchmarks/bench_arm_topdown_order.py [N_SEEDS] [SPEC.json ...]
+    /work/venv/bin/python experiments/analyses/arm_topdown_order.py [N_SEEDS] [SPEC.json ...]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mpx.schedulers.arm_topdown import optimize_event_groups
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "metrics" / "arm-telemetry"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "metrics" / "arm-telemetry"
 
 CHILD = r"""
 import json, sys

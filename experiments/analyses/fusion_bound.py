@@ -23,7 +23,7 @@ a prediction for the quanta it did not run (as `fusion` does). Predictions:
 Error: `bench_fusion.per_workload`'s ``ran`` (relative error per event and read window where the event
 ran and the truth is meaningful; mean over windows, events, workloads).
 
-Run: ``python benchmarks/bench_fusion_bound.py [--counters 4] [--heldout benchmarks/out/heldout/*.npz]
+Run: ``python experiments/analyses/fusion_bound.py [--counters 4] [--heldout datasets/heldout/traces/*.npz]
 [--json FILE]`` (~4 min per counter count on a 2-core machine).
 """
 
@@ -42,7 +42,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_fusion as bf  # noqa: E402
+import fusion as bf  # noqa: E402
 
 from mpx import datasets, scalers  # noqa: E402
 from mpx.evaluate import true_windows  # noqa: E402

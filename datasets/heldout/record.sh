@@ -1,13 +1,13 @@
 #!/bin/sh
 # Records the held-out programs of issue 7 (in no shipped dataset; never used while developing the fusion
-# scalers) with `mpx record` into benchmarks/out/heldout/ (git-ignored): gzip, grep and a Python JSON +
+# scalers) with `mpx record` into datasets/heldout/traces/ (git-ignored): gzip, grep and a Python JSON +
 # heap sort script (recorded once the method's defaults were fixed), then bc, sed and diff (recorded after
 # every decision of the second session on the method, as a fresh set). ~7 minutes on a 2-core machine. Inputs come from this machine's
 # /usr/share, so the traces are not bit-identical across machines: they are held-out programs, not
-# shipped datasets. Used by experiments/headline.toml and benchmarks/bench_fusion*.py --heldout.
-#   sh benchmarks/record_heldout.sh [OUT_DIR]
+# shipped datasets. Used by experiments/headline.toml and experiments/analyses/fusion*.py --heldout.
+#   sh datasets/heldout/record.sh [OUT_DIR]
 set -eu
-OUT=${1:-"$(dirname "$0")/out/heldout"}
+OUT=${1:-"$(dirname "$0")/traces"}
 mkdir -p "$OUT/work"
 OUT=$(cd "$OUT" && pwd)
 cd "$OUT/work"

@@ -16,7 +16,7 @@ split by event and EP's work per connected component.
 ``papi_sw`` needs a cycles event counted in every quantum; callgrind traces have none, so it runs with
 ``cycles_event="time"`` (the time axis: instructions) and ``min_cycles=0``, said in the table.
 
-Run: ``python benchmarks/bench_scalers_datasets.py [--read-every 10] [--quantum-intervals 1]
+Run: ``python experiments/analyses/scalers_datasets.py [--read-every 10] [--quantum-intervals 1]
 [--datasets xz,sqlite] [--why]`` (about a minute on one core).
 """
 
