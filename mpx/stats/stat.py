@@ -6,12 +6,9 @@ import bisect
 import math
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
 from mpx.errors import MpxError
-
-if TYPE_CHECKING:  # a stat knows its group; the group module imports this one
-    from mpx.stats.group import StatGroup
 
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*\Z")
 
@@ -94,7 +91,7 @@ class Stat:
             raise StatsError(f"unit of {name!r} must be a string or None")
         self.desc = desc
         self.unit = unit
-        self._group: StatGroup | None = None
+        self._group: Any = None  # the StatGroup holding this stat (mpx.stats.group)
 
     @property
     def full_name(self) -> str:
