@@ -80,3 +80,12 @@ def test_figs_command_and_missing_data(store, tmp_path, capsys):
         draw(st, ["scaler_per_workload"], tmp_path)
     with ResultsStore(tmp_path / "empty.sqlite") as st, pytest.raises(ConfigError, match="unknown figure"):
         draw(st, ["nosuch"], tmp_path)
+
+
+def test_a_method_keeps_its_look_in_every_figure():
+    from mpx.figures.style import METHODS, hatch, look
+
+    looks = [(look(m)["color"], look(m)["marker"], str(look(m)["linestyle"]), hatch(m)) for m in METHODS]
+    assert len(set(looks)) == len(METHODS)  # told apart
+    assert all(c != "#000000" for c, *_ in looks)  # black is the truth's
+    assert look("my_scaler") == look("my_scaler") and look("linear") != look("my_scaler")

@@ -10,7 +10,7 @@ from mpx.compare import headline, headline_methods
 from mpx.errors import ConfigError
 from mpx.figures.data import scores
 from mpx.figures.figure import Figure
-from mpx.figures.style import WIDTH, look
+from mpx.figures.style import LINESTYLES, WIDTH, look
 
 __all__ = ["FIGURE", "draw"]
 
@@ -33,6 +33,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     sets = [s for s in ("shipped", "held-out") if s in set(h["set"])]
     fig, axes = plt.subplots(1, len(sets), figsize=(WIDTH, 2.8), sharey=True, squeeze=False)
     series = sorted({(m, s) for m, s in zip(h["method"], h["scheduler"])}, key=lambda t: (methods.index(t[0]), t[1]))
+    schedulers = sorted({sched for _, sched in series})  # line style: the scheduler; colour and marker: the method
     for ax, group in zip(axes[0], sets):
         g = h[h["set"] == group]
         for i, (m, sched) in enumerate(series):
@@ -41,7 +42,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
                 continue
             x = d["counters"].to_numpy(float) + 0.08 * (i - (len(series) - 1) / 2)  # side by side
             ax.errorbar(x, d["ratio"], yerr=[d["ratio"] - d["ratio_lo"], d["ratio_hi"] - d["ratio"]], capsize=2,
-                        label=f"{m} ({sched})", **look(i))
+                        label=f"{m} ({sched})",
+                        **{**look(m), "linestyle": LINESTYLES[schedulers.index(sched) % len(LINESTYLES)]})
         ax.axhline(1.0, color="#777777", linewidth=0.8)
         ax.axhline(0.5, color="#777777", linewidth=0.8, linestyle="--")
         ax.set_title(f"{group} workloads ({int(g['workloads'].max())})")

@@ -9,7 +9,7 @@ from matplotlib.ticker import FuncFormatter
 
 from mpx.figures.data import num, scores
 from mpx.figures.figure import Figure
-from mpx.figures.style import MARKERS, WIDTH
+from mpx.figures.style import WIDTH, look
 from mpx.fmt import eng
 
 __all__ = ["FIGURE", "draw"]
@@ -26,7 +26,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.3 * len(g)))
     for i, (n, r) in enumerate(g.iterrows()):
         ax.plot([r["min"], r["max"]], [i, i], color="#777777", linewidth=1.0)
-        ax.plot(r["median"], i, marker=MARKERS[i % len(MARKERS)], color="black", markersize=6, linestyle="none")
+        ax.plot(r["median"], i, marker=look(n)["marker"], color="black", markersize=6, linestyle="none")
         ax.annotate(eng(r["median"]), (r["median"], i), textcoords="offset points", xytext=(0, 6), ha="center",
                     fontsize=7)
     ax.set_yticks(range(len(g)), g.index)

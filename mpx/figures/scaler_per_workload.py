@@ -9,7 +9,7 @@ import numpy as np
 
 from mpx.figures.data import pick_scheduler, scores
 from mpx.figures.figure import Figure
-from mpx.figures.style import HATCHES, PALETTE, WIDTH, legend_below, log_axis
+from mpx.figures.style import WIDTH, hatch, legend_below, log_axis, look
 
 __all__ = ["FIGURE", "draw"]
 
@@ -26,10 +26,9 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     width = 0.8 / n_s
     x = np.arange(n_w)
     for i, scaler in enumerate(piv.columns):
-        # past the palette, white bars told apart by their hatch (a hatch on a black bar would not show)
-        face = PALETTE[i] if i < len(PALETTE) else "white"
+        face = look(scaler)["color"]
         ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy() * 100, width, label=scaler,
-               color=face, hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
+               color=face, hatch=hatch(scaler), edgecolor="black", linewidth=0.4)
     ax.set_xticks(x, piv.index, rotation=0)
     log_axis(ax)
     low = np.nanmin(piv.to_numpy() * 100)

@@ -22,10 +22,10 @@ def sweep_figure(df: Any, key: str, x: Any, xlabel: str, title: str) -> Any:
     g = df.groupby(["scaler", key]).agg(x=(x, "median"), y=("window_mape", "median"), m=("missing_share", "median"))
     order = g.groupby(level=0)["y"].median().sort_values().index
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 3.5), gridspec_kw={"width_ratios": [3, 2]})
-    for i, scaler in enumerate(order):
+    for scaler in order:
         part = g.loc[scaler].sort_values("x")
-        ax.plot(part["x"], part["y"] * 100, label=scaler, **look(i))
-        ax2.plot(part["x"], part["m"] * 100, **look(i))
+        ax.plot(part["x"], part["y"] * 100, label=scaler, **look(scaler))
+        ax2.plot(part["x"], part["m"] * 100, **look(scaler))
     log_axis(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("window MAPE (%), median over workloads")

@@ -53,9 +53,9 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         top = float(np.nanmax(part[["truth", "estimate"]].to_numpy())) if len(part) else 1.0
         ysc = 10.0 ** max(0, 3 * int(np.floor(np.log10(max(top, 1.0)) / 3)))
         ax.plot(mid, first["truth"] / ysc, color="black", linewidth=1.6, label="truth")
-        for i, sc in enumerate(pick, start=1):
+        for sc in pick:
             p = part[part["scaler"] == sc].sort_values("window")
-            lk = look(i)
+            lk = look(sc)
             ax.plot(mid, p["estimate"] / ysc, color=lk["color"], linestyle=lk["linestyle"],
                     marker=lk["marker"], markevery=max(1, len(p) // 15), markersize=3.5, linewidth=1.0, label=sc)
             if p["std"].notna().any():
