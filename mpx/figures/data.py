@@ -9,7 +9,7 @@ import pandas as pd
 
 from mpx.errors import ConfigError
 
-__all__ = ["num", "pick_scheduler", "scores"]
+__all__ = ["num", "one_scheduler", "pick_scheduler", "scores", "values"]
 
 
 def scores(store: Any, experiment: str | None) -> Any:
@@ -33,3 +33,15 @@ def pick_scheduler(df: Any, preferred: str = "perf") -> str:
 def num(s: Any) -> Any:
     """``s`` as numbers (NaN where not a number)."""
     return pd.to_numeric(s, errors="coerce")
+
+
+def one_scheduler(store: Any, experiment: str | None) -> tuple[Any, str]:
+    """The scores of the one scheduler a figure shows (`pick_scheduler`), and its name."""
+    df = scores(store, experiment)
+    s = pick_scheduler(df)
+    return df[df["scheduler"] == s].copy(), s
+
+
+def values(df: Any, column: str) -> list[int]:
+    """The distinct whole-number values of ``column``, sorted (for titles naming a slice)."""
+    return sorted(df[column].dropna().unique().astype(int))

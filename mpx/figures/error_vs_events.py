@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from mpx.figures.data import pick_scheduler, scores
+from mpx.figures.data import one_scheduler, values
 from mpx.figures.figure import Figure
 from mpx.figures.sweep import sweep_figure
 
@@ -14,10 +14,8 @@ __all__ = ["FIGURE", "draw"]
 
 def draw(store: Any, experiment: str | None = None) -> Any:
     """Window MAPE against the number of multiplexed events at a fixed number of counters."""
-    df = scores(store, experiment)
-    s = pick_scheduler(df)
-    df = df[df["scheduler"] == s].copy()
-    counters = sorted(df["counters"].dropna().unique().astype(int))
+    df, s = one_scheduler(store, experiment)
+    counters = values(df, "counters")
     return sweep_figure(df, "n_events", "n_events", "events multiplexed (count)",
                          f"Error against the number of events: {s} scheduler, "
                          f"{', '.join(map(str, counters))} counters")

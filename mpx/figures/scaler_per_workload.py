@@ -7,7 +7,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from mpx.figures.data import pick_scheduler, scores
+from mpx.figures.data import one_scheduler
 from mpx.figures.figure import Figure
 from mpx.figures.style import WIDTH, hatch, legend_below, log_axis, look
 
@@ -16,9 +16,7 @@ __all__ = ["FIGURE", "draw"]
 
 def draw(store: Any, experiment: str | None = None) -> Any:
     """Grouped bars: window MAPE of each scaler on each workload (one scheduler: perf when present)."""
-    df = scores(store, experiment)
-    s = pick_scheduler(df)
-    df = df[df["scheduler"] == s]
+    df, s = one_scheduler(store, experiment)
     piv = df.pivot_table(index="workload", columns="scaler", values="window_mape", aggfunc="median")
     piv = piv[piv.median().sort_values().index]  # scalers from best to worst
     n_w, n_s = piv.shape
