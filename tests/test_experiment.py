@@ -244,7 +244,7 @@ use = ["linear"]
 
 def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
     from mpx import scalers, schedulers
-    from mpx.experiment import _warm_up_aside
+    from mpx.experiment.runner import warm_up_aside
 
     jit = [n for n in schedulers.available() if schedulers.get_class(n).jit]
     assert "hypergraph" in jit
@@ -255,14 +255,14 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
             scalers.get_class(n).warm_up()
     cells = [{"kind": "scaling", "scheduler": {"name": n, "params": {}}, "i": i}
              for i, n in enumerate(["hypergraph", "perf", "hypergraph", "round_robin"])]
-    order, proc = _warm_up_aside(cells)
+    order, proc = warm_up_aside(cells)
     try:
         assert [c["i"] for c in order] == [1, 3, 0, 2] and proc is not None
     finally:
         proc.kill()
         proc.wait()
     only = [c for c in cells if c["scheduler"]["name"] == "perf"]
-    assert _warm_up_aside(only) == (only, None)
+    assert warm_up_aside(only) == (only, None)
 
 
 def test_heldout_traces_are_scored_but_never_trained_on(tmp_path):
