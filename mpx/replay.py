@@ -149,7 +149,8 @@ class ScalerResult:
 
 def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], catalog: Any = None, *,
                   train: Sequence[Trace] | Callable[[], Sequence[Trace]] | None = None,
-                  catch_errors: bool = False, no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
+                  catch_errors: bool = False,
+                  no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
     """Each scaler ``(name, params)`` of ``specs`` estimates from ``obs``, scored against ``trace`` with
     ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
     fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:

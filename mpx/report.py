@@ -119,7 +119,8 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                     per[k] = (per[k] * 100).round(2)
             if "event_windows_per_s" in per:
                 per["event_windows_per_s"] = per["event_windows_per_s"].round(-3)
-            per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %", "missing_share": "no estimate %",
+            per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %",
+                                      "missing_share": "no estimate %",
                                       "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
                                       "event_windows_per_s": "event-windows/s"})
             out["scalers (medians over cells)"] = per.sort_values("window MAPE %")

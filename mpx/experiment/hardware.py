@@ -75,7 +75,8 @@ def resolve_catalog_path(c: str, base: Path, where: str, what: str) -> str:
         return c
     p = Path(c) if os.path.isabs(c) else base / c
     if not p.exists():
-        raise ConfigError(f"{where}: {what}: {c!r} is neither a built-in catalog nor an existing path (resolved to {p})")
+        raise ConfigError(f"{where}: {what}: {c!r} is neither a built-in catalog nor an existing path "
+                          f"(resolved to {p})")
     return str(p.resolve())
 
 

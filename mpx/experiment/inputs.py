@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import mpx
 from mpx import datasets as shipped_datasets

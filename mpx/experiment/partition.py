@@ -123,7 +123,8 @@ class PartitionKind(CellKind):
             ini = exp.existing(ini, "[partition] kahypar_ini")
         preset = p.get("mtkahypar_preset", "quality")
         if preset not in external.MT_PRESETS:
-            raise ConfigError(f"{w}: [partition] mtkahypar_preset must be one of {list(external.MT_PRESETS)}, got {preset!r}")
+            raise ConfigError(f"{w}: [partition] mtkahypar_preset must be one of {list(external.MT_PRESETS)}, "
+                              f"got {preset!r}")
         threads = p.get("threads", 1)
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ConfigError(f"{w}: [partition] threads must be a positive integer, got {threads!r}")
