@@ -59,7 +59,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--metrics", metavar="CATALOG", help="metric catalog for metric_mape: a file or a built-in name; "
                    "'none' for none (default: the built-in catalog with the most metrics computable from the events)")
     p.add_argument("--relations", metavar="CATALOG", help="relations for scalers that use them (BayesPerf): a catalog "
-                   "file or built-in name, 'gem5-totals' (gem5 vector identities ::total = sum of parts), or 'none' (default: the metrics catalog)")
+                   "file or built-in name, 'gem5-totals' (gem5 vector identities ::total = sum of parts), or 'none' "
+                   "(default: the metrics catalog)")
     p.add_argument("--train", metavar="LIST", help="comma-separated trace files or dataset names on which learned "
                    "scalers are fitted (default for a shipped dataset: every other shipped dataset; a trace file "
                    "needs it). The scored workload is refused")
