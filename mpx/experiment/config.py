@@ -105,7 +105,11 @@ class Experiment:
         names = kinds.names()
         if self.kind not in names:
             raise ConfigError(f"{w}: [experiment] kind must be one of {names}, got {self.kind!r}")
-        kinds.get(self.kind).validate(self)
+        kind = kinds.get(self.kind)
+        foreign = [s for s in raw if s not in COMMON_SECTIONS and s not in kind.sections]
+        if foreign:
+            kind.refuse_sections(self, foreign)
+        kind.validate(self)
 
 
 def plugin_names(cfg: dict, sec: str, where: str) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mpx.errors import ConfigError
 from mpx.registry import Registry, subclass_of
 
 if TYPE_CHECKING:
@@ -35,6 +36,12 @@ class CellKind:
     def validate(self, exp: Experiment) -> None:
         """Check the kind's sections of ``exp`` (every swept variant), raising `ConfigError` naming the key."""
         raise NotImplementedError
+
+    def refuse_sections(self, exp: Experiment, foreign: list[str]) -> None:
+        """Raise the `ConfigError` for sections of ``exp`` that other kinds read and this one does not."""
+        s = foreign[0]
+        owners = " or ".join(f'"{k.name}"' for k in all_kinds() if s in k.sections)
+        raise ConfigError(f"{exp.where}: [{s}] belongs to kind = {owners} experiments only")
 
     def cells(self, exp: Experiment) -> list[dict]:
         """Every cell of ``exp``'s grid: JSON-able dicts with ``kind``, ``dataset``, ``dataset_checksum``,

@@ -38,8 +38,6 @@ __all__ = ["PartitionKind", "PARTITION_TOOLS", "reference_km1"]
 #: tools a partition experiment can run
 PARTITION_TOOLS = ("mpx", "kahypar", "mtkahypar")
 
-_OTHER_SECTIONS = ("hardware", "multiplex", "schedulers", "scalers")
-
 
 def reference_km1(path: str) -> dict[tuple[str, int, float], float]:
     """Mean km1 per (hypergraph file name, k, epsilon) of a published per-run results file of
@@ -75,12 +73,12 @@ class PartitionKind(CellKind):
 
     # -- validation ---------------------------------------------------------------------------------
 
+    def refuse_sections(self, exp: Experiment, foreign: list[str]) -> None:
+        raise ConfigError(f"{exp.where}: a partition experiment takes no {', '.join(f'[{s}]' for s in foreign)} "
+                          "(its inputs are [data] hypergraphs / random_events / catalogs and [partition])")
+
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
-        extra = [s for s in _OTHER_SECTIONS if s in raw]
-        if extra:
-            raise ConfigError(f"{w}: a partition experiment takes no {', '.join(f'[{s}]' for s in extra)} "
-                              "(its inputs are [data] hypergraphs / random_events / catalogs and [partition])")
         data = raw.get("data", {})
         bad = sorted(set(data) - self.data_keys)
         if bad:

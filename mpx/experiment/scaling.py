@@ -35,7 +35,7 @@ from mpx.schedule_scores import schedule_scores
 if TYPE_CHECKING:
     from mpx.experiment.config import Experiment
 
-__all__ = ["ScalingKind", "MULTIPLEX_KEYS", "SWEEP_ROOTS", "check_replay_sections"]
+__all__ = ["ScalingKind", "MULTIPLEX_KEYS", "SWEEP_ROOTS", "check_replay_common"]
 
 #: keys of the ``[multiplex]`` table (``quanta`` is the schedule kind's)
 MULTIPLEX_KEYS = frozenset({"quantum", "quantum_intervals", "quantum_ms", "clock_hz", "ticks_per_second", "read_every",
@@ -43,15 +43,6 @@ MULTIPLEX_KEYS = frozenset({"quantum", "quantum_intervals", "quantum_ms", "clock
 #: sections a replay experiment (scaling or schedule) can sweep
 SWEEP_ROOTS = ("hardware", "multiplex", "schedulers", "scalers", "data")
 _SWEEP_RULE = "only hardware.*, multiplex.*, data.*, schedulers.params.* and scalers.params.* can be swept"
-
-
-def check_replay_sections(exp: Experiment) -> dict:
-    """What the scaling and schedule kinds share: no section of another kind, and ``[hardware]`` with
-    ``pmu`` and ``counters``; returns that table."""
-    for sec in exp.raw:
-        if sec == "partition":
-            raise ConfigError(f"{exp.where}: [partition] belongs to kind = \"partition\" experiments only")
-    return require_hardware(exp.raw, exp.where)
 
 
 def check_replay_common(exp: Experiment) -> None:
@@ -78,7 +69,7 @@ class ScalingKind(CellKind):
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
-        hw = check_replay_sections(exp)
+        hw = require_hardware(raw, w)
         data = raw.get("data", {})
         if not any(data.get(k) for k in ("datasets", "files", "synthetic")):
             raise ConfigError(f"{w}: [data] needs datasets, files or synthetic")

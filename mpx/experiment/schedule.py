@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from mpx.errors import ConfigError
 from mpx.experiment.config import plugin_names, seeds
 from mpx.experiment.grid import finish_cell, unique
-from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, resolve_catalog_path,
-                                     resolve_hardware)
+from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware,
+                                     resolve_catalog_path, resolve_hardware)
 from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row, provenance
-from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common, check_replay_sections
+from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common
 from mpx.schedule_scores import score_schedulers
 
 if TYPE_CHECKING:
@@ -33,12 +33,14 @@ class ScheduleKind(CellKind):
     """Schedulers scored on metric catalogs (module docstring)."""
 
     name = "schedule"
-    sections = {"hardware": HARDWARE_KEYS, "multiplex": MULTIPLEX_KEYS, "schedulers": frozenset({"use", "params"})}
+    # [scalers] is accepted (checked, unused) as it always was: a scaling config turned into a schedule one runs
+    sections = {"hardware": HARDWARE_KEYS, "multiplex": MULTIPLEX_KEYS, "schedulers": frozenset({"use", "params"}),
+                "scalers": frozenset({"use", "params"})}
     data_keys = frozenset({"catalogs"})
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
-        hw = check_replay_sections(exp)
+        hw = require_hardware(raw, w)
         if not raw.get("data", {}).get("catalogs") and "metrics" not in hw:
             raise ConfigError(f"{w}: a schedule experiment needs [data] catalogs or [hardware] metrics")
         check_replay_common(exp)
