@@ -37,9 +37,10 @@ _PLUGINS = {"schedulers": schedulers, "scalers": scalers}
 
 def sections() -> dict[str, frozenset[str] | None]:
     """Every section a config may hold, with its keys: the common ones and those of every cell kind."""
+    every = kinds.all_kinds()
     out: dict[str, frozenset[str] | None] = {"experiment": COMMON_SECTIONS["experiment"],
-                                             "data": frozenset().union(*(k.data_keys for k in kinds.all_kinds()))}
-    for kind in kinds.all_kinds():
+                                             "data": frozenset().union(*(k.data_keys for k in every))}
+    for kind in every:
         for sec, keys in kind.sections.items():
             out[sec] = keys if out.get(sec) is None else out[sec] | keys
     out["sweep"], out["output"] = COMMON_SECTIONS["sweep"], COMMON_SECTIONS["output"]
