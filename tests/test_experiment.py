@@ -324,7 +324,7 @@ def test_a_new_cell_kind_is_one_class_and_one_registry_entry(tmp_path):
 
     kinds.REGISTRY.register("echo", Echo)
     try:
-        assert "echo" in kinds.names()
+        assert "echo" in kinds.kind_names()
         raw = {"experiment": {"name": "e", "kind": "echo"}, "echo": {"n": 3}}
         with pytest.raises(ConfigError, match=r"\[echo\] n"):
             Experiment({**raw, "echo": {"n": 0}})

@@ -32,5 +32,5 @@ from mpx.experiment.runner import run_cell, run_experiment
 __all__ = ["Experiment", "load_config", "expand", "cell_key", "run_cell", "run_experiment", "code_version", "KINDS",
            "TIMING_COLUMNS", "build_problem", "load_dataset", "dataset_checksum", "catalog_checksum"]
 
-#: the built-in cell kinds (`mpx.experiment.kinds.names()` adds registered and installed ones)
+#: the built-in cell kinds (`mpx.experiment.kinds.kind_names()` adds registered and installed ones)
 KINDS = tuple(_BUILTIN_KINDS)

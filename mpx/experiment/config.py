@@ -14,7 +14,7 @@ from typing import Any
 
 from mpx import scalers, schedulers
 from mpx.errors import ConfigError, FormatError
-from mpx.experiment import kinds
+from mpx.experiment.kinds import all_kinds, get_kind, kind_names
 from mpx.experiment.grid import variants
 
 try:
@@ -37,7 +37,7 @@ _PLUGINS = {"schedulers": schedulers, "scalers": scalers}
 
 def sections() -> dict[str, frozenset[str] | None]:
     """Every section a config may hold, with its keys: the common ones and those of every cell kind."""
-    every = kinds.all_kinds()
+    every = all_kinds()
     out: dict[str, frozenset[str] | None] = {"experiment": COMMON_SECTIONS["experiment"],
                                              "data": frozenset().union(*(k.data_keys for k in every))}
     for kind in every:
@@ -76,7 +76,7 @@ class Experiment:
 
     def cells(self) -> list[dict]:
         """Every cell of the grid (JSON-able dicts with a ``key``), in a deterministic order."""
-        return kinds.get(self.kind).cells(self)
+        return get_kind(self.kind).cells(self)
 
     def existing(self, v: Any, what: str) -> str:
         """The absolute path of a file named in the config (relative to it); refused if missing."""
@@ -103,10 +103,10 @@ class Experiment:
         exp = raw.get("experiment")
         if not exp or not isinstance(exp.get("name"), str) or not exp["name"]:
             raise ConfigError(f"{w}: [experiment] name is required (a non-empty string)")
-        names = kinds.names()
+        names = kind_names()
         if self.kind not in names:
             raise ConfigError(f"{w}: [experiment] kind must be one of {names}, got {self.kind!r}")
-        kind = kinds.get(self.kind)
+        kind = get_kind(self.kind)
         foreign = [s for s in raw if s not in COMMON_SECTIONS and s not in kind.sections]
         if foreign:
             kind.refuse_sections(self, foreign)

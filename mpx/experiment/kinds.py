@@ -20,7 +20,7 @@ from mpx.registry import Registry, subclass_of
 if TYPE_CHECKING:
     from mpx.experiment.config import Experiment
 
-__all__ = ["CellKind", "REGISTRY", "BUILTIN", "get", "names", "all_kinds"]
+__all__ = ["CellKind", "REGISTRY", "BUILTIN", "get_kind", "kind_names", "all_kinds"]
 
 
 class CellKind:
@@ -62,16 +62,16 @@ BUILTIN = {"scaling": "mpx.experiment.scaling:ScalingKind",
 REGISTRY = Registry("experiment kind", "mpx.experiment_kinds", BUILTIN, subclass_of("mpx.experiment.kinds:CellKind"))
 
 
-def names() -> tuple[str, ...]:
+def kind_names() -> tuple[str, ...]:
     """Every kind: the built-ins first (in `BUILTIN` order), then registered and installed ones."""
     return tuple(BUILTIN) + tuple(n for n in REGISTRY.available() if n not in BUILTIN)
 
 
-def get(name: str) -> CellKind:
+def get_kind(name: str) -> CellKind:
     """An instance of kind ``name``."""
     return REGISTRY.load(name)()
 
 
 def all_kinds() -> list[CellKind]:
     """An instance of every kind (for the union of the config sections they read)."""
-    return [get(n) for n in names()]
+    return [get_kind(n) for n in kind_names()]

@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from mpx import schedulers
 from mpx.errors import ConfigError, MpxError
-from mpx.experiment import kinds
+from mpx.experiment.kinds import get_kind
 from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
 from mpx.experiment.rows import cell_row, empty_tables
@@ -33,7 +33,7 @@ def run_cell(cell: dict) -> dict[str, Any]:
     and the reason; a scaler that cannot handle it likewise, per row."""
     t0 = time.perf_counter()
     try:
-        out = kinds.get(cell["kind"]).run(cell)
+        out = get_kind(cell["kind"]).run(cell)
         status, reason = out.pop("_status", ("done", None))
     except MpxError as exc:
         out = empty_tables()
