@@ -14,12 +14,12 @@ import glob
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from mpx.errors import ConfigError, FormatError
-from mpx.experiment.config import seeds
+from mpx.experiment.config import Experiment, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import is_builtin
 from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
@@ -29,9 +29,6 @@ from mpx.grouping import grouping_context
 from mpx.partition import Context, Hypergraph, block_weights, cut, imbalance, km1, partition
 from mpx.partition import external  # by module: tests replace external.tool_status
 from mpx.partition_instances import catalog_units, instance_checksum, instance_name, load_instance
-
-if TYPE_CHECKING:
-    from mpx.experiment.config import Experiment
 
 __all__ = ["PartitionKind", "PARTITION_TOOLS", "reference_km1"]
 

@@ -13,13 +13,13 @@ import json
 import math
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from mpx import scalers
 from mpx.errors import ConfigError
-from mpx.experiment.config import check_plugin_sections, plugin_names, seeds
+from mpx.experiment.config import Experiment, check_plugin_sections, plugin_names, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware,
                                      resolve_hardware)
@@ -31,9 +31,6 @@ from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
 from mpx.replay import other_workloads, resolve_quantum, score_scalers
 from mpx.schedule_scores import schedule_scores
-
-if TYPE_CHECKING:
-    from mpx.experiment.config import Experiment
 
 __all__ = ["ScalingKind", "MULTIPLEX_KEYS", "SWEEP_ROOTS", "check_replay_common"]
 

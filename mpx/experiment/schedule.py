@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mpx.errors import ConfigError
-from mpx.experiment.config import plugin_names, seeds
+from mpx.experiment.config import Experiment, plugin_names, seeds
 from mpx.experiment.grid import finish_cell, unique
 from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware,
                                      resolve_catalog_path, resolve_hardware)
@@ -22,9 +22,6 @@ from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row, provenance
 from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common
 from mpx.schedule_scores import score_schedulers
-
-if TYPE_CHECKING:
-    from mpx.experiment.config import Experiment
 
 __all__ = ["ScheduleKind"]
 
