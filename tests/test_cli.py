@@ -50,3 +50,27 @@ def test_errors_are_one_line(tmp_path, capsys):
     assert err.startswith("mpx trace: error:") and "unknown format" in err and "Traceback" not in err
     assert main(["trace", "info", str(tmp_path / "missing")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_key_error_is_a_bug_not_a_user_error(monkeypatch):
+    """Only MpxError (and a missing file) print one line: a KeyError from inside a command is a bug and
+    keeps its traceback."""
+    import mpx.cli.trace as trace_cmd
+
+    def broken(args):
+        return {}["missing"]
+
+    monkeypatch.setattr(trace_cmd, "run", broken)
+    with pytest.raises(KeyError, match="missing"):
+        main(["trace", "info", "whatever.npz"])
+    code = ("import sys, mpx.cli, mpx.cli.trace as t; t.run = lambda args: {}['missing'];"
+            "sys.exit(mpx.cli.main(['trace', 'info', 'x.npz']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode != 0 and "Traceback" in out.stderr and "KeyError" in out.stderr
+    assert "mpx trace: error:" not in out.stderr
+
+
+def test_unknown_dataset_is_a_one_line_error(capsys):
+    assert main(["datasets", "show", "no-such-dataset"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mpx datasets: error:") and "no-such-dataset" in err and "\n" not in err.strip()

@@ -101,7 +101,7 @@ def test_headline_table_hand_worked():
     against all; workloads paired; held-out rows apart."""
     import pandas as pd
 
-    from mpx.cli.report import headline_table
+    from mpx.report import headline_table
 
     rows = []
     for held, wls in ((0, ("a", "b", "c")), (1, ("x", "y"))):

@@ -244,7 +244,7 @@ use = ["linear"]
 
 def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
     from mpx import scalers, schedulers
-    from mpx.experiment import _warm_up_aside
+    from mpx.experiment.runner import warm_up_aside
 
     jit = [n for n in schedulers.available() if schedulers.get_class(n).jit]
     assert "hypergraph" in jit
@@ -255,14 +255,14 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
             scalers.get_class(n).warm_up()
     cells = [{"kind": "scaling", "scheduler": {"name": n, "params": {}}, "i": i}
              for i, n in enumerate(["hypergraph", "perf", "hypergraph", "round_robin"])]
-    order, proc = _warm_up_aside(cells)
+    order, proc = warm_up_aside(cells)
     try:
         assert [c["i"] for c in order] == [1, 3, 0, 2] and proc is not None
     finally:
         proc.kill()
         proc.wait()
     only = [c for c in cells if c["scheduler"]["name"] == "perf"]
-    assert _warm_up_aside(only) == (only, None)
+    assert warm_up_aside(only) == (only, None)
 
 
 def test_heldout_traces_are_scored_but_never_trained_on(tmp_path):
@@ -296,3 +296,65 @@ def test_heldout_traces_are_scored_but_never_trained_on(tmp_path):
             load_config(p).cells()
     finally:
         scalers.unregister("loo_probe")
+
+
+def test_a_new_cell_kind_is_one_class_and_one_registry_entry(tmp_path):
+    """A kind declares its sections, validates them, expands cells and runs one; config checks, keys,
+    the runner and the store need nothing else."""
+    from mpx.experiment import kinds, run_experiment
+    from mpx.experiment.grid import finish_cell
+    from mpx.results import ResultsStore
+
+    class Echo(kinds.CellKind):
+        name = "echo"
+        sections = {"echo": frozenset({"n"})}
+
+        def validate(self, exp):
+            n = exp.raw.get("echo", {}).get("n")
+            if not isinstance(n, int) or n < 1:
+                raise ConfigError(f"{exp.where}: [echo] n must be a positive integer, got {n!r}")
+
+        def cells(self, exp):
+            return [finish_cell({"kind": "echo", "dataset": {"name": f"d{i}"}, "dataset_checksum": "-",
+                                 "scheduler": {"name": "none", "params": {}}, "seed": i, "code_version": "test"},
+                                exp.name) for i in range(exp.raw["echo"]["n"])]
+
+        def run(self, cell):
+            return {"schedule": [{"cell_key": cell["key"], "value": cell["seed"] * 2}]}
+
+    kinds.REGISTRY.register("echo", Echo)
+    try:
+        assert "echo" in kinds.kind_names()
+        raw = {"experiment": {"name": "e", "kind": "echo"}, "echo": {"n": 3}}
+        with pytest.raises(ConfigError, match=r"\[echo\] n"):
+            Experiment({**raw, "echo": {"n": 0}})
+        with pytest.raises(ConfigError, match="unknown key"):
+            Experiment({**raw, "echo": {"n": 1, "m": 2}})
+        exp = Experiment(raw)
+        with ResultsStore(tmp_path / "r.sqlite") as st:
+            counts = run_experiment(exp, st, progress=False)
+            assert counts["computed"] == 3 and counts["errors"] == 0
+            assert sorted(st.table("schedule")["value"]) == [0, 2, 4]
+    finally:
+        kinds.REGISTRY.unregister("echo")
+    with pytest.raises(ConfigError, match="kind must be one of"):
+        Experiment({"experiment": {"name": "e", "kind": "echo"}})
+
+
+def test_static_schedules_are_cached_explicitly_not_patched_on_the_scheduler():
+    from mpx import schedulers
+    from mpx.experiment import build_problem
+    from mpx.experiment.schedule_cache import ScheduleCache
+    from mpx.schedulers.base import StaticScheduler
+
+    hw = {"pmu": "generic-N", "counters": 2, "events": ["Ir", "Dr", "Dw", "D1mr", "Bc"]}
+    problem, _ = build_problem(hw)
+    assert issubclass(schedulers.get_class("round_robin"), StaticScheduler)
+    cache = ScheduleCache()
+    a = cache.scheduler({"name": "round_robin", "params": {}}, hw)
+    b = cache.scheduler({"name": "round_robin", "params": {}}, hw)
+    assert a.schedule(problem) is b.schedule(problem) and len(cache) == 1
+    assert "schedule" not in vars(a.inner) and "schedule" not in vars(b.inner)
+    assert a.name == "round_robin" and a.get_params() == a.inner.get_params()
+    direct = schedulers.get("round_robin").schedule(problem)
+    assert (direct.configs == a.schedule(problem).configs).all()

@@ -184,14 +184,14 @@ def test_tool_not_installed_is_stored_as_skipped(tmp_path, monkeypatch):
 
 
 def test_published_reference(tmp_path):
-    from mpx.experiment import _reference_km1
+    from mpx.experiment.partition import reference_km1
 
     csv = tmp_path / "ref.csv"
     # the layout of kahypar/experimental-results jea20/km1 (two runs at k = 2, one at k = 4)
     csv.write_text("kKaHyPar,tiny.hgr,no,no,0,2,0.0,0.0,0.1,km1,2,2,no\n"
                    "kKaHyPar,tiny.hgr,no,no,1,2,0.0,0.0,0.1,km1,1,1,no\n"
                    "kKaHyPar,tiny.hgr,no,no,0,4,0.0,0.0,0.1,km1,5,4,no\n")
-    assert _reference_km1(str(csv)) == {("tiny.hgr", 2, 0.0): 1.5, ("tiny.hgr", 4, 0.0): 5.0}
+    assert reference_km1(str(csv)) == {("tiny.hgr", 2, 0.0): 1.5, ("tiny.hgr", 4, 0.0): 5.0}
     cfg = write(tmp_path, extra=f'reference = "{csv}"\nreference_label = "published"')
     assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures"]) == 0
     rows, _ = _rows(tmp_path / "r")
@@ -203,7 +203,7 @@ def test_published_reference(tmp_path):
     from mpx.errors import FormatError
 
     with pytest.raises(FormatError, match="bad.csv"):
-        _reference_km1(str(bad))
+        reference_km1(str(bad))
 
 
 def test_figure(tmp_path):

@@ -1,7 +1,12 @@
 """The ``mpx`` command: one module per subcommand, each with ``add_parser(subparsers)`` and ``run(args)``.
 
 Subcommand modules import only argparse at import time; the heavy work (numpy, readers) is imported
-inside ``run`` so that ``mpx --help`` answers at once.
+inside ``run`` so that ``mpx --help`` answers at once. Subcommands parse and print: the choices and the
+work are the library's; argument helpers several subcommands share live in `mpx.cli.common` (subcommand
+modules never import each other).
+
+User errors — `mpx.errors.MpxError` (bad input, named) and a missing file — print one line and exit 1;
+anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -41,9 +46,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return int(modules[args.command].run(args) or 0)
-    except (MpxError, FileNotFoundError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"mpx {args.command}: error: {msg}", file=sys.stderr)
+    except (MpxError, FileNotFoundError) as exc:
+        print(f"mpx {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -19,6 +19,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     reb.add_argument("--keep-workdir", action="store_true", help="keep the working directory with the inputs")
 
 
+def _known(names: list[str]) -> None:
+    """Refuse an unknown dataset name as a user error (`mpx.datasets.entry` raises KeyError naming the
+    known ones)."""
+    from mpx import datasets
+    from mpx.errors import ConfigError
+
+    for n in names:
+        try:
+            datasets.entry(n)
+        except KeyError as exc:
+            raise ConfigError(exc.args[0] if exc.args else f"no dataset {n!r}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -39,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
         return 0
     if cmd == "show":
+        _known([args.name])
         e = datasets.entry(args.name)
         trace = datasets.load(args.name)
         lo, hi = trace.span
@@ -74,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(datasets.names()) - bad} of {len(datasets.names())} datasets match the manifest")
         return 1 if bad else 0
     names = datasets.names() if args.name == ["all"] else args.name
-    for n in names:
-        datasets.entry(n)
+    _known(names)
     status = 0
     for n in names:
         r = datasets.rebuild(n, check=args.check, keep_workdir=args.keep_workdir)

@@ -1,15 +1,16 @@
 """``mpx evaluate``: one multiplexing replay of a ground-truth trace, every named scaler scored.
 
-The command parses, runs the library and prints; the work is the library's:
+The command parses, runs the library and prints; the work and the choices are the library's
+(`mpx.replay`, shared with the experiments' ``scaling`` cells):
 
-- the trace is a file any reader reads (`mpx.readers.read_trace`) or a shipped dataset name
-  (`mpx.datasets.load`);
+- the trace is a file any reader reads or a shipped dataset name (`mpx.replay.resolve_trace`);
 - the problem is the trace's events (or ``--events``) on the PMU ``--pmu`` (required: no silent hardware
   default), resized to ``--counters`` generic counters (`mpx.pmu.PMU.with_generic_counters`);
 - one replay `mpx.multiplex.multiplex` with ``--scheduler`` (default ``perf``: perf's round robin);
-- each scaler estimates from that one Observation, `mpx.evaluate.score` compares with the truth, with the
-  metrics of ``--metrics`` (default: the built-in catalog with the most metrics computable from the
-  events, e.g. ``callgrind`` for the shipped datasets; ``none`` for no metric errors).
+- each scaler estimates from that one Observation, `mpx.evaluate.score` compares with the truth
+  (`mpx.replay.score_scalers`), with the metrics of ``--metrics`` (default: the built-in catalog with the
+  most metrics computable from the events, `mpx.replay.default_catalog`, e.g. ``callgrind`` for the
+  shipped datasets; ``none`` for no metric errors).
 
 Defaults that are not hardware parameters, stated in the help and printed with the result: the quantum
 is one median trace interval (each quantum holds about one recorded interval, so nothing is apportioned
@@ -17,7 +18,8 @@ inside an interval more than the recording already does), a read every 10 quanta
 runner's default). Scalers with a ``relations`` hyper-parameter (BayesPerf) get ``--relations`` (default:
 the metrics catalog: its relations and the identities its formulas imply are prior knowledge, not counts).
 Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
-default is every *other* shipped dataset (leave-one-workload-out), never the scored workload itself.
+default is every *other* shipped dataset (leave-one-workload-out, `mpx.replay.training_traces`), never
+the scored workload itself. The quantum spec is read by `mpx.replay.resolve_quantum`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_parser", "run", "load_truth", "parse_quantum"]
+__all__ = ["add_parser", "run"]
 
 DEFAULT_READ_EVERY = 10
 
@@ -57,106 +59,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--metrics", metavar="CATALOG", help="metric catalog for metric_mape: a file or a built-in name; "
                    "'none' for none (default: the built-in catalog with the most metrics computable from the events)")
     p.add_argument("--relations", metavar="CATALOG", help="relations for scalers that use them (BayesPerf): a catalog "
-                   "file or built-in name, 'gem5-totals' (gem5 vector identities ::total = sum of parts), or 'none' (default: the metrics catalog)")
+                   "file or built-in name, 'gem5-totals' (gem5 vector identities ::total = sum of parts), or 'none' "
+                   "(default: the metrics catalog)")
     p.add_argument("--train", metavar="LIST", help="comma-separated trace files or dataset names on which learned "
                    "scalers are fitted (default for a shipped dataset: every other shipped dataset; a trace file "
                    "needs it). The scored workload is refused")
     p.add_argument("--seed", type=int, default=0, help="seed of the replay (schedulers/noise that draw; default 0)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per scaler")
-
-
-def load_truth(text: str) -> Any:
-    """A Trace from a path, or a shipped dataset by name."""
-    import os
-
-    from mpx import datasets
-    from mpx.errors import ConfigError
-
-    if os.path.exists(text):
-        from mpx.readers import read_trace
-
-        return read_trace(text)
-    try:
-        known = datasets.names()
-    except FileNotFoundError:
-        known = []
-    if text in known:
-        return datasets.load(text)
-    raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
-                      f"({', '.join(known) or 'no dataset manifest found'})")
-
-
-def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Any], str]:
-    """The traces learned scalers are fitted on, and how they were chosen; never the scored workload."""
-    from mpx import datasets
-    from mpx.errors import ConfigError
-
-    if text is None:
-        if scored not in datasets.names():
-            return [], "none (give --train for learned scalers)"
-        names = [n for n in datasets.names() if n != scored]
-        return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    traces = [load_truth(t) for t in items]
-    same = [i for i, t in zip(items, traces) if i == scored or (workload and t.meta.get("workload") == workload)]
-    if same:
-        raise ConfigError(f"--train: {same} is the scored workload; learned scalers are trained on other workloads")
-    return traces, ", ".join(items)
-
-
-def parse_quantum(text: str | None, trace: Any) -> tuple[float, str]:
-    """The quantum on the trace's time axis, and how it was chosen (for the output)."""
-    import math
-
-    import numpy as np
-
-    from mpx.errors import ConfigError
-
-    if text is None:
-        q = float(np.median(np.diff(trace.edges)))
-        return q, f"{q:,.6g} {trace.time_unit} (default: one median trace interval)"
-    t = text.strip()
-    if t.endswith("ms"):
-        from mpx.multiplex import quantum_from_ms
-
-        try:
-            ms = float(t[:-2])
-        except ValueError:
-            raise ConfigError(f"--quantum {text!r}: expected a number or '<x>ms'") from None
-        try:
-            q = quantum_from_ms(ms, trace.time_unit)
-        except ConfigError as exc:
-            raise ConfigError(f"--quantum {text!r}: {exc}") from None
-        return q, f"{q:,.6g} {trace.time_unit} ({ms:g} ms)"
-    try:
-        q = float(t)
-    except ValueError:
-        raise ConfigError(f"--quantum {text!r}: expected a number on the trace's time axis ({trace.time_unit}) "
-                          "or '<x>ms'") from None
-    if not (math.isfinite(q) and q > 0):
-        raise ConfigError(f"--quantum must be > 0, got {text!r}")
-    return q, f"{q:,.6g} {trace.time_unit}"
-
-
-def _metrics_catalog(text: str | None, events: tuple[str, ...]) -> tuple[Any, str]:
-    from mpx.cli.schedule import load_catalog_arg
-    from mpx.metrics import builtin, builtin_names
-
-    if text is not None and text.lower() == "none":
-        return None, "none"
-    if text is not None:
-        cat = load_catalog_arg(text)
-        return cat, cat.name
-    have = set(events)
-    best, n_best = None, 0
-    for name in builtin_names():
-        cat = builtin(name)
-        n = sum(1 for m in cat.metrics.values() if set(m.events) <= have)
-        if n > n_best:
-            best, n_best = cat, n
-    if best is None:
-        return None, "none (no built-in catalog has a metric over these events)"
-    return best, f"{best.name} (default: {n_best} metrics computable from the events)"
 
 
 def _fmt(v: Any) -> str:
@@ -169,16 +78,47 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _metrics_catalog(text: str | None, events: tuple[str, ...]) -> tuple[Any, str]:
+    from mpx.cli.common import load_catalog_arg
+    from mpx.replay import default_catalog
+
+    if text is not None and text.lower() == "none":
+        return None, "none"
+    if text is not None:
+        cat = load_catalog_arg(text)
+        return cat, cat.name
+    best, n_best = default_catalog(events)
+    if best is None:
+        return None, "none (no built-in catalog has a metric over these events)"
+    return best, f"{best.name} (default: {n_best} metrics computable from the events)"
+
+
+def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ...]) -> tuple[Any, str]:
+    if text is None:
+        return catalog, (catalog.name if catalog is not None else "none")
+    if text.lower() == "none":
+        return None, "none"
+    if text == "gem5-totals":
+        from mpx.metrics import vector_total_relations
+
+        # gem5's ``prefix::total == sum of the parts`` over *all* the parts in the trace: parts --events
+        # leaves out are latent variables (``total == the selected parts`` is false when one left out counts)
+        return vector_total_relations(trace.events, within=events), "gem5-totals (::total = sum of its parts)"
+    from mpx.cli.common import load_catalog_arg
+
+    relations = load_catalog_arg(text)
+    return relations, relations.name
+
+
 def run(args: argparse.Namespace) -> int:
     import json
-    import time
 
     from mpx import scalers, schedulers
-    from mpx.cli.schedule import pmu_arg
-    from mpx.errors import ConfigError, MpxError
-    from mpx.evaluate import score
+    from mpx.cli.common import pmu_arg
+    from mpx.errors import ConfigError
     from mpx.multiplex import multiplex
     from mpx.problem import Problem
+    from mpx.replay import resolve_quantum, resolve_trace, score_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
@@ -188,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown scaler(s) {unknown}; available: {', '.join(scalers.available())}")
     if args.scheduler not in schedulers.available():
         raise ConfigError(f"unknown scheduler {args.scheduler!r}; available: {', '.join(schedulers.available())}")
-    trace = load_truth(args.trace)
+    trace = resolve_trace(args.trace)
     events = tuple(trace.events)
     if args.events:
         events = tuple(e.strip() for e in args.events.split(",") if e.strip())
@@ -196,59 +136,38 @@ def run(args: argparse.Namespace) -> int:
         if missing:
             raise ConfigError(f"--events: {missing} not in the trace (it has {', '.join(trace.events)})")
     pmu = pmu_arg(args.pmu, args.counters)
-    quantum, q_text = parse_quantum(args.quantum, trace)
+    quantum, q_text = resolve_quantum(args.quantum, trace)
     catalog, cat_text = _metrics_catalog(args.metrics, events)
-    if args.relations is None:
-        relations, rel_text = catalog, (catalog.name if catalog is not None else "none")
-    elif args.relations.lower() == "none":
-        relations, rel_text = None, "none"
-    elif args.relations == "gem5-totals":
-        from mpx.metrics import vector_total_relations
-
-        # gem5's ``prefix::total == sum of the parts`` over *all* the parts in the trace: parts --events
-        # leaves out are latent variables (``total == the selected parts`` is false when one left out counts)
-        relations = vector_total_relations(trace.events, within=events)
-        rel_text = "gem5-totals (::total = sum of its parts)"
-    else:
-        from mpx.cli.schedule import load_catalog_arg
-
-        relations = load_catalog_arg(args.relations)
-        rel_text = relations.name
+    relations, rel_text = _relations(args.relations, catalog, trace, events)
     problem = Problem(events, pmu)
     learned = [n for n in names if getattr(scalers.get_class(n), "learned", False)]
     train, train_text = (training_traces(args.train, args.trace, trace.meta.get("workload")) if learned
                          else ([], "none (no learned scaler)"))
     obs = multiplex(trace, problem, args.scheduler, quantum=quantum, read_every=args.read_every, seed=args.seed)
 
+    # scalers with a ``relations`` hyper-parameter (BayesPerf) get --relations
+    takes_relations = {n: "relations" in scalers.get_class(n)._param_names() and relations is not None for n in names}
+    specs = [(n, {"relations": relations} if takes_relations[n] else {}) for n in names]
     rows = []
-    for name in names:
-        cls = scalers.get_class(name)
-        params = {"relations": relations} if "relations" in cls._param_names() and relations is not None else {}
-        row: dict[str, Any] = {"scaler": name, "causal": None, "view": cls.view, "window_mape": None,
-                               "total_error": None, "metric_mape": None}
-        try:
-            s = cls(**params)
-            row["causal"] = bool(s.causal)
-            if s.learned:
-                if not train:
-                    raise ConfigError(f"{name} is a learned scaler: give --train (other workloads' traces)")
-                s.fit(train)
-            t0 = time.process_time()
-            est = s.estimate(obs)
-            row["cpu_s"] = round(time.process_time() - t0, 4)
-            sm = score(est, trace, catalog).summary
-        except MpxError as exc:
-            row["error"] = str(exc).splitlines()[0]
+    for name, res in zip(names, score_scalers(obs, trace, specs, catalog, train=train,
+                                              no_train="give --train (other workloads' traces)")):
+        row: dict[str, Any] = {"scaler": name, "causal": None, "view": scalers.get_class(name).view,
+                               "window_mape": None, "total_error": None, "metric_mape": None}
+        if res.scaler is not None:
+            row["causal"] = bool(res.scaler.causal)
+        if res.status != "done":
+            row["error"] = str(res.error).splitlines()[0]
             rows.append(row)
             continue
-        row["causal"] = bool(est.causal)
+        row["cpu_s"] = round(res.cpu_seconds, 4)
+        row["causal"] = bool(res.estimate.causal)
+        sm = res.scores.summary
         row.update({k: sm.get(k) for k in ("window_mape", "window_mape_ran", "total_error", "metric_mape",
                                            "calibration_50", "calibration_90", "flagged_share",
                                            "n_events_never_estimated")})
-        if params:
+        if takes_relations[name]:
             row["relations"] = rel_text
         rows.append(row)
-
     setup = {"trace": args.trace, "workload": obs.meta.get("workload"), "events": len(events), "pmu": pmu.name,
              "counters": problem.n_counters(), "scheduler": args.scheduler, "quantum": quantum,
              "time_unit": trace.time_unit, "read_every": args.read_every, "read_windows": obs.reads.n_reads,

@@ -2,7 +2,7 @@
 
 The work is `mpx.experiment.run_experiment` (grid, cache, process pool or Dask) writing into
 `mpx.results.ResultsStore`; this module parses arguments, exports CSV (and Parquet), prints the
-summary (`mpx.cli.report`) and draws the figures the config lists under ``[output] figures``.
+summary tables (`mpx.report`) and draws the figures the config lists under ``[output] figures``.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
               f"{counts['skipped']} skipped, {counts['errors']} with errors) in {time.perf_counter() - t0:.1f} s; "
               f"store {store.path}, export {out / 'csv'} ({len(files)} files)")
         if exp.output.get("summary", True):
-            from mpx.cli.report import print_summary
+            from mpx.report import summary_text
 
-            print_summary(store, exp.name)
+            print(summary_text(store, exp.name))
         figs = exp.output.get("figures", [])
         if figs and not args.no_figures:
             from mpx.figures import draw

@@ -1,0 +1,189 @@
+"""An experiment config: the TOML file read, its sections checked, the kind's own checks run.
+
+The format is documented in ``experiments/README.md`` ("Config reference"). Errors are `ConfigError`s
+naming the file and the key. The sections and keys a config may hold are those every kind shares
+(``[experiment]``, ``[data]``, ``[sweep]``, ``[output]``) plus those the cell kinds declare
+(`mpx.experiment.kinds`); the kind named by ``[experiment] kind`` checks the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from mpx import scalers, schedulers
+from mpx.errors import ConfigError, FormatError
+from mpx.experiment.kinds import all_kinds, get_kind, kind_names
+from mpx.experiment.grid import variants
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["Experiment", "load_config", "expand", "plugin_names", "check_plugin_sections", "seeds"]
+
+#: sections every kind shares (``None``: any key)
+COMMON_SECTIONS: dict[str, frozenset[str] | None] = {
+    "experiment": frozenset({"name", "description", "kind"}),
+    "data": frozenset(),  # the kinds add their data keys
+    "sweep": None,
+    "output": frozenset({"series_events", "series_workloads", "figures", "summary", "headline"}),
+}
+
+_PLUGINS = {"schedulers": schedulers, "scalers": scalers}
+
+
+def sections() -> dict[str, frozenset[str] | None]:
+    """Every section a config may hold, with its keys: the common ones and those of every cell kind."""
+    every = all_kinds()
+    out: dict[str, frozenset[str] | None] = {"experiment": COMMON_SECTIONS["experiment"],
+                                             "data": frozenset().union(*(k.data_keys for k in every))}
+    for kind in every:
+        for sec, keys in kind.sections.items():
+            out[sec] = keys if out.get(sec) is None else out[sec] | keys
+    out["sweep"], out["output"] = COMMON_SECTIONS["sweep"], COMMON_SECTIONS["output"]
+    return out
+
+
+class Experiment:
+    """A validated experiment config: ``name``, ``kind``, ``raw`` (the TOML as read), ``path`` and
+    ``base`` (the folder relative paths are resolved from). `cells` expands the grid."""
+
+    def __init__(self, raw: dict, path: str | os.PathLike | None = None) -> None:
+        self.raw = raw
+        self.path = None if path is None else Path(path)
+        self.base = self.path.resolve().parent if self.path is not None else Path.cwd()
+        self.where = str(path) if path is not None else "<config>"
+        self._validate()
+
+    @property
+    def name(self) -> str:
+        return self.raw["experiment"]["name"]
+
+    @property
+    def kind(self) -> str:
+        return self.raw["experiment"].get("kind", "scaling")
+
+    @property
+    def output(self) -> dict:
+        return dict(self.raw.get("output", {}))
+
+    def variants(self) -> list[dict]:
+        """Every ``[sweep]`` variant of the config (`mpx.experiment.grid.variants`)."""
+        return variants(self.raw, self.where)
+
+    def cells(self) -> list[dict]:
+        """Every cell of the grid (JSON-able dicts with a ``key``), in a deterministic order."""
+        return get_kind(self.kind).cells(self)
+
+    def existing(self, v: Any, what: str) -> str:
+        """The absolute path of a file named in the config (relative to it); refused if missing."""
+        if not isinstance(v, str):
+            raise ConfigError(f"{self.where}: {what} must be a path, got {v!r}")
+        q = Path(v) if os.path.isabs(v) else self.base / v
+        if not q.exists():
+            raise ConfigError(f"{self.where}: {what} {v!r} does not exist (resolved to {q})")
+        return str(q.resolve())
+
+    def _validate(self) -> None:
+        w, raw = self.where, self.raw
+        known = sections()
+        for sec, val in raw.items():
+            if sec not in known:
+                raise ConfigError(f"{w}: unknown section [{sec}]; known: {', '.join(known)}")
+            if not isinstance(val, dict):
+                raise ConfigError(f"{w}: [{sec}] must be a table")
+            allowed = known[sec]
+            if allowed is not None:
+                bad = sorted(set(val) - allowed)
+                if bad:
+                    raise ConfigError(f"{w}: unknown key(s) {bad} in [{sec}]; known: {sorted(allowed)}")
+        exp = raw.get("experiment")
+        if not exp or not isinstance(exp.get("name"), str) or not exp["name"]:
+            raise ConfigError(f"{w}: [experiment] name is required (a non-empty string)")
+        names = kind_names()
+        if self.kind not in names:
+            raise ConfigError(f"{w}: [experiment] kind must be one of {names}, got {self.kind!r}")
+        kind = get_kind(self.kind)
+        foreign = [s for s in raw if s not in COMMON_SECTIONS and s not in kind.sections]
+        if foreign:
+            kind.refuse_sections(self, foreign)
+        kind.validate(self)
+
+
+def plugin_names(cfg: dict, sec: str, where: str) -> list[str]:
+    """The names a variant's ``[schedulers]`` / ``[scalers]`` ``use`` lists (``"all"``: every registered one)."""
+    use = cfg[sec]["use"]
+    if use == "all":
+        return _PLUGINS[sec].available()
+    if isinstance(use, str):
+        use = [use]
+    if not isinstance(use, list) or not all(isinstance(n, str) for n in use):
+        raise ConfigError(f"{where}: [{sec}] use must be \"all\" or a list of names")
+    return list(use)
+
+
+def check_plugin_sections(raw: dict, where: str) -> None:
+    """``[schedulers]`` and ``[scalers]``: registered names, and parameters those classes take."""
+    for sec, reg in _PLUGINS.items():
+        if sec not in raw:
+            continue
+        names = plugin_names(raw, sec, where)
+        avail = reg.available()
+        bad = [n for n in names if n not in avail]
+        if bad:
+            raise ConfigError(f"{where}: [{sec}] use: unknown {sec[:-1]}(s) {bad}; available: {', '.join(avail)}")
+        params = raw[sec].get("params", {})
+        if not isinstance(params, dict):
+            raise ConfigError(f"{where}: [{sec}] params must be a table of tables")
+        for n, p in params.items():
+            if n not in avail:
+                raise ConfigError(f"{where}: [{sec}.params.{n}]: unknown {sec[:-1]} {n!r}")
+            if not isinstance(p, dict):
+                raise ConfigError(f"{where}: [{sec}.params.{n}] must be a table")
+            allowed = reg.get_class(n)._param_names()
+            bad = sorted(set(p) - set(allowed))
+            if bad:
+                raise ConfigError(f"{where}: [{sec}.params.{n}] unknown parameter(s) {bad}; {n} takes {allowed}")
+
+
+def seeds(table: dict, where: str, section: str = "multiplex") -> list[int]:
+    """The seeds of a ``seeds`` / ``repetitions`` table (``[multiplex]``, ``[partition]``); default ``[0]``."""
+    if "repetitions" in table:
+        r = table["repetitions"]
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            raise ConfigError(f"{where}: [{section}] repetitions must be a positive integer, got {r!r}")
+        return list(range(r))
+    out = table.get("seeds", [0])
+    if isinstance(out, int):
+        out = [out]
+    if not isinstance(out, list) or not all(isinstance(s, int) and s >= 0 for s in out):
+        raise ConfigError(f"{where}: [{section}] seeds must be a list of integers >= 0, got {out!r}")
+    return out
+
+
+def _toml_load(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # tomllib.TOMLDecodeError carries line and column in its message
+        raise FormatError(path, None, f"not valid TOML: {exc}") from None
+
+
+def load_config(path: str | os.PathLike) -> Experiment:
+    """Read and validate an experiment TOML file (`ConfigError` naming the key on a bad one)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"experiment config {str(path)!r} does not exist")
+    return Experiment(_toml_load(p), p)
+
+
+def expand(path_or_raw: Any) -> list[dict]:
+    """The grid of cells of a config file, an already-read config dict or an `Experiment`."""
+    exp = path_or_raw if isinstance(path_or_raw, Experiment) else (
+        Experiment(path_or_raw) if isinstance(path_or_raw, dict) else load_config(path_or_raw))
+    return exp.cells()

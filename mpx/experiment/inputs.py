@@ -1,0 +1,161 @@
+"""What a cell reads, and the checksums that put it into the cell key: datasets, catalog/PMU files, code.
+
+A **dataset spec** is a JSON-able dict — ``{"kind": "shipped", "name": ...}`` (`mpx.datasets`),
+``{"kind": "file", "name", "path"}`` (any format `mpx.readers` reads; ``heldout`` when listed under
+``[data] heldout``) or ``{"kind": "synthetic", "preset", "intervals", "seed", "name"}`` (`mpx.synthetic`),
+with an optional ``slice`` of trace intervals. `load_dataset` turns it into a Trace (cached per process).
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import mpx
+from mpx import datasets as shipped_datasets
+from mpx.errors import ConfigError
+from mpx.readers import read_trace
+from mpx.synthetic import synth
+from mpx.trace import Trace
+
+__all__ = ["code_version", "dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
+           "catalog_label"]
+
+_CODE_VERSION: str | None = None
+
+
+def code_version() -> str:
+    """``mpx.__version__`` plus the git commit of the package checkout when there is one
+    (``0.1.0+g1a2b3c4d5e6f``); ``MPX_CODE_VERSION`` overrides it (pin it to reuse results across
+    commits that do not change numbers, or in tests)."""
+    global _CODE_VERSION
+    env = os.environ.get("MPX_CODE_VERSION")
+    if env:
+        return env
+    if _CODE_VERSION is None:
+        v = mpx.__version__
+        try:
+            head = subprocess.run(["git", "-C", str(Path(mpx.__file__).resolve().parent), "rev-parse",
+                                   "--short=12", "HEAD"], capture_output=True, text=True, timeout=10)
+            if head.returncode == 0 and head.stdout.strip():
+                v = f"{v}+g{head.stdout.strip()}"
+        except (OSError, subprocess.SubprocessError):
+            pass
+        _CODE_VERSION = v
+    return _CODE_VERSION
+
+
+def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
+    """Dataset specs (JSON-able) of one config variant's ``[data]`` table, in config order; relative
+    paths are resolved from ``base``, ``where`` names the config in errors."""
+    data = cfg.get("data", {})
+    out: list[dict] = []
+    names = data.get("datasets", [])
+    if isinstance(names, str):
+        names = [names]
+    shipped = shipped_datasets.names()
+    for n in names:
+        if n == "all":
+            out += [{"kind": "shipped", "name": s} for s in shipped]
+        elif n in shipped:
+            out.append({"kind": "shipped", "name": n})
+        else:
+            raise ConfigError(f"{where}: [data] datasets: unknown dataset {n!r}; shipped: {', '.join(shipped)}")
+    for key in ("files", "heldout"):
+        files = data.get(key, [])
+        if isinstance(files, str):
+            files = [files]
+        for pat in files:
+            full = pat if os.path.isabs(pat) else str(base / pat)
+            hits = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
+            if not hits or not all(os.path.exists(h) for h in hits):
+                raise ConfigError(f"{where}: [data] {key}: {pat!r} matches no file (resolved to {full})")
+            extra = {"heldout": True} if key == "heldout" else {}
+            out += [{"kind": "file", "name": Path(h).name, "path": str(Path(h).resolve()), **extra} for h in hits]
+    for i, s in enumerate(data.get("synthetic", [])):
+        if not isinstance(s, dict) or "preset" not in s:
+            raise ConfigError(f"{where}: [data] synthetic[{i}] must be a table with preset (and intervals, seed)")
+        bad = set(s) - {"preset", "intervals", "seed", "name"}
+        if bad:
+            raise ConfigError(f"{where}: [data] synthetic[{i}]: unknown key(s) {sorted(bad)}")
+        spec = {"kind": "synthetic", "preset": s["preset"], "intervals": s.get("intervals"),
+                "seed": int(s.get("seed", 0))}
+        spec["name"] = s.get("name") or f"synthetic-{s['preset']}-s{spec['seed']}"
+        out.append(spec)
+    iv = data.get("intervals")
+    if iv is not None:
+        for d in out:
+            d["slice"] = list(iv)
+    seen: set[str] = set()
+    for d in out:
+        if d["name"] in seen:
+            raise ConfigError(f"{where}: [data] dataset {d['name']!r} appears twice")
+        seen.add(d["name"])
+    return out
+
+
+_TRACES: dict[str, Trace] = {}
+
+
+def load_dataset(spec: dict) -> Trace:
+    """The Trace of a dataset spec (cached per process: cells of one dataset share it)."""
+    k = json.dumps(spec, sort_keys=True)
+    if k in _TRACES:
+        return _TRACES[k]
+    if spec["kind"] == "shipped":
+        tr = shipped_datasets.load(spec["name"], verify=True)  # the manifest checksum: a corrupted file fails here
+    elif spec["kind"] == "file":
+        tr = read_trace(spec["path"])
+    elif spec["kind"] == "synthetic":
+        tr = synth(spec["preset"], intervals=spec.get("intervals"), seed=spec.get("seed", 0))
+    else:
+        raise ConfigError(f"unknown dataset kind {spec['kind']!r}")
+    iv = spec.get("slice")
+    if iv is not None:
+        if iv[0] >= tr.n_intervals:
+            raise ConfigError(f"[data] intervals {iv}: dataset {spec['name']!r} has only {tr.n_intervals} intervals")
+        tr = tr.interval_slice(iv[0], min(iv[1], tr.n_intervals))
+    if len(_TRACES) > 16:
+        _TRACES.clear()
+    _TRACES[k] = tr
+    return tr
+
+
+def dataset_checksum(spec: dict) -> str:
+    """The content checksum of a dataset spec's Trace (`mpx.trace.Trace.checksum`)."""
+    return load_dataset(spec).checksum()
+
+
+def workload_of(spec: dict) -> str:
+    """The workload a dataset records (its trace's ``meta["workload"]``, else the dataset name)."""
+    tr = load_dataset(spec)
+    return str(tr.meta.get("workload") or spec["name"])
+
+
+def catalog_checksum(c: str) -> str:
+    """sha256 of a catalog's files (every file of a folder, sorted), or of a built-in catalog's name."""
+    h = hashlib.sha256()
+    p = Path(c)
+    if p.exists():
+        files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+        for f in files:
+            h.update(str(f.relative_to(p) if p.is_dir() else f.name).encode())
+            h.update(f.read_bytes())
+    else:
+        h.update(f"builtin:{c}:{mpx.__version__}".encode())
+    return h.hexdigest()
+
+
+def catalog_label(c: str) -> str:
+    """A short catalog label: the path under a ``metrics`` folder, else the last two path parts."""
+    if os.path.sep not in c:
+        return c
+    p = Path(c)
+    if "metrics" in p.parts[:-1]:  # ../shared/data/metrics/linux-perf/x86/skylake -> linux-perf/x86/skylake
+        i = len(p.parts) - 1 - p.parts[::-1].index("metrics")
+        return "/".join(p.parts[i + 1:])
+    return f"{p.parent.name}/{p.name}"

@@ -1,0 +1,128 @@
+"""The rows a cell writes, in the schema `mpx.results` documents: provenance columns, the ``cells`` row,
+and per scaler the ``scores``, ``events``, ``metrics`` and ``series`` rows of one `mpx.evaluate.score`.
+
+Every value is a plain Python scalar (`clean`): numpy numbers become ``int`` / ``float`` / ``bool``,
+NaN and infinities become ``None``, dicts and lists become sorted JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "cell_row",
+           "event_class", "event_rows", "metric_rows", "series_rows"]
+
+#: columns of measured wall-clock time: the only values that differ between two runs of one cell
+TIMING_COLUMNS = ("estimate_seconds", "event_windows_per_s", "mux_seconds", "cell_seconds", "partition_seconds")
+
+#: the row tables of a replay cell (a partition cell writes ``partition`` instead)
+ROW_TABLES = ("scores", "events", "metrics", "schedule", "series")
+
+
+def empty_tables() -> dict[str, list]:
+    """The row tables of a cell that produced no rows."""
+    return {t: [] for t in ROW_TABLES}
+
+
+def clean(v: Any) -> Any:
+    """Plain Python scalars (numpy → float/int/bool/str; NaN/inf → None)."""
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return v if math.isfinite(v) else None
+    if isinstance(v, (dict, list, tuple)):
+        return json.dumps(v, sort_keys=True, default=repr)
+    return v
+
+
+def clean_row(row: dict[str, Any]) -> dict[str, Any]:
+    """`clean` applied to every value of a row (key order kept: it is the column order of the store)."""
+    return {k: clean(v) for k, v in row.items()}
+
+
+def provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) -> dict[str, Any]:
+    """The provenance columns of a replay cell's rows (cell, dataset, code, hardware, multiplexing)."""
+    hw, mux = cell["hardware"], cell["multiplex"]
+    return {
+        "cell_key": cell["key"], "experiment": cell.get("experiment"), "dataset": cell["dataset"]["name"],
+        "workload": (str(trace.meta.get("workload") or cell["dataset"]["name"]) if trace is not None
+                     else cell["dataset"]["name"]),
+        "dataset_checksum": cell["dataset_checksum"], "code_version": cell["code_version"], "seed": cell["seed"],
+        "heldout": int(bool(cell["dataset"].get("heldout"))),
+        "scheduler": cell["scheduler"]["name"], "scheduler_params": clean(cell["scheduler"]["params"]),
+        "pmu": hw["pmu"], "counters": problem.n_counters(), "n_events": problem.n_events,
+        "max_events": hw.get("max_events"),
+        "quantum": None if obs is None else float(obs.quantum),
+        "quantum_intervals": mux.get("quantum_intervals"), "quantum_ms": mux.get("quantum_ms"),
+        "time_unit": None if obs is None else obs.time_unit,
+        "read_every": mux.get("read_every"),
+        "read_window": None if obs is None else float(obs.quantum * obs.read_every),
+        "noise_rel_sigma": (mux.get("noise") or {}).get("rel_sigma", 0.0),
+        "noise_read_overhead": (mux.get("noise") or {}).get("read_overhead", 0.0),
+    }
+
+
+def cell_row(cell: dict, status: str, reason: str | None, seconds: float) -> dict[str, Any]:
+    """The ``cells`` row of a computed cell (the store adds host, pid and finish time)."""
+    return {
+        "key": cell["key"], "experiment": cell.get("experiment"), "kind": cell["kind"],
+        "dataset": cell["dataset"]["name"], "dataset_checksum": cell["dataset_checksum"],
+        "code_version": cell["code_version"], "scheduler": cell["scheduler"]["name"], "seed": cell["seed"],
+        "status": status, "reason": reason, "config": json.dumps(cell, sort_keys=True),
+        "cell_seconds": seconds,
+    }
+
+
+def event_class(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per event: coefficient of variation of the true window counts and its class — ``steady``
+    (cv < 0.25), ``variable`` (< 1) or ``bursty`` (>= 1); ``zero`` when the event never counts."""
+    mean = truth.mean(axis=0)
+    sd = truth.std(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cv = np.where(mean > 0, sd / np.where(mean > 0, mean, 1.0), np.nan)
+    cls = np.where(~(mean > 0), "zero", np.where(cv < 0.25, "steady", np.where(cv < 1.0, "variable", "bursty")))
+    return cv, cls
+
+
+def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls: np.ndarray,
+               sampling_ratio: dict[str, float]) -> list[dict[str, Any]]:
+    """The ``events`` rows of one scaler's `mpx.evaluate.Scores` ``sc``."""
+    return [clean_row({
+        "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+        "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
+        "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
+        "counters": prov["counters"], "n_events": prov["n_events"], "event": r.event,
+        "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sampling_ratio.get(r.event),
+        "n_windows": r.n_windows, "n_meaningful": r.n_meaningful, "n_flagged": r.n_flagged,
+        "never_estimated": r.never_estimated, "window_mape": r.window_mape,
+        "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_true": r.total_true,
+        "calibration_50": r.calibration_50, "calibration_90": r.calibration_90})
+        for i, r in enumerate(sc.events.itertuples(index=False))]
+
+
+def metric_rows(cell: dict, prov: dict, scaler: str, sc: Any) -> list[dict[str, Any]]:
+    """The ``metrics`` rows of one scaler's scores."""
+    return [clean_row({
+        "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+        "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
+        "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
+        "metric": r.metric, "n_windows": r.n_windows, "n_meaningful": r.n_meaningful,
+        "n_missing": r.n_missing, "window_mape": r.window_mape})
+        for r in sc.metrics.itertuples(index=False)]
+
+
+def series_rows(cell: dict, scaler: str, sc: Any, events: list[str]) -> list[dict[str, Any]]:
+    """The ``series`` rows (per-window truth, estimate, std) of ``events`` in one scaler's scores."""
+    rows = sc.rows[sc.rows["event"].isin(events)]
+    return [clean_row({
+        "cell_key": cell["key"], "scaler": scaler, "event": str(r.event), "window": r.window,
+        "start": r.start, "end": r.end, "truth": r.truth, "estimate": r.estimate, "std": r.std,
+        "flagged": r.flagged})
+        for r in rows.itertuples(index=False)]

@@ -1,0 +1,143 @@
+"""The runner: compute the cells of an experiment not yet in a results store — in this process, in a
+pool of processes, or on a Dask distributed scheduler — and write each one as it finishes.
+
+`run_cell` computes one cell with its kind (`mpx.experiment.kinds`); only the parent process writes
+to the store (`mpx.results.ResultsStore.write`, one transaction per cell).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from tqdm import tqdm
+
+from mpx import schedulers
+from mpx.errors import ConfigError, MpxError
+from mpx.experiment.kinds import get_kind
+from mpx.experiment.config import Experiment
+from mpx.experiment.inputs import code_version
+from mpx.experiment.rows import cell_row, empty_tables
+
+__all__ = ["run_cell", "run_experiment", "warm_up_aside"]
+
+
+def run_cell(cell: dict) -> dict[str, Any]:
+    """Compute one cell: a dict of tables (lists of row dicts) ``cell``, ``scores``, ``events``,
+    ``metrics``, ``schedule``, ``series`` (``partition`` for partition cells). A cell the kind cannot
+    handle (a `MpxError`, e.g. a scheduler refusing the problem) comes back with ``status = "skipped"``
+    and the reason; a scaler that cannot handle it likewise, per row."""
+    t0 = time.perf_counter()
+    try:
+        out = get_kind(cell["kind"]).run(cell)
+        status, reason = out.pop("_status", ("done", None))
+    except MpxError as exc:
+        out = empty_tables()
+        status, reason = "skipped", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a bug must not stop a long run: the cell is stored as an error, retried on rerun
+        out = empty_tables()
+        status, reason = "error", f"{type(exc).__name__}: {exc}"
+    out["cell"] = cell_row(cell, status, reason, time.perf_counter() - t0)
+    return out
+
+
+def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler: str | None = None,
+                   progress: bool = True, cells: list[dict] | None = None) -> dict[str, int]:
+    """Compute every cell of ``exp`` not yet in ``store`` (a `mpx.results.ResultsStore`): in this
+    process (``jobs = 1``), in a pool of ``jobs`` processes, or on the Dask distributed scheduler at
+    ``dask_scheduler`` (``tcp://host:port``). Each finished cell is written at once, in one transaction,
+    by this process only. Returns counts: ``cells``, ``cached``, ``computed``, ``skipped``, ``errors``
+    and the ``run_id``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"--jobs must be a positive integer, got {jobs!r}")
+    cells = exp.cells() if cells is None else cells
+    finished = store.finished_keys()
+    todo = [c for c in cells if c["key"] not in finished]
+    where = f"dask {dask_scheduler}" if dask_scheduler else f"{jobs} process(es)"
+    run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
+                             [c["key"] for c in cells], where)
+    counts = {"cells": len(cells), "cached": len(cells) - len(todo), "computed": 0, "skipped": 0, "errors": 0}
+    bar = tqdm(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", disable=not progress,
+               dynamic_ncols=True)
+
+    def done(result: dict) -> None:
+        store.write(result)
+        st = result["cell"]["status"]
+        counts["computed"] += 1
+        counts["skipped"] += st == "skipped"
+        counts["errors"] += st == "error" or any(r.get("status") == "error" for r in result.get("scores", []))
+        bar.update(1)
+
+    try:
+        if not todo:
+            pass
+        elif dask_scheduler:
+            _run_dask(todo, dask_scheduler, done)
+        elif jobs == 1 or len(todo) == 1:
+            todo, warming = warm_up_aside(todo)
+            try:
+                for c in todo:
+                    done(run_cell(c))
+            finally:
+                if warming is not None:
+                    warming.kill()
+                    warming.wait()
+        else:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+                futs = [pool.submit(run_cell, c) for c in todo]
+                for f in as_completed(futs):
+                    done(f.result())
+    except BaseException:
+        bar.close()
+        store.end_run(run_id, "interrupted")
+        raise
+    bar.close()
+    store.end_run(run_id, "finished")
+    counts["run_id"] = run_id
+    return counts
+
+
+def _needs_jit(cell: dict) -> bool:
+    """Does the cell's scheduler compile numba kernels on first use (``jit = True``)?"""
+    s = cell.get("scheduler")
+    if cell.get("kind") == "partition" or not s or s["name"] not in schedulers.available():
+        return False
+    return bool(getattr(schedulers.get_class(s["name"]), "jit", False))
+
+
+def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None]:
+    """Hide the first-run JIT compilation of schedulers (the hypergraph partitioner's numba kernels take
+    ~25 s to compile in a fresh checkout) behind the other cells: a side process compiles them into numba's
+    on-disk cache while this process runs the cells that do not need them; those run last. Results do
+    not depend on the order. Returns the reordered cells and the side process (None if not needed)."""
+    needing = [c for c in todo if _needs_jit(c)]
+    if not needing or len(needing) == len(todo):
+        return todo, None
+    names = sorted({c["scheduler"]["name"] for c in needing})
+    code = ("import sys; from mpx import schedulers\n"
+            "for n in sys.argv[1:]: schedulers.get_class(n).warm_up()")
+    proc = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [c for c in todo if not _needs_jit(c)] + needing, proc
+
+
+def _run_dask(todo: list[dict], address: str, done: Callable[[dict], None]) -> None:
+    try:
+        from dask.distributed import Client, as_completed as dask_completed  # optional: pip install 'mpx[dask]'
+    except ImportError:
+        raise ConfigError("--dask-scheduler needs dask.distributed: pip install 'mpx[dask]'") from None
+    try:
+        client = Client(address, timeout=30)
+    except OSError as exc:
+        raise ConfigError(f"--dask-scheduler {address}: cannot connect ({exc})") from None
+    try:
+        futs = client.map(run_cell, todo, key=[f"mpx-cell-{c['key']}" for c in todo], pure=False)
+        for f in dask_completed(futs):
+            done(f.result())
+    finally:
+        client.close()
+

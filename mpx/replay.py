@@ -1,0 +1,181 @@
+"""One replay, scored with several scalers: the choices `mpx evaluate` and an experiment's ``scaling`` cell share.
+
+- `resolve_trace`: a trace file or a shipped dataset name → the ground-truth Trace;
+- `resolve_quantum`: a quantum spec (a number or ``"<x>ms"`` string, or an experiment's ``[multiplex]``
+  table) → the quantum on the trace's time axis;
+- `default_catalog`: the built-in catalog with the most metrics computable from the events;
+- `other_workloads`: leave-one-workload-out, the rule that picks what learned scalers are fitted on
+  (never the scored workload); `training_traces` applies it to ``mpx evaluate --train``;
+- `score_scalers`: every scaler estimates from the one Observation (learned ones fitted first), and
+  `mpx.evaluate.score` compares each estimate with the truth.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from mpx import datasets, scalers
+from mpx.errors import ConfigError, MpxError
+from mpx.evaluate import Scores, score
+from mpx.metrics import builtin, builtin_names
+from mpx.multiplex import quantum_from_ms
+from mpx.readers import read_trace
+from mpx.trace import Trace
+
+__all__ = ["resolve_trace", "resolve_quantum", "default_catalog", "other_workloads", "training_traces",
+           "ScalerResult", "score_scalers"]
+
+T = TypeVar("T")
+
+
+def resolve_trace(text: str) -> Trace:
+    """A Trace from a path (any format `mpx.readers` reads), or a shipped dataset by name."""
+    if os.path.exists(text):
+        return read_trace(text)
+    try:
+        known = datasets.names()
+    except FileNotFoundError:
+        known = []
+    if text in known:
+        return datasets.load(text)
+    raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
+                      f"({', '.join(known) or 'no dataset manifest found'})")
+
+
+def resolve_quantum(spec: str | dict | None, trace: Trace) -> tuple[float, str]:
+    """The quantum on ``trace``'s time axis, and how it was chosen (for output).
+
+    ``spec``: None (one median trace interval); a string, ``"<x>ms"`` or a number on the trace's time
+    axis (``mpx evaluate --quantum``); or an experiment's ``[multiplex]`` table with one of ``quantum``
+    (time unit), ``quantum_intervals`` (median trace intervals) or ``quantum_ms`` (with ``clock_hz`` /
+    ``ticks_per_second`` for cycles / ticks axes).
+    """
+    if isinstance(spec, dict):
+        if "quantum" in spec:
+            q = float(spec["quantum"])
+            return q, f"{q:,.6g} {trace.time_unit}"
+        if "quantum_intervals" in spec:
+            q = float(spec["quantum_intervals"]) * float(np.median(np.diff(trace.edges)))
+            return q, f"{q:,.6g} {trace.time_unit} ({spec['quantum_intervals']:g} median trace intervals)"
+        q = quantum_from_ms(spec["quantum_ms"], trace.time_unit, clock_hz=spec.get("clock_hz"),
+                            ticks_per_second=spec.get("ticks_per_second"))
+        return q, f"{q:,.6g} {trace.time_unit} ({spec['quantum_ms']:g} ms)"
+    if spec is None:
+        q = float(np.median(np.diff(trace.edges)))
+        return q, f"{q:,.6g} {trace.time_unit} (default: one median trace interval)"
+    t = spec.strip()
+    if t.endswith("ms"):
+        try:
+            ms = float(t[:-2])
+        except ValueError:
+            raise ConfigError(f"--quantum {spec!r}: expected a number or '<x>ms'") from None
+        try:
+            q = quantum_from_ms(ms, trace.time_unit)
+        except ConfigError as exc:
+            raise ConfigError(f"--quantum {spec!r}: {exc}") from None
+        return q, f"{q:,.6g} {trace.time_unit} ({ms:g} ms)"
+    try:
+        q = float(t)
+    except ValueError:
+        raise ConfigError(f"--quantum {spec!r}: expected a number on the trace's time axis ({trace.time_unit}) "
+                          "or '<x>ms'") from None
+    if not (math.isfinite(q) and q > 0):
+        raise ConfigError(f"--quantum must be > 0, got {spec!r}")
+    return q, f"{q:,.6g} {trace.time_unit}"
+
+
+def default_catalog(events: Iterable[str]) -> tuple[Any, int]:
+    """The built-in catalog with the most metrics computable from ``events`` and that number
+    (``(None, 0)`` when no built-in catalog has a metric over them); the first wins a tie."""
+    have = set(events)
+    best, n_best = None, 0
+    for name in builtin_names():
+        cat = builtin(name)
+        n = sum(1 for m in cat.metrics.values() if set(m.events) <= have)
+        if n > n_best:
+            best, n_best = cat, n
+    return best, n_best
+
+
+def other_workloads(candidates: Iterable[T], workload: str, workload_of: Callable[[T], str]) -> list[T]:
+    """Leave-one-workload-out: the candidates (in order) that record a workload other than ``workload``,
+    the scored one. Learned scalers are fitted on these only."""
+    return [c for c in candidates if workload_of(c) != workload]
+
+
+def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
+    """The traces learned scalers are fitted on for ``mpx evaluate`` (``--train``: comma-separated
+    trace files or dataset names), and how they were chosen; never the scored workload. Without
+    ``--train``, a shipped dataset trains on the other shipped datasets (each records one workload)."""
+    if text is None:
+        if scored not in datasets.names():
+            return [], "none (give --train for learned scalers)"
+        names = other_workloads(datasets.names(), scored, workload_of=lambda n: n)
+        return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    traces = [resolve_trace(t) for t in items]
+    same = [i for i, t in zip(items, traces) if i == scored or (workload and t.meta.get("workload") == workload)]
+    if same:
+        raise ConfigError(f"--train: {same} is the scored workload; learned scalers are trained on other workloads")
+    return traces, ", ".join(items)
+
+
+@dataclass
+class ScalerResult:
+    """One scaler on one replay. ``status``: ``done``; ``skipped`` (a `MpxError`: the scaler cannot
+    handle this replay; ``error`` holds it) or ``error`` (any other exception, when caught)."""
+
+    name: str
+    status: str
+    scaler: Any = None
+    estimate: Any = None
+    scores: Scores | None = None
+    seconds: float | None = None
+    cpu_seconds: float | None = None
+    error: BaseException | None = None
+
+    @property
+    def reason(self) -> str | None:
+        """``"ErrorType: message"`` of a scaler that was not scored."""
+        return None if self.error is None else f"{type(self.error).__name__}: {self.error}"
+
+
+def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], catalog: Any = None, *,
+                  train: Sequence[Trace] | Callable[[], Sequence[Trace]] | None = None,
+                  catch_errors: bool = False,
+                  no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
+    """Each scaler ``(name, params)`` of ``specs`` estimates from ``obs``, scored against ``trace`` with
+    ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
+    fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
+    a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
+    propagate unless ``catch_errors`` (a long run records them and goes on)."""
+    traces: Sequence[Trace] | None = None
+    for name, params in specs:
+        res = ScalerResult(name, "done")
+        try:
+            s = res.scaler = scalers.get(name, **params)
+            if s.learned:
+                if traces is None:
+                    traces = list(train() if callable(train) else (train or []))
+                if not traces:
+                    raise ConfigError(f"{name} is a learned scaler: {no_train}")
+                s.fit(traces)
+            t0, c0 = time.perf_counter(), time.process_time()
+            est = s.estimate(obs)
+            res.seconds, res.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+            res.estimate = est
+            res.scores = score(est, trace, catalog)
+        except MpxError as exc:
+            res.status, res.error = "skipped", exc
+        except Exception as exc:
+            if not catch_errors:
+                raise
+            res.status, res.error = "error", exc
+        yield res
