@@ -89,3 +89,17 @@ def test_a_method_keeps_its_look_in_every_figure():
     assert len(set(looks)) == len(METHODS)  # told apart
     assert all(c != "#000000" for c, *_ in looks)  # black is the truth's
     assert look("my_scaler") == look("my_scaler") and look("linear") != look("my_scaler")
+
+
+def test_figs_without_names_draws_what_the_data_supports(store, tmp_path, capsys):
+    from mpx.figures import available, draw_supported
+    from mpx.results import ResultsStore
+
+    with ResultsStore(tmp_path / "empty.sqlite") as st:
+        written, skipped = draw_supported(st, tmp_path / "none")
+    assert written == [] and list(skipped) == available()
+    assert main(["figs", str(store), "--out", str(tmp_path / "all")]) == 0
+    drawn = {p.stem for p in (tmp_path / "all").glob("*.pdf")}
+    assert drawn and drawn <= set(available())
+    err = capsys.readouterr().err
+    assert all(f"skipped {n}:" in err for n in set(available()) - drawn)

@@ -26,8 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from mpx.errors import ConfigError
-    from mpx.figures import available, draw
+    from mpx.figures import draw, draw_supported
     from mpx.results import open_store
 
     base = Path(args.results)
@@ -36,12 +35,9 @@ def run(args: argparse.Namespace) -> int:
         if args.figures:
             written = draw(store, args.figures, out, experiment=args.experiment)
         else:  # every figure the store has data for; say which could not be drawn and why
-            written = []
-            for name in available():
-                try:
-                    written += draw(store, [name], out, experiment=args.experiment)
-                except ConfigError as exc:
-                    print(f"skipped {name}: {exc}", file=sys.stderr)
+            written, skipped = draw_supported(store, out, experiment=args.experiment)
+            for name, why in skipped.items():
+                print(f"skipped {name}: {why}", file=sys.stderr)
     for p in written:
         print(p)
     return 0

@@ -22,7 +22,7 @@ from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.registry import Registry
 
-__all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "get"]
+__all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "draw_supported", "get"]
 
 #: built-in figures: name → "module:FIGURE"
 BUILTIN: dict[str, str] = {name: f"mpx.figures.{name}:FIGURE" for name in (
@@ -69,3 +69,16 @@ def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experim
         if spec.extra is not None:
             written += spec.extra(store, experiment, out)
     return written
+
+
+def draw_supported(store: Any, out_dir: str | os.PathLike, experiment: str | None = None
+                   ) -> tuple[list[Path], dict[str, str]]:
+    """Every figure the store has data for: the files written, and why each other figure was skipped."""
+    written: list[Path] = []
+    skipped: dict[str, str] = {}
+    for name in available():
+        try:
+            written += draw(store, [name], out_dir, experiment=experiment)
+        except ConfigError as exc:
+            skipped[name] = str(exc)
+    return written, skipped
