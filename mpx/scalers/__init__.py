@@ -66,7 +66,7 @@ get_class = REGISTRY.load
 def get(name: str, **params: Any):
     """A new scaler ``name`` with hyper-parameters ``params``."""
     cls = get_class(name)
-    allowed = cls._param_names()
+    allowed = cls.param_names()
     bad = sorted(set(params) - set(allowed))
     if bad:
         raise ConfigError(f"scaler {name!r} has no parameter(s) {bad}; it takes {allowed}")

@@ -6,8 +6,9 @@ every quantum). It never sees a `~mpx.trace.Trace`: `mpx.multiplex.multiplex` ow
 out only Observations; `mpx.evaluate.score` compares an Estimate with the truth afterwards.
 
 scikit-learn's habits (Buitinck et al., "API design for machine learning software", 2013): the
-constructor only stores its hyper-parameters, unchanged, under the same names (so `Scaler.get_params`,
-``repr`` and `Scaler.clone` work); ``estimate(observation)`` is the verb; learned scalers also have
+constructor only stores its hyper-parameters, unchanged, under the same names (`mpx.params.Params` then
+gives ``param_names``, ``get_params``, ``set_params``, ``clone`` and ``repr``) and ``param_constraints``
+declares what each may hold (checked by ``estimate`` and ``fit``); ``estimate(observation)`` is the verb; learned scalers also have
 ``fit(traces_or_observations)`` and keep what they learned in attributes ending in ``_``.
 
 Adding a scaler::
@@ -21,6 +22,8 @@ Adding a scaler::
                                             # False: offline, may look ahead
         view = "read"                       # "read": uses obs.reads; "quantum": uses obs.quanta
         source = "where the method comes from (paper, tool, file)"
+
+        param_constraints = {"alpha": Interval(float, 0, None, closed="neither")}  # from mpx.params
 
         def __init__(self, alpha: float = 1.0):   # hyper-parameters only, stored as given
             self.alpha = alpha
@@ -53,7 +56,6 @@ What the Observation offers (see `mpx.multiplex`): ``reads`` (per read window ``
 
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -62,6 +64,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError, MpxError
+from mpx.params import Params
 
 __all__ = ["Estimate", "Scaler", "ScalerError", "VIEWS"]
 
@@ -188,7 +191,7 @@ def sum_quanta(per_quantum: np.ndarray, read_quanta: np.ndarray) -> np.ndarray:
     return np.add.reduceat(per_quantum, starts, axis=0)
 
 
-class Scaler(ABC):
+class Scaler(Params, ABC):
     """Base of every scaler: registry ``name``, ``causal`` (True: online-usable, window w depends only
     on windows <= w; False: offline, may look ahead), ``view`` (``"read"`` or ``"quantum"``: which part
     of the Observation it uses), ``learned`` (needs `fit`), a citation in ``source``; scikit-learn style
@@ -199,6 +202,7 @@ class Scaler(ABC):
     view: ClassVar[str] = "read"
     learned: ClassVar[bool] = False
     source: ClassVar[str] = ""
+    _contract_error: ClassVar[type[Exception]] = ScalerError
     #: hyper-parameters the conformance check builds the scaler with when the defaults cannot run
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scaler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
@@ -210,46 +214,13 @@ class Scaler(ABC):
         it (numba caches the machine code on disk). For a caller that can compile ahead, e.g. a benchmark;
         the experiment runner warms only schedulers aside, since every cell needs its scalers at once."""
 
-    # -- scikit-learn style parameters ---------------------------------------------------------------
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's hyper-parameters, as stored."""
-        try:
-            return {k: getattr(self, k) for k in self._param_names()}
-        except AttributeError as exc:
-            raise ScalerError(f"{type(self).__name__} must store each constructor argument under its own "
-                              f"name ({exc})") from None
-
-    def set_params(self, **params: Any) -> Scaler:
-        """Change hyper-parameters (unknown names are an error); returns self."""
-        names = set(self._param_names())
-        bad = sorted(set(params) - names)
-        if bad:
-            raise ConfigError(f"{type(self).__name__} has no parameter(s) {bad}; it has {sorted(names)}")
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
-
-    def clone(self) -> Scaler:
-        """A fresh, unfitted scaler with the same hyper-parameters."""
-        return type(self)(**self.get_params())
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"
-
     # -- the verbs -----------------------------------------------------------------------------------
 
     def fit(self, data: Iterable[Any]) -> Scaler:
         """Train on Traces or Observations (other workloads than the scored one); returns self.
         Scalers that learn nothing accept and ignore ``data``."""
         if self.learned:
+            self.validate_params()
             items = list(data)
             if not items:
                 raise ConfigError(f"{type(self).__name__}.fit needs at least one trace or observation")
@@ -273,7 +244,7 @@ class Scaler(ABC):
             raise ConfigError(f"{type(self).__name__}.estimate expects a mpx.multiplex.Observation, got "
                               f"{type(observation).__name__} (a scaler never receives a Trace: use "
                               "mpx.multiplex.multiplex first)")
-        self._check_params()
+        self.validate_params()
         if self.learned and not getattr(self, "fitted_", False):
             raise ConfigError(f"{type(self).__name__} is a learned scaler: call fit(...) before estimate")
         est = self._estimate(observation)
@@ -287,9 +258,6 @@ class Scaler(ABC):
             raise ScalerError(f"{type(self).__name__}: quantum estimate shape {est.quantum_counts.shape} differs "
                               f"from the observation's {observation.quanta.counts.shape}")
         return est
-
-    def _check_params(self) -> None:
-        """Validate hyper-parameters (raise `ConfigError`); called by `estimate`. Override to add checks."""
 
     # -- helpers for implementations -------------------------------------------------------------------
 

@@ -83,14 +83,13 @@ Gaussian model as solved, per window and variable).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.linalg
 
-from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
 from mpx.scalers.ep import ep_chain
 from mpx.scalers.relations import RelationSet, relation_set
@@ -330,6 +329,12 @@ class BayesPerfScaler(Scaler):
     view: ClassVar[str] = "quantum"
     source: ClassVar[str] = _SOURCE
     _smooth: ClassVar[bool] = False
+    param_constraints: ClassVar[dict] = {
+        "k": Interval(int, 1, None), "prior_dof": Interval(float, 2, None, closed="neither"), "drift": "boolean",
+        "process": [StrOptions(("auto",)), Interval(float, 0, None)], "nonnegative": "boolean",
+        "ep_iterations": Interval(int, 0, None), "damping": Interval(float, 0, 1, closed="right"),
+        "tol": Interval(float, 0, None, closed="neither"), "min_rel_std": Interval(float, 0, None, closed="neither"),
+        "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance"))}
 
     def __init__(self, relations: Any = None, k: int = 4, prior_dof: float = 4.0, drift: bool = False,
                  process: Any = "auto", nonnegative: bool = True, ep_iterations: int = 30, damping: float = 1.0,
@@ -346,32 +351,6 @@ class BayesPerfScaler(Scaler):
         self.min_rel_std = min_rel_std
         self.prior_scale = prior_scale
         self.pool = pool
-
-    def _check_params(self) -> None:
-        def number(name: str, lo: float, lo_open: bool = True, hi: float = math.inf) -> None:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v) \
-                    or v < lo or (lo_open and v == lo) or v > hi:
-                raise ConfigError(f"{type(self).__name__}: {name} must be a finite number "
-                                  f"{'>' if lo_open else '>='} {lo}{'' if hi == math.inf else f' and <= {hi}'}, got {v!r}")
-
-        for name in ("k", "ep_iterations"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "k" else 0):
-                raise ConfigError(f"{type(self).__name__}: {name} must be an integer >= {1 if name == 'k' else 0}, "
-                                  f"got {v!r}")
-        number("prior_dof", 2.0)
-        number("damping", 0.0, hi=1.0)
-        number("tol", 0.0)
-        number("min_rel_std", 0.0)
-        number("prior_scale", 0.0)
-        if self.process != "auto":
-            number("process", 0.0, lo_open=False)
-        if self.pool not in ("dispersion", "variance"):
-            raise ConfigError(f"{type(self).__name__}: pool must be 'dispersion' or 'variance', got {self.pool!r}")
-        for name in ("nonnegative", "drift"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{type(self).__name__}: {name} must be True or False, got {getattr(self, name)!r}")
 
     # -- the estimate ------------------------------------------------------------------------------
 

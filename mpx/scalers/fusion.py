@@ -69,6 +69,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import Interval
 from mpx.scalers.base import Estimate, Scaler
 
 __all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
@@ -190,6 +191,11 @@ class FusionScaler(Scaler):
 
         warm_up()
 
+    param_constraints: ClassVar[dict] = {
+        "q_scale": Interval(float, 0, None, closed="neither"), "prior_scale": Interval(float, 0, None, closed="neither"),
+        "std_scale": Interval(float, 0, None, closed="neither"), "cross": "boolean",
+        "noise_share": Interval(float, 0, 1, closed="neither")}
+
     def __init__(self, relations: Any = None, q_scale: float = 1.0, prior_scale: float = 1.0,
                  std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8):
         self.relations = relations
@@ -198,18 +204,6 @@ class FusionScaler(Scaler):
         self.std_scale = std_scale
         self.cross = cross
         self.noise_share = noise_share
-
-    def _check_params(self) -> None:
-        for name in ("q_scale", "prior_scale", "std_scale"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(v) or v <= 0:
-                raise ConfigError(f"{type(self).__name__}: {name} must be a finite number > 0, got {v!r}")
-        v = self.noise_share
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 < v < 1.0:
-            raise ConfigError(f"{type(self).__name__}: noise_share must be a number in (0, 1), got {v!r}")
-        if not isinstance(self.cross, bool):
-            raise ConfigError(f"{type(self).__name__}: cross must be True or False, got {self.cross!r}")
 
     def _fit(self, items: list[Any]) -> None:
         from mpx.trace import Trace

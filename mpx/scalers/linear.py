@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.scalers.base import Estimate, Scaler
 
 __all__ = ["FILLS", "LinearScaler", "PapiScaler", "ReadScaler", "clean_reads", "fill_windows"]
@@ -110,6 +111,12 @@ def fill_windows(mode: str, raw: np.ndarray, enabled: np.ndarray, running: np.nd
     raise ConfigError(f"unknown fill {mode!r}; choose one of {FILLS}")
 
 
+def read_constraints(fills: tuple[str, ...]) -> dict[str, Any]:
+    """The parameter constraints every read-window scaler shares, with its own ``fills``."""
+    return {"fill": StrOptions(fills), "integer": "boolean", "te_fix": "boolean", "outlier_fix": "boolean",
+            "missing_fix": "boolean"}
+
+
 class ReadScaler(Scaler):
     """A scaler on the read view with the shared options: ``fill`` for windows where an event did not
     run, ``integer`` (truncate estimates to integers like the C tools do) and NeoMPX's fixes
@@ -120,18 +127,12 @@ class ReadScaler(Scaler):
     #: causal when used with a causal fill and no fix
     core_causal: ClassVar[bool] = True
     fills: ClassVar[tuple[str, ...]] = ("nan", "zero", "carry", "interpolate")
+    param_constraints: ClassVar[dict] = read_constraints(fills)
 
     @property
     def causal(self) -> bool:  # type: ignore[override]
         return bool(self.core_causal and getattr(self, "fill", "nan") != "interpolate"
                     and not (self.te_fix or self.outlier_fix or self.missing_fix))
-
-    def _check_params(self) -> None:
-        if self.fill not in self.fills:
-            raise ConfigError(f"{type(self).__name__}: fill must be one of {self.fills}, got {self.fill!r}")
-        for k in ("integer", "te_fix", "outlier_fix", "missing_fix"):
-            if not isinstance(getattr(self, k), (bool, np.bool_)):
-                raise ConfigError(f"{type(self).__name__}: {k} must be True or False, got {getattr(self, k)!r}")
 
     def _core(self, raw: np.ndarray, enabled: np.ndarray, running: np.ndarray,
               observation: Any) -> tuple[np.ndarray, np.ndarray | None]:
@@ -209,6 +210,7 @@ class PapiScaler(ReadScaler):
     source: ClassVar[str] = ("PAPI src/components/perf_event/perf_event.c _pe_read (scale = enabled*100LL/running); "
                              "papi_accurate_multiplexing.c estimation() in NeoMPX (github.com/SJTU-HPC/NeoMPX)")
     fills: ClassVar[tuple[str, ...]] = FILLS
+    param_constraints: ClassVar[dict] = {**read_constraints(FILLS), "cumulative": "boolean"}
 
     def __init__(self, cumulative: bool = True, fill: str = "formula", integer: bool = True, te_fix: bool = False,
                  outlier_fix: bool = False, missing_fix: bool = False):
@@ -218,11 +220,6 @@ class PapiScaler(ReadScaler):
         self.te_fix = te_fix
         self.outlier_fix = outlier_fix
         self.missing_fix = missing_fix
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if not isinstance(self.cumulative, (bool, np.bool_)):
-            raise ConfigError(f"PapiScaler: cumulative must be True or False, got {self.cumulative!r}")
 
     @staticmethod
     def scale(raw: np.ndarray, enabled: np.ndarray, running: np.ndarray, integer: bool = True) -> np.ndarray:

@@ -38,8 +38,10 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
+from mpx.schedulers.perf import ASSIGNMENTS
 from mpx.schedulers.round_robin import RoundRobinScheduler
 
 __all__ = ["BayesPerfScheduler", "relation_adjacency"]
@@ -73,6 +75,8 @@ class BayesPerfScheduler(StaticScheduler):
     name: ClassVar[str] = "bayesperf"
     source: ClassVar[str] = ("Banerjee, Jha, Kalbarczyk, Iyer, ASPLOS 2021 (BayesPerf): Markov-blanket "
                              "overlap of consecutive configurations, Dijkstra bridges (mpx's reading)")
+
+    param_constraints: ClassVar[dict] = {"assignment": StrOptions(ASSIGNMENTS)}
 
     def __init__(self, assignment: str = "matching") -> None:
         self.assignment = assignment

@@ -132,7 +132,7 @@ def _check_params(scheduler: Scheduler) -> None:
     if not inspect.getdoc(cls):
         raise _fail("declares", scheduler, "needs a docstring saying what it does and where it comes from")
     params = scheduler.get_params()
-    names = cls._param_names()
+    names = cls.param_names()
     if list(params) != names:
         raise _fail("params", scheduler, f"get_params() keys {list(params)} != constructor arguments {names} "
                     "(same names, same order)")

@@ -58,6 +58,7 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler
 
@@ -124,6 +125,11 @@ class FusionAwareScheduler(OnlineScheduler):
 
         HypergraphScheduler.warm_up()
 
+    param_constraints: ClassVar[dict] = {
+        "window": Interval(int, 1, None), "grouping": StrOptions(("hypergraph", "packed")),
+        "shares": StrOptions(("events", "groups")), "seed": Interval(int, 0, None),
+        "min_samples": Interval(int, 2, None), "fill_spare": "boolean"}
+
     def __init__(self, window: int = 10, grouping: str = "hypergraph", shares: str = "events", seed: int = 0,
                  min_samples: int = 2, fill_spare: bool = True) -> None:
         self.window = window
@@ -136,20 +142,6 @@ class FusionAwareScheduler(OnlineScheduler):
     # -- setup --------------------------------------------------------------------------------------
 
     def _start(self, problem: Problem) -> None:
-        h = self.window
-        if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
-            raise ConfigError(f"fusion_aware: window must be a whole number of quanta >= 1, got {h!r}")
-        if self.grouping not in ("hypergraph", "packed"):
-            raise ConfigError(f"fusion_aware: grouping must be 'hypergraph' or 'packed', got {self.grouping!r}")
-        if self.shares not in ("events", "groups"):
-            raise ConfigError(f"fusion_aware: shares must be 'events' or 'groups', got {self.shares!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ConfigError(f"fusion_aware: seed must be an integer >= 0, got {self.seed!r}")
-        ms = self.min_samples
-        if isinstance(ms, bool) or not isinstance(ms, (int, np.integer)) or ms < 2:
-            raise ConfigError(f"fusion_aware: min_samples must be an integer >= 2, got {ms!r}")
-        if not isinstance(self.fill_spare, bool):
-            raise ConfigError(f"fusion_aware: fill_spare must be True or False, got {self.fill_spare!r}")
         n = problem.n_events
         free = problem.free_mask
         if self.grouping == "hypergraph":

@@ -33,9 +33,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
-from mpx.schedulers.perf import PerfScheduler
+from mpx.schedulers.perf import ASSIGNMENTS, PerfScheduler
 
 __all__ = ["HperfScheduler", "hperf_merge"]
 
@@ -82,14 +83,15 @@ class HperfScheduler(StaticScheduler):
     source: ClassVar[str] = ("Liu, Guo, Huang, ACM TACO 2024 (adaptive grouping); "
                              "github.com/solecnugit/hperf event_group.py __optimize_event_groups")
 
+    param_constraints: ClassVar[dict] = {"available_gp": [None, Interval(int, 1, None)],
+                                         "assignment": StrOptions(ASSIGNMENTS)}
+
     def __init__(self, available_gp: int | None = None, assignment: str = "matching") -> None:
         self.available_gp = available_gp
         self.assignment = assignment
 
     def _budget(self, problem: Problem, pinned: list[str]) -> int:
         if self.available_gp is not None:
-            if isinstance(self.available_gp, bool) or not isinstance(self.available_gp, int) or self.available_gp < 1:
-                raise ConfigError(f"hperf: available_gp must be a positive integer, got {self.available_gp!r}")
             return self.available_gp
         held = len([e for e in dict.fromkeys(pinned) if e not in problem.free and problem.countable(e)])
         budget = problem.n_counters() - held

@@ -43,10 +43,14 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler, open_groups
 
-__all__ = ["PerfScheduler"]
+__all__ = ["ASSIGNMENTS", "PerfScheduler"]
+
+#: how a set of events is checked against the PMU: exact bipartite matching, or the x86 greedy
+ASSIGNMENTS = ("matching", "perf")
 
 
 class PerfScheduler(StaticScheduler):
@@ -64,13 +68,13 @@ class PerfScheduler(StaticScheduler):
     name: ClassVar[str] = "perf"
     source: ClassVar[str] = "Linux kernel/events/core.c (ctx_sched_in, merge_sched_in, rotate_ctx); tools/perf builtin-stat.c"
 
+    param_constraints: ClassVar[dict] = {"assignment": StrOptions(ASSIGNMENTS), "open_sees_reserved": "boolean"}
+
     def __init__(self, assignment: str = "matching", open_sees_reserved: bool = False) -> None:
         self.assignment = assignment
         self.open_sees_reserved = open_sees_reserved
 
     def _schedule(self, problem: Problem) -> Schedule:
-        if self.assignment not in ("matching", "perf"):
-            raise ConfigError(f"perf scheduler: assignment must be 'matching' or 'perf', got {self.assignment!r}")
         opened = open_groups(problem, method=self.assignment, sees_reserved=self.open_sees_reserved)
         groups = opened.groups
         units = list(dict.fromkeys(opened.units))

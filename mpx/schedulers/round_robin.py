@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler, open_groups
+from mpx.schedulers.perf import ASSIGNMENTS
 
 __all__ = ["RoundRobinScheduler"]
 
@@ -44,16 +45,15 @@ class RoundRobinScheduler(StaticScheduler):
     name: ClassVar[str] = "round_robin"
     source: ClassVar[str] = "block round robin of event sets (PAPI sw_multiplex.c style; thesis ch. 2)"
 
+    param_constraints: ClassVar[dict] = {"packing": StrOptions(("next_fit", "first_fit")),
+                                         "assignment": StrOptions(ASSIGNMENTS), "open_sees_reserved": "boolean"}
+
     def __init__(self, packing: str = "next_fit", assignment: str = "matching", open_sees_reserved: bool = False) -> None:
         self.packing = packing
         self.assignment = assignment
         self.open_sees_reserved = open_sees_reserved
 
     def _schedule(self, problem: Problem) -> Schedule:
-        if self.packing not in ("next_fit", "first_fit"):
-            raise ConfigError(f"round_robin: packing must be 'next_fit' or 'first_fit', got {self.packing!r}")
-        if self.assignment not in ("matching", "perf"):
-            raise ConfigError(f"round_robin: assignment must be 'matching' or 'perf', got {self.assignment!r}")
         opened = open_groups(problem, method=self.assignment, sees_reserved=self.open_sees_reserved)
         errors = dict(opened.errors)
         notes = list(opened.notes)
