@@ -170,7 +170,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
     ``event_groups`` (groups as the scheduler opened them), ``errors`` (events in error, with the
     reason), ``notes`` (static schedulers' notes), ``trace`` (what an online scheduler ran on) and
     ``skipped``: the reason when the scheduler cannot handle the problem (a `ConfigError`, or
-    LIKWID without LIKWID event sets), the figures then None.
+    one `Scheduler.applicable` gives, e.g. LIKWID without LIKWID event sets), the figures then None.
     """
     from mpx import schedulers
     from mpx.multiplex import multiplex
@@ -188,7 +188,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
             row["kind"] = sched.kind
             row["params"] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
                              for k, v in sched.get_params().items()}
-            why = _not_applicable(name, problem)
+            why = sched.applicable(problem)
             if why:
                 row["skipped"] = why
                 rows.append(row)
@@ -222,12 +222,3 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
         rows.append(row)
     return rows
 
-
-def _not_applicable(name: str, problem: Problem) -> str | None:
-    """Why scheduler ``name`` does not apply to ``problem`` (None when it does): LIKWID rotates
-    predefined event sets, which only a problem built from LIKWID groups has
-    (``meta['groups_from'] == "eventset"``, `Problem.from_catalog`)."""
-    if name == "likwid" and problem.meta.get("groups_from") != "eventset":
-        return ("needs predefined LIKWID event sets (eventset groups); this catalog's groups come from "
-                f"{problem.meta.get('groups_from') or 'the user'}")
-    return None

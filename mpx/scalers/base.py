@@ -66,7 +66,7 @@ import numpy as np
 from mpx.errors import ConfigError, MpxError
 from mpx.params import Params
 
-__all__ = ["Estimate", "Scaler", "ScalerError", "VIEWS"]
+__all__ = ["Estimate", "Scaler", "ScalerError", "ScalerTags", "VIEWS"]
 
 VIEWS = ("read", "quantum")
 
@@ -181,6 +181,24 @@ class Estimate:
                 f"{int(self.not_estimated.sum())} not estimated, std={'yes' if self.has_std else 'no'})")
 
 
+@dataclass(frozen=True)
+class ScalerTags:
+    """What callers may know about a scaler without reading its code (scikit-learn's tags).
+
+    ``causal``: window w uses only windows <= w (usable online; may depend on hyper-parameters);
+    ``view``: the part of the Observation it uses, ``"read"`` or ``"quantum"``; ``learned``: needs
+    `Scaler.fit` on other workloads first; ``needs_relations``: takes the catalog's relations as its
+    ``relations`` hyper-parameter (callers pass them when they have a catalog); ``jit``: compiles
+    kernels on first use (`Scaler.warm_up`).
+    """
+
+    causal: bool
+    view: str
+    learned: bool
+    needs_relations: bool
+    jit: bool
+
+
 def sum_quanta(per_quantum: np.ndarray, read_quanta: np.ndarray) -> np.ndarray:
     """Per read window sums of a per quantum array ``[Q, E]``; ``read_quanta[W+1]`` are the quantum
     index of each read (`~mpx.multiplex.ReadView.quanta`)."""
@@ -207,6 +225,13 @@ class Scaler(Params, ABC):
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scaler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
     jit: ClassVar[bool] = False
+    #: takes the catalog's relations as its ``relations`` hyper-parameter (see `ScalerTags`)
+    needs_relations: ClassVar[bool] = False
+
+    def tags(self) -> ScalerTags:
+        """The scaler's capability tags (one place for what callers would otherwise sniff)."""
+        return ScalerTags(causal=bool(self.causal), view=str(self.view), learned=bool(self.learned),
+                          needs_relations=bool(self.needs_relations), jit=bool(self.jit))
 
     @classmethod
     def warm_up(cls) -> None:

@@ -329,6 +329,7 @@ class BayesPerfScaler(Scaler):
     view: ClassVar[str] = "quantum"
     source: ClassVar[str] = _SOURCE
     _smooth: ClassVar[bool] = False
+    needs_relations: ClassVar[bool] = True
     param_constraints: ClassVar[dict] = {
         "k": Interval(int, 1, None), "prior_dof": Interval(float, 2, None, closed="neither"), "drift": "boolean",
         "process": [StrOptions(("auto",)), Interval(float, 0, None)], "nonnegative": "boolean",

@@ -184,6 +184,7 @@ class FusionScaler(Scaler):
     source: ClassVar[str] = _SOURCE
     jit: ClassVar[bool] = True
     _smooth: ClassVar[bool] = False
+    needs_relations: ClassVar[bool] = True
 
     @classmethod
     def warm_up(cls) -> None:

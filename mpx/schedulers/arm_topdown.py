@@ -51,7 +51,7 @@ from mpx.errors import ConfigError
 from mpx.params import Interval, StrOptions
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
-from mpx.schedulers.perf import PerfScheduler
+from mpx.schedulers.perf import perf_rotation
 
 __all__ = ["ArmTopdownScheduler", "optimize_event_groups", "make_chunks"]
 
@@ -130,6 +130,7 @@ class ArmTopdownScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "arm_topdown"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("Arm telemetry-solution tools/topdown_tool: perf/event_scheduler.py "
                              "(_optimize_event_groups, _make_chunks), cpu_probe/cpu_probe.py")
 
@@ -199,7 +200,7 @@ class ArmTopdownScheduler(StaticScheduler):
             notes.append(f"{self.n_split_} tuple(s) never fit the PMU together and were split into single events")
         groups = tuple(EventGroup(g, name=f"arm_topdown_{i}") for i, g in enumerate(merged))
         if self.multiplex:
-            inner = PerfScheduler()._schedule(problem.replace(groups=groups))
+            inner = perf_rotation(problem.replace(groups=groups))
             errs = {**inner.errors, **errors}
             return Schedule(problem.events, inner.configs, inner.prefix, inner.cycle, inner.groups, errs,
                             tuple(notes) + inner.notes)

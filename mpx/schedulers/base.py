@@ -73,6 +73,7 @@ __all__ = [
     "OpenedGroups",
     "open_groups",
     "SchedulerError",
+    "SchedulerTags",
 ]
 
 
@@ -318,6 +319,23 @@ def open_groups(problem: Problem, *, method: str = "matching", sees_reserved: bo
     return OpenedGroups(tuple(out), tuple(units), errors, tuple(notes))
 
 
+@dataclass(frozen=True)
+class SchedulerTags:
+    """What callers may know about a scheduler without reading its code (scikit-learn's tags).
+
+    ``online``: decides as the run goes from observed counts (`OnlineScheduler`), else the schedule
+    follows from the Problem alone (`StaticScheduler`); ``uses_metrics``: reads the problem's metrics
+    (or relations), so a problem without them gives it less to go on; ``needs_event_sets``: runs only
+    problems whose groups are predefined event sets (`Scheduler.applicable` says why not); ``jit``:
+    compiles kernels on first use (`Scheduler.warm_up`).
+    """
+
+    online: bool
+    uses_metrics: bool
+    needs_event_sets: bool
+    jit: bool
+
+
 # -- the base classes -------------------------------------------------------------------------------
 
 
@@ -335,6 +353,21 @@ class Scheduler(Params, ABC):
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scheduler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
     jit: ClassVar[bool] = False
+    #: reads the problem's metrics or relations (see `SchedulerTags`)
+    uses_metrics: ClassVar[bool] = False
+    #: runs only problems whose groups are predefined event sets (see `applicable`)
+    needs_event_sets: ClassVar[bool] = False
+
+    def tags(self) -> SchedulerTags:
+        """The scheduler's capability tags (one place for what callers would otherwise sniff)."""
+        return SchedulerTags(online=self.kind == "online", uses_metrics=bool(self.uses_metrics),
+                             needs_event_sets=bool(self.needs_event_sets), jit=bool(self.jit))
+
+    def applicable(self, problem: Problem) -> str | None:
+        """None when the scheduler can run ``problem``, else the reason it cannot (callers skip it and
+        report the reason). The default accepts every problem; schedulers that cannot run some kinds
+        of problem at all override it (LIKWID needs predefined event sets)."""
+        return None
 
     @classmethod
     def warm_up(cls) -> None:

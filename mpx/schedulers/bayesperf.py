@@ -42,7 +42,7 @@ from mpx.params import StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
 from mpx.schedulers.perf import ASSIGNMENTS
-from mpx.schedulers.round_robin import RoundRobinScheduler
+from mpx.schedulers.round_robin import pack_round_robin
 
 __all__ = ["BayesPerfScheduler", "relation_adjacency"]
 
@@ -73,6 +73,7 @@ class BayesPerfScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "bayesperf"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("Banerjee, Jha, Kalbarczyk, Iyer, ASPLOS 2021 (BayesPerf): Markov-blanket "
                              "overlap of consecutive configurations, Dijkstra bridges (mpx's reading)")
 
@@ -85,7 +86,7 @@ class BayesPerfScheduler(StaticScheduler):
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import dijkstra
 
-        base = RoundRobinScheduler(packing="first_fit", assignment=self.assignment)._schedule(problem)
+        base = pack_round_robin(problem, packing="first_fit", assignment=self.assignment)
         errors = dict(base.errors)
         notes = list(base.notes)
         free = problem.free_mask

@@ -42,6 +42,7 @@ class HypergraphScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "hypergraph"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("hypergraph partitioning of events (metrics = nets, km1 objective, block cap = "
                              "counters), KaHyPar-style (Schlag et al., ACM JEA 2022); mpx.grouping; "
                              "groups switched like likwid-perfctr -g")

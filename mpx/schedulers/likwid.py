@@ -43,10 +43,19 @@ class LikwidScheduler(StaticScheduler):
     source: ClassVar[str] = ("LIKWID likwid-perfctr -g A -g B (group switching every -T, src/perfmon.c "
                              "perfmon_switchActiveGroup); Treibig et al., ICPPW 2010")
 
+    needs_event_sets: ClassVar[bool] = True
     param_constraints: ClassVar[dict] = {"groups": [None, ListOf(str, "group names")]}
 
     def __init__(self, groups: Sequence[str] | None = None) -> None:
         self.groups = groups
+
+    def applicable(self, problem: Problem) -> str | None:
+        """LIKWID rotates predefined event sets, which only a problem built from LIKWID groups has
+        (``meta['groups_from'] == "eventset"``, `Problem.from_catalog`)."""
+        if problem.meta.get("groups_from") != "eventset":
+            return ("needs predefined LIKWID event sets (eventset groups); this catalog's groups come from "
+                    f"{problem.meta.get('groups_from') or 'the user'}")
+        return None
 
     def _schedule(self, problem: Problem) -> Schedule:
         if self.groups is None:

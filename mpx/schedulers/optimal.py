@@ -65,6 +65,7 @@ class OptimalScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "optimal"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("exact set-packing ILP over a cyclic schedule (reference multiplexing-methods.md, "
                              "'Optimal formulations'), solved by scipy.optimize.milp / HiGHS")
 
