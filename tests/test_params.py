@@ -66,7 +66,7 @@ def test_plugins_check_their_parameters_when_they_run():
         schedulers.get("perf", assignment="x").schedule(p)
     with pytest.raises(ConfigError, match=r"^tintin: hyperperiod must be an integer >= 1, got 0$"):
         schedulers.get("tintin", hyperperiod=0).start(p)
-    from mpx.scalers.check import generic_observation
+    from mpx.conformance.scalers import generic_observation
 
     with pytest.raises(ConfigError, match=r"^LinearScaler: fill must be one of .*, got 'formula'$"):
         scalers.get("linear", fill="formula").estimate(generic_observation())

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mpx import scalers
-from mpx.scalers.check import observation_from_reads
+from mpx.conformance.scalers import observation_from_reads
 from mpx.scalers.neompx import missing_fix, outlier_fix, te_fix
 
 

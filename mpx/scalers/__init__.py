@@ -25,7 +25,7 @@ Other packages add scalers without touching mpx through the entry-point group ``
     mine = "my_package.my_module:MyScaler"
 
 A built-in name wins over an entry point of the same name; `register` adds one at run time (notebooks,
-tests). Every scaler must pass `mpx.scalers.check.check_scaler`.
+tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
 """
 
 from __future__ import annotations

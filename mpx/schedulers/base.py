@@ -40,7 +40,7 @@ run) — the same numbers a real tool would have read. A scheduler never receive
 
 Register a scheduler by adding ``name: "module:Class"`` to `mpx.schedulers.BUILTIN`, or from another
 package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`). Every registered
-scheduler must pass `mpx.schedulers.check.check_scheduler` (run over the registry by
+scheduler must pass `mpx.conformance.schedulers.check_scheduler` (run over the registry by
 ``tests/test_scheduler_conformance.py``: deterministic, parameters stored unchanged, never touches or
 reads the trace, configurations fit the PMU...); set ``example_params`` when the defaults cannot run its
 problems.
@@ -348,7 +348,7 @@ class Scheduler(Params, ABC):
     source: ClassVar[str] = ""
     _contract_error: ClassVar[type[Exception]] = SchedulerError
     #: hyper-parameters the registry-wide conformance test (``tests/test_scheduler_conformance.py``,
-    #: `mpx.schedulers.check.check_scheduler`) builds the scheduler with, when its defaults cannot run
+    #: `mpx.conformance.schedulers.check_scheduler`) builds the scheduler with, when its defaults cannot run
     #: the check's problems
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scheduler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
