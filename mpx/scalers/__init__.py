@@ -15,8 +15,10 @@ A scaler turns an `~mpx.multiplex.Observation` into an `~mpx.scalers.base.Estima
 - ``fusion``, ``fusion_smooth``: a Kalman filter / RTS smoother on log-rates with cross-event
   covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`).
 
-The read-window scalers (``linear`` to ``cam``) take NeoMPX's post-processing fixes as options (see
-`mpx.scalers.neompx`).
+The read-window scalers (``linear`` to ``cam``) share one base, `mpx.scalers.reads.ReadScaler` (cleaning
+the reads, the ``fill`` rules for windows where an event did not run), and take NeoMPX's post-processing
+fixes as options (`mpx.scalers.fixes`). The inference kernels of the model-based scalers (Kalman
+filter, Expectation Propagation, catalog relations) are in `mpx.scalers.inference`.
 
 Other packages add scalers without touching mpx through the entry-point group ``mpx.scalers``; in their
 ``pyproject.toml``::

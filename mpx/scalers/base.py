@@ -35,7 +35,7 @@ Adding a scaler::
             return self.make_estimate(obs, counts, not_estimated=~ok)
 
 ``causal`` is a class attribute, or a property when it depends on hyper-parameters (a fill that
-interpolates, a post-processing fix that uses whole-run statistics: see `mpx.scalers.linear`). Then
+interpolates, a post-processing fix that uses whole-run statistics: see `mpx.scalers.reads`). Then
 register it: add ``"mine": "my_module:MyScaler"`` to `mpx.scalers.BUILTIN`, or, from another
 package, an entry point in the group ``mpx.scalers`` (see `mpx.scalers`). Every registered scaler must
 pass `mpx.conformance.scalers.check_scaler` (run over the registry by ``tests/test_scalers_conformance.py``):

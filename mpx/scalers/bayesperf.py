@@ -11,7 +11,7 @@ gem5 ``::total``, metric formulas that define a measured event) and inequalities
 accesses); ``x >= 0`` for every counter; and, to link windows, a Gaussian random walk of each event's
 rate (the paper expands the graph along the chain of scheduled configurations and runs EP over the k
 most recent slices). Relations come from the ``relations`` hyper-parameter — prior knowledge like
-vendor formulas, never counts of the trace — see `mpx.scalers.relations`.
+vendor formulas, never counts of the trace — see `mpx.scalers.inference.relations`.
 
 **Measurement likelihood.** An event that ran in ``N`` quanta of a window gives ``N`` samples, its
 per-quantum rates. With their mean ``mu`` and standard deviation ``S`` the paper's marginal of the true
@@ -51,7 +51,7 @@ from successive measured windows (``E[(mu_b - mu_a)²] = (b-a) q + var_a + var_b
 the filter; with ``drift`` at least the ``2/3 beta T`` the within-window walk implies), a number sets
 ``q = (process·level)²``.
 
-**Inference.** Gaussian EP (`mpx.scalers.ep`): identities exactly (null-space coordinates), truncation
+**Inference.** Gaussian EP (`mpx.scalers.inference.ep`): identities exactly (null-space coordinates), truncation
 factors by moment matching of truncated Gaussians, each window's estimate from the ``k`` windows up to
 it (`BayesPerfScaler`, causal) or the ``k`` windows on either side (`BayesPerfSmoother`, offline). Events
 no relation ties are independent chains, solved together. The estimate is the posterior mean times the
@@ -91,8 +91,8 @@ import scipy.linalg
 
 from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
-from mpx.scalers.ep import ep_chain
-from mpx.scalers.relations import RelationSet, relation_set
+from mpx.scalers.inference.ep import ep_chain
+from mpx.scalers.inference.relations import RelationSet, relation_set
 
 __all__ = ["BayesPerfScaler", "BayesPerfSmoother", "Measurements", "window_measurements"]
 
@@ -312,7 +312,7 @@ class BayesPerfScaler(Scaler):
     """BayesPerf, causal filter: each read window from EP over the ``k`` windows up to it (module
     docstring).
 
-    Hyper-parameters: ``relations`` (anything `mpx.scalers.relations.relation_set` reads: a catalog or
+    Hyper-parameters: ``relations`` (anything `mpx.scalers.inference.relations.relation_set` reads: a catalog or
     its name, relations, relation text, synthetic identities, ``"gem5-totals"``; None: each event alone
     with its random walk and ``x >= 0``), ``k`` (windows per sub-problem), ``prior_dof`` (> 2: pseudo
     degrees of freedom of the pooled sample variance), ``drift`` (add the within-window random walk to

@@ -31,7 +31,7 @@ is still predicted from the ones that have.
 **Filter and smoother.** `FusionSmoother` (``fusion_smooth``, offline) runs the RTS smoother over the
 whole run. `FusionScaler` (``fusion``, causal) runs the filter and, inside each read window, a backward
 pass restarted at the window's last quantum: each window uses the quanta up to its own end, nothing
-after (`mpx.scalers.kalman.rts_smoother` with ``segment_ends``).
+after (`mpx.scalers.inference.kalman.rts_smoother` with ``segment_ends``).
 
 **Estimate.** A window's count is the sum of its quanta: the counted ones exactly, the others
 ``L · (exp(m) - eps)`` (the posterior median of the rate, clipped at 0; predicted rates are capped at
@@ -42,7 +42,7 @@ Windows where the event did not run are flagged ``not_estimated`` — as for eve
 carry the model's prediction; events in error (never enabled) are NaN.
 
 **Relations (explicit).** Catalog identities ``A c = 0`` and inequalities ``B c <= 0`` over the window
-counts (`mpx.scalers.relations.relation_set`, as the BayesPerf scaler reads them) are imposed on each
+counts (`mpx.scalers.inference.relations.relation_set`, as the BayesPerf scaler reads them) are imposed on each
 window's estimate, with the window's count covariance from the delta method (summed std per event, the
 mean cross-event correlation of its quanta): identities by Gaussian conditioning (mean and covariance),
 violated inequalities by projecting the mean onto their boundary (active set; the truncated
@@ -166,7 +166,7 @@ class FusionScaler(Scaler):
     """Fusion, causal: the Kalman filter of the module docstring, smoothed inside each read window only
     (window w from the quanta up to its end).
 
-    Hyper-parameters: ``relations`` (anything `mpx.scalers.relations.relation_set` reads — a catalog or
+    Hyper-parameters: ``relations`` (anything `mpx.scalers.inference.relations.relation_set` reads — a catalog or
     its name such as ``"callgrind"``, relation text; None: no explicit relation), ``q_scale`` (> 0:
     multiplies the learned innovation covariance), ``prior_scale`` (> 0: multiplies the learned level
     covariance), ``std_scale`` (> 0: multiplies the reported std), ``cross`` (use the learned cross-event
@@ -188,7 +188,7 @@ class FusionScaler(Scaler):
 
     @classmethod
     def warm_up(cls) -> None:
-        from mpx.scalers.kalman import warm_up
+        from mpx.scalers.inference.kalman import warm_up
 
         warm_up()
 
@@ -219,7 +219,7 @@ class FusionScaler(Scaler):
     # -- the estimate ------------------------------------------------------------------------------
 
     def _estimate(self, obs: Any) -> Estimate:
-        from mpx.scalers.kalman import filter_store, smoothed_moments
+        from mpx.scalers.inference.kalman import filter_store, smoothed_moments
 
         events = tuple(obs.events)
         qv, r = obs.quanta, obs.reads
@@ -307,7 +307,7 @@ class FusionScaler(Scaler):
     def _relation_matrices(self, events, notes):
         """Identities ``eq`` and inequalities ``ineq`` over the measured events (relations through latent
         variables dropped, with a note)."""
-        from mpx.scalers.relations import relation_set
+        from mpx.scalers.inference.relations import relation_set
 
         # reading a catalog costs more than the estimate: keep the matrices while relations and events stay
         key = (id(self.relations), self.relations if isinstance(self.relations, str) else None, events)

@@ -38,7 +38,7 @@ import numpy as np
 
 from mpx.errors import ConfigError
 from mpx.params import StrOptions
-from mpx.scalers.linear import FILLS, ReadScaler, _bfill_index, _ffill_index, read_constraints
+from mpx.scalers.reads import FILLS, ReadScaler, bfill_index, ffill_index, read_constraints
 
 __all__ = ["DiraScaler", "InterpolatingScaler", "TamScaler", "dira", "tam"]
 
@@ -104,12 +104,12 @@ class InterpolatingScaler(ReadScaler):
         else:
             if self.look > 0:
                 j = np.empty(raw.shape, dtype=np.intp)
-                j[:-1] = _bfill_index(ran)[1:]
+                j[:-1] = bfill_index(ran)[1:]
                 j[-1] = w
                 edge = j >= w
             else:
                 j = np.empty(raw.shape, dtype=np.intp)
-                j[1:] = _ffill_index(ran)[:-1]
+                j[1:] = ffill_index(ran)[:-1]
                 j[0] = -1
                 edge = j < 0
             jj = np.clip(j, 0, w - 1)
