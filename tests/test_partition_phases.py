@@ -13,7 +13,7 @@ from mpx.partition.coarsening import COARSENERS, contract
 from mpx.partition.community import COMMUNITIES, bipartite_graph, louvain_levels, modularity
 from mpx.partition.context import CoarseningConfig, CommunityConfig, Constraints, RefinementConfig
 from mpx.partition.initial import INITIAL, POOL
-from mpx.partition.initial.pool import _kernel_args
+from mpx.partition.initial.pool import kernel_args
 from mpx.partition.refinement import REFINERS, PartitionState, refine
 
 
@@ -138,7 +138,7 @@ def test_pool_algorithms_respect_fixed_vertices_and_rebalance_to_feasible(name):
     fixed[:10] = np.arange(10) % 4
     cons = build_constraints(hg.total_weight, hg.vertex_weights, 4, 0.05, fixed=fixed)
     for seed in range(5):
-        part = POOL.get(name, "x")(*_kernel_args(hg, cons), seed)
+        part = POOL.get(name, "x")(*kernel_args(hg, cons), seed)
         assert part.min() >= 0 and part.max() < 4
         assert np.array_equal(part[:10], fixed[:10])
         state = PartitionState(hg, part, cons)

@@ -1,9 +1,9 @@
 """NeoMPX's three post-processing fixes of read-window estimates.
 
 Source: NeoMPX (Wang et al., IEEE CLUSTER 2020; github.com/SJTU-HPC/NeoMPX, ``src/dataprocessing_utils.c``).
-**Post-processing fixes** (NeoMPX applies them in this order around any estimator: ΔE fix, estimation,
-outlier fix, missing-value fix); each is an option of every read-window scaler (`te_fix`, `outlier_fix`,
-`missing_fix` below), and each makes the scaler offline:
+NeoMPX applies them in this order around any estimator: ΔE fix, estimation, outlier fix, missing-value
+fix. Each is an option of every read-window scaler (`mpx.scalers.reads.ReadScaler`: ``te_fix``,
+``outlier_fix``, ``missing_fix``), and each makes the scaler offline:
 
 - `te_fix`: 1-D k-means (k = 3, initial centres at positions 0, ⌊(W−1)/2⌋, 2⌊(W−1)/2⌋, iterated until
   the centres move less than 1e−5) on each event's per-window ΔE; values outside the most populated

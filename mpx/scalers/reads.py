@@ -24,6 +24,7 @@ count as not run for that event. NeoMPX's post-processing fixes (``te_fix``, ``o
 ``missing_fix``; see `mpx.scalers.fixes`) are options of every read-window scaler; any of them makes the
 scaler offline (they use whole-run statistics or later windows).
 """
+
 from __future__ import annotations
 
 from typing import Any, ClassVar
