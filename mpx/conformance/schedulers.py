@@ -17,17 +17,17 @@ parameters, problem and seed), so running every check costs what one run of all 
 - **no-overcommit** (`check_no_overcommit`): every quantum's running set fits the PMU (counter masks, a reserved
   counter, a fixed counter, a second PMU unit, a real preset's masks and fixed counters);
 - **free-events** (`check_free_events`): free events (fixed-counter, software) run in every quantum;
-- **impossible-events** (`check_impossible_events`): events that can never run — one whose only allowed counter is reserved, one on a PMU unit that
-  does not exist — never run; the scheduler either schedules around them or raises `ConfigError` naming
-  one of them (LIKWID refuses such an event set);
+- **impossible-events** (`check_impossible_events`): events that can never run — one whose only
+  allowed counter is reserved, one on a PMU unit that does not exist — never run; the scheduler either
+  schedules around them or raises `ConfigError` naming one of them (LIKWID refuses such an event set);
 - **never-fires** (`check_never_fires`): events that never fire (all-zero counts) do not upset it;
 - **observes** (`check_observes`): the observation's counts are the trace's in the quanta an event
   ran, NaN elsewhere;
 - **deterministic** (`check_deterministic`): two fresh clones give the same running mask (static ones
   also the same `Schedule`, and multiplex runs exactly ``schedule(problem)``);
-- **never-reads-truth** (`check_never_reads_truth`): the counts an event would have had in quanta where it did *not* run are
-  replaced, once by numbers far above anything it saw (in random order), once by zeros; what the
-  scheduler saw is unchanged, so its decisions must be too. A static schedule must not depend on the
+- **never-reads-truth** (`check_never_reads_truth`): the counts an event would have had in quanta
+  where it did *not* run are replaced, once by numbers far above anything it saw (in random order),
+  once by zeros; what the scheduler saw is unchanged, so its decisions must be too. A static schedule must not depend on the
   trace at all.
 
 The problems (`conformance_problems`): named groups with metrics and relations on a small hand-made

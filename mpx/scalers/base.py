@@ -8,8 +8,8 @@ out only Observations; `mpx.evaluate.score` compares an Estimate with the truth 
 scikit-learn's habits (Buitinck et al., "API design for machine learning software", 2013): the
 constructor only stores its hyper-parameters, unchanged, under the same names (`mpx.params.Params` then
 gives ``param_names``, ``get_params``, ``set_params``, ``clone`` and ``repr``) and ``param_constraints``
-declares what each may hold (checked by ``estimate`` and ``fit``); ``estimate(observation)`` is the verb; learned scalers also have
-``fit(traces_or_observations)`` and keep what they learned in attributes ending in ``_``.
+declares what each may hold (checked by ``estimate`` and ``fit``); ``estimate(observation)`` is the verb;
+learned scalers also have ``fit(traces_or_observations)`` and keep what they learned in attributes ending in ``_``.
 
 Adding a scaler::
 
