@@ -145,6 +145,36 @@ class _Reordered(StaticScheduler):
         return pack_round_robin(problem)
 
 
+class _MetricReader(StaticScheduler):
+    """Reads the problem's metrics (reverses its groups when it has some) without declaring uses_metrics."""
+
+    name = "metric_reader"
+    source = "a test of the conformance check"
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        groups = problem.groups[::-1] if problem.metrics else problem.groups
+        return pack_round_robin(problem.replace(groups=groups))
+
+
+class _Picky(StaticScheduler):
+    """Refuses every problem in applicable() without declaring needs_event_sets."""
+
+    name = "picky"
+    source = "a test of the conformance check"
+
+    def applicable(self, problem: Problem) -> str | None:
+        return "never"
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        return pack_round_robin(problem)
+
+
+@pytest.mark.parametrize("bad, message", [(_MetricReader, "uses_metrics"), (_Picky, "needs_event_sets")])
+def test_dishonest_tags_are_caught(bad, message):
+    with pytest.raises(AssertionError, match=rf"tags.*{message}"):
+        check_scheduler(bad())
+
+
 def test_touching_the_trace_is_caught():
     with pytest.raises(AssertionError, match="never-touches-trace"):
         check_scheduler(_Snooper())

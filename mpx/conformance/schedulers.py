@@ -25,6 +25,9 @@ parameters, problem and seed), so running every check costs what one run of all 
   ran, NaN elsewhere;
 - **deterministic** (`check_deterministic`): two fresh clones give the same running mask (static ones
   also the same `Schedule`, and multiplex runs exactly ``schedule(problem)``);
+- **tags** (`check_tags`): a scheduler not declaring ``uses_metrics`` runs the same without the
+  problem's metrics and relations; ``applicable`` refuses problems without predefined event sets exactly
+  when it declares ``needs_event_sets``;
 - **never-reads-truth** (`check_never_reads_truth`): the counts an event would have had in quanta
   where it did *not* run are replaced, once by numbers far above anything it saw (in random order),
   once by zeros; what the scheduler saw is unchanged, so its decisions must be too. A static schedule must not depend on the
@@ -57,8 +60,8 @@ from mpx.trace import Trace
 
 __all__ = ["IMPOSSIBLE_EVENTS", "SCHEDULER_CHECKS", "check_declares", "check_deterministic", "check_free_events",
            "check_impossible_events", "check_never_fires", "check_never_reads_truth", "check_no_overcommit",
-           "check_observes", "check_params", "check_runs", "check_scheduler", "conformance_perf_problem",
-           "conformance_problem", "conformance_problems", "conformance_trace"]
+           "check_observes", "check_params", "check_runs", "check_scheduler", "check_tags",
+           "conformance_perf_problem", "conformance_problem", "conformance_problems", "conformance_trace"]
 
 #: events of the conformance problem that can never run: ``never`` may only use a reserved counter
 #: (it opens, as with perf's open-time check, but never fits), ``nounit/ev/`` names a unit the PMU lacks
@@ -374,6 +377,29 @@ def check_never_reads_truth(scheduler: Scheduler, *, seed: int = 0) -> None:
                             f"changed ({label})")
 
 
+def check_tags(scheduler: Scheduler, *, seed: int = 0) -> None:
+    """The tags are honest: a scheduler that does not declare ``uses_metrics`` runs the same without the
+    problem's metrics and relations; ``applicable`` refuses the conformance problems (no predefined event
+    sets) exactly when the scheduler declares ``needs_event_sets``, and accepts them marked as event sets."""
+    tags = scheduler.tags()
+    for _, problem, trace, _, running in _ran(scheduler, seed):
+        why = scheduler.applicable(problem)
+        if tags.needs_event_sets:
+            if not (isinstance(why, str) and why):
+                raise _fail("tags", scheduler, "declares needs_event_sets but applicable() accepts a problem "
+                            "without event sets")
+            if scheduler.applicable(problem.replace(meta={**problem.meta, "groups_from": "eventset"})) is not None:
+                raise _fail("tags", scheduler, "declares needs_event_sets but refuses a problem of event sets")
+        elif why is not None:
+            raise _fail("tags", scheduler, f"applicable() refuses a conformance problem ({why}) but the scheduler "
+                        "does not declare needs_event_sets")
+        if not tags.uses_metrics:
+            bare = _run(scheduler, problem.replace(metrics=(), relations=()), trace, seed)
+            if not np.array_equal(bare.quanta.running, running):
+                raise _fail("tags", scheduler, "its decisions change without the problem's metrics and relations, "
+                            "but it does not declare uses_metrics")
+
+
 #: every check, by name, in the order `check_scheduler` runs them
 SCHEDULER_CHECKS: dict[str, Callable[..., None]] = {
     "declares": check_declares,
@@ -386,6 +412,7 @@ SCHEDULER_CHECKS: dict[str, Callable[..., None]] = {
     "observes": check_observes,
     "deterministic": check_deterministic,
     "never_reads_truth": check_never_reads_truth,
+    "tags": check_tags,
 }
 _NO_SEED = {"declares", "params"}
 
