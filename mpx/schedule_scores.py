@@ -25,8 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from mpx import schedulers
+from mpx import synthetic as S
 from mpx.errors import ConfigError
+from mpx.multiplex import multiplex
 from mpx.problem import Problem
+from mpx.schedulers.base import OnlineScheduler, Schedule
 
 __all__ = ["ScheduleScores", "schedule_scores", "score_schedulers", "synthetic_trace"]
 
@@ -86,8 +90,6 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
     `~mpx.schedulers.base.Schedule` (with ``problem``; over ``n_quanta`` quanta, or over one period of
     its cycle — the steady state — when None), or a boolean running mask ``[Q, E]`` (with ``problem``).
     """
-    from mpx.schedulers.base import Schedule
-
     if hasattr(source, "quanta") and hasattr(source, "problem"):
         running = np.asarray(source.quanta.running, dtype=bool)
         problem = source.problem if problem is None else problem
@@ -139,8 +141,6 @@ def synthetic_trace(problem: Problem, quanta: int, seed: int = 0) -> Any:
     """A synthetic `~mpx.trace.Trace` of ``quanta`` intervals with one counter per problem event, for
     online schedulers: log-uniform rates, a few bursty events and two phases, so that events differ in
     how much they vary (what online schedulers react to). Deterministic in ``seed``."""
-    from mpx import synthetic as S
-
     rng = np.random.default_rng(seed)
     names = list(problem.events)
     rates = np.exp(rng.uniform(np.log(10.0), np.log(1e5), len(names)))
@@ -172,10 +172,6 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
     ``skipped``: the reason when the scheduler cannot handle the problem (a `ConfigError`, or
     one `Scheduler.applicable` gives, e.g. LIKWID without LIKWID event sets), the figures then None.
     """
-    from mpx import schedulers
-    from mpx.multiplex import multiplex
-    from mpx.schedulers.base import OnlineScheduler
-
     rows: list[dict[str, Any]] = []
     params = params or {}
     for name in names:

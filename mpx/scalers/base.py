@@ -56,6 +56,7 @@ What the Observation offers (see `mpx.multiplex`): ``reads`` (per read window ``
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError, MpxError
+from mpx.multiplex import Observation
 from mpx.params import Params
 
 __all__ = ["Estimate", "Scaler", "ScalerError", "ScalerTags", "VIEWS"]
@@ -263,8 +265,6 @@ class Scaler(Params, ABC):
     def estimate(self, observation: Any) -> Estimate:
         """Estimate every event's count per read window of ``observation`` (an Observation, never a
         Trace); checks the result's shapes against the observation."""
-        from mpx.multiplex import Observation
-
         if not isinstance(observation, Observation):
             raise ConfigError(f"{type(self).__name__}.estimate expects a mpx.multiplex.Observation, got "
                               f"{type(observation).__name__} (a scaler never receives a Trace: use "
@@ -317,8 +317,6 @@ class Scaler(Params, ABC):
 
 
 def _jsonable(v: Any) -> Any:
-    import json
-
     try:
         json.dumps(v)
     except (TypeError, ValueError):

@@ -70,7 +70,9 @@ import numpy as np
 
 from mpx.errors import ConfigError
 from mpx.params import Interval
-from mpx.scalers.base import Estimate, Scaler
+from mpx.scalers.base import Estimate, Scaler, sum_quanta
+from mpx.scalers.inference.relations import relation_set
+from mpx.trace import Trace
 
 __all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
 
@@ -207,8 +209,6 @@ class FusionScaler(Scaler):
         self.noise_share = noise_share
 
     def _fit(self, items: list[Any]) -> None:
-        from mpx.trace import Trace
-
         bad = [type(x).__name__ for x in items if not isinstance(x, Trace)]
         if bad:
             raise ConfigError(f"{type(self).__name__}.fit needs Traces (the ground truth of other workloads), got "
@@ -251,7 +251,6 @@ class FusionScaler(Scaler):
         pred_sd = dur * rate * np.sqrt(np.expm1(np.maximum(v, 0.0)))
         per_q = np.where(ok, c, pred)
         sd_q = np.where(ok, 0.0, pred_sd)
-        from mpx.scalers.base import sum_quanta
 
         counts = sum_quanta(per_q, bounds)
         # a window's unobserved quanta share one random walk: their errors are strongly correlated, so
@@ -307,7 +306,6 @@ class FusionScaler(Scaler):
     def _relation_matrices(self, events, notes):
         """Identities ``eq`` and inequalities ``ineq`` over the measured events (relations through latent
         variables dropped, with a note)."""
-        from mpx.scalers.inference.relations import relation_set
 
         # reading a catalog costs more than the estimate: keep the matrices while relations and events stay
         key = (id(self.relations), self.relations if isinstance(self.relations, str) else None, events)

@@ -36,6 +36,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
 
 from mpx.errors import ConfigError
 from mpx.params import StrOptions
@@ -83,9 +85,6 @@ class BayesPerfScheduler(StaticScheduler):
         self.assignment = assignment
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import dijkstra
-
         base = pack_round_robin(problem, packing="first_fit", assignment=self.assignment)
         errors = dict(base.errors)
         notes = list(base.notes)

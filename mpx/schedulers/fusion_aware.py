@@ -58,9 +58,11 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.grouping import group_events
 from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler
+from mpx.schedulers.hypergraph import HypergraphScheduler
 
 __all__ = ["FusionAwareScheduler", "allocate", "spread"]
 
@@ -122,8 +124,6 @@ class FusionAwareScheduler(OnlineScheduler):
     @classmethod
     def warm_up(cls) -> None:
         """Compiles the partitioner kernels the hypergraph grouping uses."""
-        from mpx.schedulers.hypergraph import HypergraphScheduler
-
         HypergraphScheduler.warm_up()
 
     param_constraints: ClassVar[dict] = {
@@ -146,8 +146,6 @@ class FusionAwareScheduler(OnlineScheduler):
         n = problem.n_events
         free = problem.free_mask
         if self.grouping == "hypergraph":
-            from mpx.grouping import group_events
-
             grouping = group_events(problem, seed=int(self.seed), replicate_events=False)
             self.errors_ = dict(grouping.errors)
             groups = [list(g) for g in grouping.groups if g]

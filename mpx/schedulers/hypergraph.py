@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from mpx.grouping import group_events
 from mpx.params import Interval
+from mpx.pmu import preset
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
 
@@ -52,8 +54,6 @@ class HypergraphScheduler(StaticScheduler):
     @classmethod
     def warm_up(cls) -> None:
         """Group a small catalog-like problem: compiles the partitioner kernels event grouping uses."""
-        from mpx.pmu import preset
-
         events = [f"e{i}" for i in range(10)]
         metrics = {f"m{i}": events[i:i + 3] for i in range(0, 8, 2)}
         cls(seed=0).schedule(Problem(events, preset("generic-3"), metrics=metrics))
@@ -69,8 +69,6 @@ class HypergraphScheduler(StaticScheduler):
         self.counters = counters
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.grouping import group_events
-
         grouping = group_events(problem, seed=self.seed, k=self.k, max_extra_blocks=self.max_extra_blocks,
                                 replicate_events=self.replicate, counters=self.counters)
         self.grouping_ = grouping

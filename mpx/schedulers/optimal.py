@@ -34,6 +34,8 @@ import math
 from typing import ClassVar
 
 import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import lil_matrix
 
 from mpx.errors import ConfigError
 from mpx.params import Interval, StrOptions
@@ -105,8 +107,6 @@ class OptimalScheduler(StaticScheduler):
         return self._solve(problem, length)
 
     def _solve(self, problem: Problem, length: int) -> Schedule:
-        from scipy.optimize import Bounds, LinearConstraint, milp
-        from scipy.sparse import lil_matrix
 
         errors, sched, pinned, allowed = self._prepare(problem)
         counters = sorted({c for cs in allowed.values() for c in cs})
