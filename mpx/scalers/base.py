@@ -43,6 +43,10 @@ output shapes, determinism, never reading the truth, events that never ran, NaN 
 an honest ``causal`` flag (a causal scaler's window w must not change when later windows change). Set
 ``example_params`` when the defaults cannot run on a generic observation.
 
+``scaler.tags()`` (`ScalerTags`) gathers what callers may know without running it: ``causal``, ``view``,
+``learned``, ``jit`` and ``needs_relations`` (set it when the scaler takes the catalog's relations as its
+``relations`` hyper-parameter; callers pass them then).
+
 Learned scalers set ``learned = True`` and implement ``_fit(items)``; ``fit`` accepts Traces or
 Observations (a learned scaler may train on the truth of *other* workloads — leave-one-workload-out is
 the experiment runner's job — but ``estimate`` still receives only the Observation to be scored).

@@ -38,6 +38,14 @@ run) — the same numbers a real tool would have read. A scheduler never receive
 `mpx.multiplex.multiplex` owns it, slices the truth once, and hands schedulers only the `Problem` and
 `Observed` views built from counts of events that ran.
 
+What callers may know without running it is declared, not sniffed: ``scheduler.tags()``
+(`SchedulerTags`: online, ``uses_metrics``, ``needs_event_sets``, jit) and
+``scheduler.applicable(problem)`` (None, or why it cannot run that problem: override it when a scheduler
+refuses whole kinds of problems, as LIKWID without predefined event sets). Problem-derived defaults of a
+hyper-parameter belong in the scheduler's own module (hperf's ``available_GP`` from its catalog).
+Schedulers built on another one's schedule call its public function (`mpx.schedulers.perf.perf_rotation`,
+`mpx.schedulers.round_robin.pack_round_robin`), never its ``_schedule``.
+
 Register a scheduler by adding ``name: "module:Class"`` to `mpx.schedulers.BUILTIN`, or from another
 package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`). Every registered
 scheduler must pass `mpx.conformance.schedulers.check_scheduler` (run over the registry by
