@@ -25,8 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from mpx import schedulers
+from mpx import synthetic as S
 from mpx.errors import ConfigError
+from mpx.multiplex import multiplex
 from mpx.problem import Problem
+from mpx.schedulers.base import OnlineScheduler, Schedule
 
 __all__ = ["ScheduleScores", "schedule_scores", "score_schedulers", "synthetic_trace"]
 
@@ -86,8 +90,6 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
     `~mpx.schedulers.base.Schedule` (with ``problem``; over ``n_quanta`` quanta, or over one period of
     its cycle — the steady state — when None), or a boolean running mask ``[Q, E]`` (with ``problem``).
     """
-    from mpx.schedulers.base import Schedule
-
     if hasattr(source, "quanta") and hasattr(source, "problem"):
         running = np.asarray(source.quanta.running, dtype=bool)
         problem = source.problem if problem is None else problem
@@ -139,8 +141,6 @@ def synthetic_trace(problem: Problem, quanta: int, seed: int = 0) -> Any:
     """A synthetic `~mpx.trace.Trace` of ``quanta`` intervals with one counter per problem event, for
     online schedulers: log-uniform rates, a few bursty events and two phases, so that events differ in
     how much they vary (what online schedulers react to). Deterministic in ``seed``."""
-    from mpx import synthetic as S
-
     rng = np.random.default_rng(seed)
     names = list(problem.events)
     rates = np.exp(rng.uniform(np.log(10.0), np.log(1e5), len(names)))
@@ -170,12 +170,8 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
     ``event_groups`` (groups as the scheduler opened them), ``errors`` (events in error, with the
     reason), ``notes`` (static schedulers' notes), ``trace`` (what an online scheduler ran on) and
     ``skipped``: the reason when the scheduler cannot handle the problem (a `ConfigError`, or
-    LIKWID without LIKWID event sets), the figures then None.
+    one `Scheduler.applicable` gives, e.g. LIKWID without LIKWID event sets), the figures then None.
     """
-    from mpx import schedulers
-    from mpx.multiplex import multiplex
-    from mpx.schedulers.base import OnlineScheduler
-
     rows: list[dict[str, Any]] = []
     params = params or {}
     for name in names:
@@ -188,7 +184,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
             row["kind"] = sched.kind
             row["params"] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
                              for k, v in sched.get_params().items()}
-            why = _not_applicable(name, problem)
+            why = sched.applicable(problem)
             if why:
                 row["skipped"] = why
                 rows.append(row)
@@ -222,12 +218,3 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
         rows.append(row)
     return rows
 
-
-def _not_applicable(name: str, problem: Problem) -> str | None:
-    """Why scheduler ``name`` does not apply to ``problem`` (None when it does): LIKWID rotates
-    predefined event sets, which only a problem built from LIKWID groups has
-    (``meta['groups_from'] == "eventset"``, `Problem.from_catalog`)."""
-    if name == "likwid" and problem.meta.get("groups_from") != "eventset":
-        return ("needs predefined LIKWID event sets (eventset groups); this catalog's groups come from "
-                f"{problem.meta.get('groups_from') or 'the user'}")
-    return None

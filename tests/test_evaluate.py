@@ -16,7 +16,7 @@ from mpx.errors import ConfigError
 from mpx.evaluate import score, true_windows
 from mpx.metrics import Catalog, Metric
 from mpx.scalers.base import Estimate, ScalerError
-from mpx.scalers.check import generic_observation, generic_trace
+from mpx.conformance.scalers import generic_observation, generic_trace
 from mpx.trace import Trace
 
 

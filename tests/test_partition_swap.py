@@ -11,17 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpx.partition import Hypergraph, block_weights, build_constraints, km1
-from mpx.partition._kernels import init_state
-from mpx.partition.context import RefinementConfig
+from mpx.partition.context import Constraints, RefinementConfig
 from mpx.partition.refinement import PartitionState, refine
 
 SWAP = RefinementConfig(algorithms=("swap",))
 
 
 def _check_cache(state: PartitionState) -> None:
-    noff, pins, voff, vnets, vw, nw = state.hg.arrays()
-    fresh = init_state(state.k, noff, pins, voff, vnets, nw, vw, state.part.copy())
-    for got, want in zip((state.phi, state.blockw, state.benefit, state.inc, state.total), fresh):
+    none_fixed = np.full(state.hg.num_vertices, -1, dtype=np.int64)
+    fresh = PartitionState(state.hg, state.part.copy(), Constraints(state.k, state.maxw, none_fixed))
+    for got, want in zip((state.phi, state.blockw, state.benefit, state.inc, state.total),
+                         (fresh.phi, fresh.blockw, fresh.benefit, fresh.inc, fresh.total)):
         assert np.array_equal(got, want)
 
 

@@ -18,10 +18,10 @@ from mpx.metrics import Catalog, Metric, Relation
 from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.scalers.bayesperf import BayesPerfScaler, BayesPerfSmoother, window_measurements
-from mpx.scalers.check import check_scaler, observation_from_quanta
-from mpx.scalers.ep import chain_information, ep_chain, information_to_moments, truncnorm_upper_moments
+from mpx.conformance.scalers import check_scaler, observation_from_quanta
+from mpx.scalers.inference.ep import chain_information, ep_chain, information_to_moments, truncnorm_upper_moments
 from mpx.scalers.linear import LinearScaler
-from mpx.scalers.relations import discretised_posterior, metric_identities, relation_set
+from mpx.scalers.inference.relations import discretised_posterior, metric_identities, relation_set
 from mpx.trace import Trace
 
 TMA_IDS = synthetic.identities(synthetic.preset("tma"))

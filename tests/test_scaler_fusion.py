@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from mpx.errors import ConfigError
-from mpx.scalers.check import check_scaler, observation_from_quanta
+from mpx.conformance.scalers import check_scaler, observation_from_quanta
 from mpx.scalers.fusion import FusionScaler, FusionSmoother, RateStructure, window_counts
-from mpx.scalers.kalman import kalman_filter, rts_smoother
+from mpx.scalers.inference.kalman import kalman_filter, rts_smoother
 from mpx.trace import Trace
 
 # -- Kalman filter and smoother: exact reference -----------------------------------------------------

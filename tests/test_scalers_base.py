@@ -14,7 +14,7 @@ from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.scalers.base import Estimate, Scaler, ScalerError
-from mpx.scalers.check import generic_trace, observation_from_reads
+from mpx.conformance.scalers import generic_trace, observation_from_reads
 from mpx.scalers.linear import LinearScaler
 
 
@@ -83,10 +83,10 @@ def test_a_scaler_never_receives_a_trace():
 
 def test_estimate_from_an_observation_whose_trace_is_gone():
     from mpx import multiplex as mx
-    from mpx.scalers.check import SPEC, _pmu
+    from mpx.conformance.scalers import SPEC, generic_pmu
 
     tr = generic_trace()
-    obs = multiplex(tr, Problem.from_perf_events(SPEC, _pmu()), "perf", quantum=10.0, read_every=3)
+    obs = multiplex(tr, Problem.from_perf_events(SPEC, generic_pmu()), "perf", quantum=10.0, read_every=3)
     del tr
     mx._CHECKSUMS.clear()
     gc.collect()

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mpx import scalers
-from mpx.scalers.check import observation_from_reads
-from mpx.scalers.neompx import missing_fix, outlier_fix, te_fix
+from mpx.conformance.scalers import observation_from_reads
+from mpx.scalers.fixes import missing_fix, outlier_fix, te_fix
 
 
 def test_te_fix_replaces_values_outside_the_mode_cluster():

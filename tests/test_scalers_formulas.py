@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mpx import scalers
 from mpx.errors import ConfigError
-from mpx.scalers.check import observation_from_quanta, observation_from_reads
+from mpx.conformance.scalers import observation_from_quanta, observation_from_reads
 from mpx.scalers.interpolation import dira, tam
 from mpx.scalers.neompx import cam, dcam
 

@@ -1,5 +1,5 @@
-"""Every registered scheduler passes `mpx.schedulers.check.check_scheduler` (the one conformance check);
-schedulers that break the rules are caught by it."""
+"""Every registered scheduler passes every conformance check of `mpx.conformance.schedulers` (one test
+item per scheduler and check); schedulers that break the rules are caught by `check_scheduler`."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ import pytest
 from mpx import schedulers
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, StaticScheduler
-from mpx.schedulers.check import check_scheduler, conformance_perf_problem, conformance_problem
+from mpx.conformance.schedulers import (SCHEDULER_CHECKS, check_scheduler, conformance_perf_problem,
+                                        conformance_problem)
+from mpx.schedulers.round_robin import pack_round_robin
 from mpx.trace import Trace
 
 
 @pytest.mark.parametrize("name", schedulers.available())
-def test_registered_scheduler_conforms(name):
+@pytest.mark.parametrize("check", list(SCHEDULER_CHECKS))
+def test_registered_scheduler_conforms(name, check):
     cls = schedulers.get_class(name)
     assert cls.name == name  # the registry name is the class's
-    check_scheduler(cls(**cls.example_params))
+    SCHEDULER_CHECKS[check](cls(**cls.example_params))
 
 
 # -- the check catches rule breakers --------------------------------------------------------------------
@@ -63,9 +66,7 @@ class _Coin(StaticScheduler):
     source = "a test of the conformance check"
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.schedulers.round_robin import RoundRobinScheduler
-
-        s = RoundRobinScheduler()._schedule(problem)
+        s = pack_round_robin(problem)
         cycle = np.random.default_rng().permutation(s.cycle)
         return Schedule(s.events, s.configs, s.prefix, cycle, s.groups, s.errors)
 
@@ -81,9 +82,7 @@ class _Busy(StaticScheduler):
         self.cache = {}
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.schedulers.round_robin import RoundRobinScheduler
-
-        return RoundRobinScheduler()._schedule(problem)
+        return pack_round_robin(problem)
 
 
 class _Greedy(StaticScheduler):
@@ -103,8 +102,6 @@ class _Snooper(StaticScheduler):
     source = "a test of the conformance check"
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.schedulers.round_robin import RoundRobinScheduler
-
         frame = inspect.currentframe()
         while frame is not None:
             for v in list(frame.f_locals.values()):
@@ -114,7 +111,7 @@ class _Snooper(StaticScheduler):
                     except AssertionError:
                         pass  # swallowing the error does not hide the access
             frame = frame.f_back
-        return RoundRobinScheduler()._schedule(problem)
+        return pack_round_robin(problem)
 
 
 class _Drifter(StaticScheduler):
@@ -127,10 +124,8 @@ class _Drifter(StaticScheduler):
         self.k = k
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.schedulers.round_robin import RoundRobinScheduler
-
         self.k += 1
-        return RoundRobinScheduler()._schedule(problem)
+        return pack_round_robin(problem)
 
 
 class _Reordered(StaticScheduler):
@@ -147,9 +142,37 @@ class _Reordered(StaticScheduler):
         return {"b": self.b, "a": self.a}
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.schedulers.round_robin import RoundRobinScheduler
+        return pack_round_robin(problem)
 
-        return RoundRobinScheduler()._schedule(problem)
+
+class _MetricReader(StaticScheduler):
+    """Reads the problem's metrics (reverses its groups when it has some) without declaring uses_metrics."""
+
+    name = "metric_reader"
+    source = "a test of the conformance check"
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        groups = problem.groups[::-1] if problem.metrics else problem.groups
+        return pack_round_robin(problem.replace(groups=groups))
+
+
+class _Picky(StaticScheduler):
+    """Refuses every problem in applicable() without declaring needs_event_sets."""
+
+    name = "picky"
+    source = "a test of the conformance check"
+
+    def applicable(self, problem: Problem) -> str | None:
+        return "never"
+
+    def _schedule(self, problem: Problem) -> Schedule:
+        return pack_round_robin(problem)
+
+
+@pytest.mark.parametrize("bad, message", [(_MetricReader, "uses_metrics"), (_Picky, "needs_event_sets")])
+def test_dishonest_tags_are_caught(bad, message):
+    with pytest.raises(AssertionError, match=rf"tags.*{message}"):
+        check_scheduler(bad())
 
 
 def test_touching_the_trace_is_caught():

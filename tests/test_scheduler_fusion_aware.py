@@ -11,7 +11,7 @@ from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.schedulers import get
 from mpx.schedulers.base import Observed
-from mpx.schedulers.check import check_scheduler
+from mpx.conformance.schedulers import check_scheduler
 from mpx.schedulers.fusion_aware import FusionAwareScheduler, allocate, spread
 from mpx.trace import Trace
 

@@ -10,7 +10,7 @@ from mpx.errors import ConfigError
 from mpx.pmu import PMU
 from mpx.problem import EventGroup, Problem
 from mpx.schedule_scores import score_schedulers
-from mpx.schedulers.check import check_scheduler, conformance_problem
+from mpx.conformance.schedulers import check_scheduler, conformance_problem
 from mpx.schedulers.hypergraph import HypergraphScheduler
 
 

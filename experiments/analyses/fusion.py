@@ -308,7 +308,7 @@ def cost(shipped: dict, name: str, args) -> dict[str, float]:
     """Read windows per second of the fusion estimates (fit excluded, warm numba cache), with and without
     the callgrind relations, on dataset ``name`` (18 events) and on it widened to 20 events; and the
     smoother kernels alone on the same model: Bryson–Frazier (the estimate's path) against RTS."""
-    from mpx.scalers.kalman import rts_smoother
+    from mpx.scalers.inference.kalman import rts_smoother
 
     out: dict[str, float] = {}
     for n_ev in (None, 20):

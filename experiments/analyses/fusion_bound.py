@@ -49,7 +49,7 @@ from mpx.evaluate import true_windows  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.scalers.base import Estimate, sum_quanta  # noqa: E402
-from mpx.scalers.kalman import rts_smoother  # noqa: E402
+from mpx.scalers.inference.kalman import rts_smoother  # noqa: E402
 
 FEATURES = ("neighbours", "others", "both")
 

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from mpx import scalers
     from mpx.errors import ConfigError
     from mpx.readers.perfstat import read_perf_stat
-    from mpx.scalers.check import observation_from_reads
+    from mpx.conformance.scalers import observation_from_reads
 
     if args.scaler not in scalers.available():
         raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")

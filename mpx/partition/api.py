@@ -12,6 +12,7 @@ from mpx.partition.context import Constraints, Context, InitialConfig, build_con
 from mpx.partition.hypergraph import Hypergraph, block_weights, cut, imbalance, km1
 from mpx.partition.initial.pool import run_pool
 from mpx.partition.multilevel import multilevel
+from mpx.partition.recursive_bisection import recursive_bisection  # noqa: F401  (registers the initial policy)
 from mpx.partition.refinement import PartitionState, refine
 
 

@@ -15,8 +15,10 @@ A scaler turns an `~mpx.multiplex.Observation` into an `~mpx.scalers.base.Estima
 - ``fusion``, ``fusion_smooth``: a Kalman filter / RTS smoother on log-rates with cross-event
   covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`).
 
-The read-window scalers (``linear`` to ``cam``) take NeoMPX's post-processing fixes as options (see
-`mpx.scalers.neompx`).
+The read-window scalers (``linear`` to ``cam``) share one base, `mpx.scalers.reads.ReadScaler` (cleaning
+the reads, the ``fill`` rules for windows where an event did not run), and take NeoMPX's post-processing
+fixes as options (`mpx.scalers.fixes`). The inference kernels of the model-based scalers (Kalman
+filter, Expectation Propagation, catalog relations) are in `mpx.scalers.inference`.
 
 Other packages add scalers without touching mpx through the entry-point group ``mpx.scalers``; in their
 ``pyproject.toml``::
@@ -25,7 +27,7 @@ Other packages add scalers without touching mpx through the entry-point group ``
     mine = "my_package.my_module:MyScaler"
 
 A built-in name wins over an entry point of the same name; `register` adds one at run time (notebooks,
-tests). Every scaler must pass `mpx.scalers.check.check_scaler`.
+tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ get_class = REGISTRY.load
 def get(name: str, **params: Any):
     """A new scaler ``name`` with hyper-parameters ``params``."""
     cls = get_class(name)
-    allowed = cls._param_names()
+    allowed = cls.param_names()
     bad = sorted(set(params) - set(allowed))
     if bad:
         raise ConfigError(f"scaler {name!r} has no parameter(s) {bad}; it takes {allowed}")

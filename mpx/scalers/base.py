@@ -6,9 +6,10 @@ every quantum). It never sees a `~mpx.trace.Trace`: `mpx.multiplex.multiplex` ow
 out only Observations; `mpx.evaluate.score` compares an Estimate with the truth afterwards.
 
 scikit-learn's habits (Buitinck et al., "API design for machine learning software", 2013): the
-constructor only stores its hyper-parameters, unchanged, under the same names (so `Scaler.get_params`,
-``repr`` and `Scaler.clone` work); ``estimate(observation)`` is the verb; learned scalers also have
-``fit(traces_or_observations)`` and keep what they learned in attributes ending in ``_``.
+constructor only stores its hyper-parameters, unchanged, under the same names (`mpx.params.Params` then
+gives ``param_names``, ``get_params``, ``set_params``, ``clone`` and ``repr``) and ``param_constraints``
+declares what each may hold (checked by ``estimate`` and ``fit``); ``estimate(observation)`` is the verb;
+learned scalers also have ``fit(traces_or_observations)`` and keep what they learned in attributes ending in ``_``.
 
 Adding a scaler::
 
@@ -22,6 +23,8 @@ Adding a scaler::
         view = "read"                       # "read": uses obs.reads; "quantum": uses obs.quanta
         source = "where the method comes from (paper, tool, file)"
 
+        param_constraints = {"alpha": Interval(float, 0, None, closed="neither")}  # from mpx.params
+
         def __init__(self, alpha: float = 1.0):   # hyper-parameters only, stored as given
             self.alpha = alpha
 
@@ -32,13 +35,17 @@ Adding a scaler::
             return self.make_estimate(obs, counts, not_estimated=~ok)
 
 ``causal`` is a class attribute, or a property when it depends on hyper-parameters (a fill that
-interpolates, a post-processing fix that uses whole-run statistics: see `mpx.scalers.linear`). Then
+interpolates, a post-processing fix that uses whole-run statistics: see `mpx.scalers.reads`). Then
 register it: add ``"mine": "my_module:MyScaler"`` to `mpx.scalers.BUILTIN`, or, from another
 package, an entry point in the group ``mpx.scalers`` (see `mpx.scalers`). Every registered scaler must
-pass `mpx.scalers.check.check_scaler` (run over the registry by ``tests/test_scalers_conformance.py``):
+pass `mpx.conformance.scalers.check_scaler` (run over the registry by ``tests/test_scalers_conformance.py``):
 output shapes, determinism, never reading the truth, events that never ran, NaN in the observation, and
 an honest ``causal`` flag (a causal scaler's window w must not change when later windows change). Set
 ``example_params`` when the defaults cannot run on a generic observation.
+
+``scaler.tags()`` (`ScalerTags`) gathers what callers may know without running it: ``causal``, ``view``,
+``learned``, ``jit`` and ``needs_relations`` (set it when the scaler takes the catalog's relations as its
+``relations`` hyper-parameter; callers pass them then).
 
 Learned scalers set ``learned = True`` and implement ``_fit(items)``; ``fit`` accepts Traces or
 Observations (a learned scaler may train on the truth of *other* workloads — leave-one-workload-out is
@@ -53,7 +60,7 @@ What the Observation offers (see `mpx.multiplex`): ``reads`` (per read window ``
 
 from __future__ import annotations
 
-import inspect
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -62,8 +69,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError, MpxError
+from mpx.multiplex import Observation
+from mpx.params import Params
 
-__all__ = ["Estimate", "Scaler", "ScalerError", "VIEWS"]
+__all__ = ["Estimate", "Scaler", "ScalerError", "ScalerTags", "VIEWS"]
 
 VIEWS = ("read", "quantum")
 
@@ -178,6 +187,24 @@ class Estimate:
                 f"{int(self.not_estimated.sum())} not estimated, std={'yes' if self.has_std else 'no'})")
 
 
+@dataclass(frozen=True)
+class ScalerTags:
+    """What callers may know about a scaler without reading its code (scikit-learn's tags).
+
+    ``causal``: window w uses only windows <= w (usable online; may depend on hyper-parameters);
+    ``view``: the part of the Observation it uses, ``"read"`` or ``"quantum"``; ``learned``: needs
+    `Scaler.fit` on other workloads first; ``needs_relations``: takes the catalog's relations as its
+    ``relations`` hyper-parameter (callers pass them when they have a catalog); ``jit``: compiles
+    kernels on first use (`Scaler.warm_up`).
+    """
+
+    causal: bool
+    view: str
+    learned: bool
+    needs_relations: bool
+    jit: bool
+
+
 def sum_quanta(per_quantum: np.ndarray, read_quanta: np.ndarray) -> np.ndarray:
     """Per read window sums of a per quantum array ``[Q, E]``; ``read_quanta[W+1]`` are the quantum
     index of each read (`~mpx.multiplex.ReadView.quanta`)."""
@@ -188,7 +215,7 @@ def sum_quanta(per_quantum: np.ndarray, read_quanta: np.ndarray) -> np.ndarray:
     return np.add.reduceat(per_quantum, starts, axis=0)
 
 
-class Scaler(ABC):
+class Scaler(Params, ABC):
     """Base of every scaler: registry ``name``, ``causal`` (True: online-usable, window w depends only
     on windows <= w; False: offline, may look ahead), ``view`` (``"read"`` or ``"quantum"``: which part
     of the Observation it uses), ``learned`` (needs `fit`), a citation in ``source``; scikit-learn style
@@ -199,10 +226,18 @@ class Scaler(ABC):
     view: ClassVar[str] = "read"
     learned: ClassVar[bool] = False
     source: ClassVar[str] = ""
+    _contract_error: ClassVar[type[Exception]] = ScalerError
     #: hyper-parameters the conformance check builds the scaler with when the defaults cannot run
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scaler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
     jit: ClassVar[bool] = False
+    #: takes the catalog's relations as its ``relations`` hyper-parameter (see `ScalerTags`)
+    needs_relations: ClassVar[bool] = False
+
+    def tags(self) -> ScalerTags:
+        """The scaler's capability tags (one place for what callers would otherwise sniff)."""
+        return ScalerTags(causal=bool(self.causal), view=str(self.view), learned=bool(self.learned),
+                          needs_relations=bool(self.needs_relations), jit=bool(self.jit))
 
     @classmethod
     def warm_up(cls) -> None:
@@ -210,46 +245,13 @@ class Scaler(ABC):
         it (numba caches the machine code on disk). For a caller that can compile ahead, e.g. a benchmark;
         the experiment runner warms only schedulers aside, since every cell needs its scalers at once."""
 
-    # -- scikit-learn style parameters ---------------------------------------------------------------
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's hyper-parameters, as stored."""
-        try:
-            return {k: getattr(self, k) for k in self._param_names()}
-        except AttributeError as exc:
-            raise ScalerError(f"{type(self).__name__} must store each constructor argument under its own "
-                              f"name ({exc})") from None
-
-    def set_params(self, **params: Any) -> Scaler:
-        """Change hyper-parameters (unknown names are an error); returns self."""
-        names = set(self._param_names())
-        bad = sorted(set(params) - names)
-        if bad:
-            raise ConfigError(f"{type(self).__name__} has no parameter(s) {bad}; it has {sorted(names)}")
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
-
-    def clone(self) -> Scaler:
-        """A fresh, unfitted scaler with the same hyper-parameters."""
-        return type(self)(**self.get_params())
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"
-
     # -- the verbs -----------------------------------------------------------------------------------
 
     def fit(self, data: Iterable[Any]) -> Scaler:
         """Train on Traces or Observations (other workloads than the scored one); returns self.
         Scalers that learn nothing accept and ignore ``data``."""
         if self.learned:
+            self.validate_params()
             items = list(data)
             if not items:
                 raise ConfigError(f"{type(self).__name__}.fit needs at least one trace or observation")
@@ -267,13 +269,11 @@ class Scaler(ABC):
     def estimate(self, observation: Any) -> Estimate:
         """Estimate every event's count per read window of ``observation`` (an Observation, never a
         Trace); checks the result's shapes against the observation."""
-        from mpx.multiplex import Observation
-
         if not isinstance(observation, Observation):
             raise ConfigError(f"{type(self).__name__}.estimate expects a mpx.multiplex.Observation, got "
                               f"{type(observation).__name__} (a scaler never receives a Trace: use "
                               "mpx.multiplex.multiplex first)")
-        self._check_params()
+        self.validate_params()
         if self.learned and not getattr(self, "fitted_", False):
             raise ConfigError(f"{type(self).__name__} is a learned scaler: call fit(...) before estimate")
         est = self._estimate(observation)
@@ -287,9 +287,6 @@ class Scaler(ABC):
             raise ScalerError(f"{type(self).__name__}: quantum estimate shape {est.quantum_counts.shape} differs "
                               f"from the observation's {observation.quanta.counts.shape}")
         return est
-
-    def _check_params(self) -> None:
-        """Validate hyper-parameters (raise `ConfigError`); called by `estimate`. Override to add checks."""
 
     # -- helpers for implementations -------------------------------------------------------------------
 
@@ -324,8 +321,6 @@ class Scaler(ABC):
 
 
 def _jsonable(v: Any) -> Any:
-    import json
-
     try:
         json.dumps(v)
     except (TypeError, ValueError):

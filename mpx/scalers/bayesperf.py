@@ -11,7 +11,7 @@ gem5 ``::total``, metric formulas that define a measured event) and inequalities
 accesses); ``x >= 0`` for every counter; and, to link windows, a Gaussian random walk of each event's
 rate (the paper expands the graph along the chain of scheduled configurations and runs EP over the k
 most recent slices). Relations come from the ``relations`` hyper-parameter — prior knowledge like
-vendor formulas, never counts of the trace — see `mpx.scalers.relations`.
+vendor formulas, never counts of the trace — see `mpx.scalers.inference.relations`.
 
 **Measurement likelihood.** An event that ran in ``N`` quanta of a window gives ``N`` samples, its
 per-quantum rates. With their mean ``mu`` and standard deviation ``S`` the paper's marginal of the true
@@ -51,7 +51,7 @@ from successive measured windows (``E[(mu_b - mu_a)²] = (b-a) q + var_a + var_b
 the filter; with ``drift`` at least the ``2/3 beta T`` the within-window walk implies), a number sets
 ``q = (process·level)²``.
 
-**Inference.** Gaussian EP (`mpx.scalers.ep`): identities exactly (null-space coordinates), truncation
+**Inference.** Gaussian EP (`mpx.scalers.inference.ep`): identities exactly (null-space coordinates), truncation
 factors by moment matching of truncated Gaussians, each window's estimate from the ``k`` windows up to
 it (`BayesPerfScaler`, causal) or the ``k`` windows on either side (`BayesPerfSmoother`, offline). Events
 no relation ties are independent chains, solved together. The estimate is the posterior mean times the
@@ -83,17 +83,16 @@ Gaussian model as solved, per window and variable).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.linalg
 
-from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
-from mpx.scalers.ep import ep_chain
-from mpx.scalers.relations import RelationSet, relation_set
+from mpx.scalers.inference.ep import ep_chain
+from mpx.scalers.inference.relations import RelationSet, relation_set
 
 __all__ = ["BayesPerfScaler", "BayesPerfSmoother", "Measurements", "window_measurements"]
 
@@ -313,7 +312,7 @@ class BayesPerfScaler(Scaler):
     """BayesPerf, causal filter: each read window from EP over the ``k`` windows up to it (module
     docstring).
 
-    Hyper-parameters: ``relations`` (anything `mpx.scalers.relations.relation_set` reads: a catalog or
+    Hyper-parameters: ``relations`` (anything `mpx.scalers.inference.relations.relation_set` reads: a catalog or
     its name, relations, relation text, synthetic identities, ``"gem5-totals"``; None: each event alone
     with its random walk and ``x >= 0``), ``k`` (windows per sub-problem), ``prior_dof`` (> 2: pseudo
     degrees of freedom of the pooled sample variance), ``drift`` (add the within-window random walk to
@@ -330,6 +329,13 @@ class BayesPerfScaler(Scaler):
     view: ClassVar[str] = "quantum"
     source: ClassVar[str] = _SOURCE
     _smooth: ClassVar[bool] = False
+    needs_relations: ClassVar[bool] = True
+    param_constraints: ClassVar[dict] = {
+        "k": Interval(int, 1, None), "prior_dof": Interval(float, 2, None, closed="neither"), "drift": "boolean",
+        "process": [StrOptions(("auto",)), Interval(float, 0, None)], "nonnegative": "boolean",
+        "ep_iterations": Interval(int, 0, None), "damping": Interval(float, 0, 1, closed="right"),
+        "tol": Interval(float, 0, None, closed="neither"), "min_rel_std": Interval(float, 0, None, closed="neither"),
+        "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance"))}
 
     def __init__(self, relations: Any = None, k: int = 4, prior_dof: float = 4.0, drift: bool = False,
                  process: Any = "auto", nonnegative: bool = True, ep_iterations: int = 30, damping: float = 1.0,
@@ -346,32 +352,6 @@ class BayesPerfScaler(Scaler):
         self.min_rel_std = min_rel_std
         self.prior_scale = prior_scale
         self.pool = pool
-
-    def _check_params(self) -> None:
-        def number(name: str, lo: float, lo_open: bool = True, hi: float = math.inf) -> None:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v) \
-                    or v < lo or (lo_open and v == lo) or v > hi:
-                raise ConfigError(f"{type(self).__name__}: {name} must be a finite number "
-                                  f"{'>' if lo_open else '>='} {lo}{'' if hi == math.inf else f' and <= {hi}'}, got {v!r}")
-
-        for name in ("k", "ep_iterations"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "k" else 0):
-                raise ConfigError(f"{type(self).__name__}: {name} must be an integer >= {1 if name == 'k' else 0}, "
-                                  f"got {v!r}")
-        number("prior_dof", 2.0)
-        number("damping", 0.0, hi=1.0)
-        number("tol", 0.0)
-        number("min_rel_std", 0.0)
-        number("prior_scale", 0.0)
-        if self.process != "auto":
-            number("process", 0.0, lo_open=False)
-        if self.pool not in ("dispersion", "variance"):
-            raise ConfigError(f"{type(self).__name__}: pool must be 'dispersion' or 'variance', got {self.pool!r}")
-        for name in ("nonnegative", "drift"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{type(self).__name__}: {name} must be True or False, got {getattr(self, name)!r}")
 
     # -- the estimate ------------------------------------------------------------------------------
 

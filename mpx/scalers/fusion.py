@@ -31,7 +31,7 @@ is still predicted from the ones that have.
 **Filter and smoother.** `FusionSmoother` (``fusion_smooth``, offline) runs the RTS smoother over the
 whole run. `FusionScaler` (``fusion``, causal) runs the filter and, inside each read window, a backward
 pass restarted at the window's last quantum: each window uses the quanta up to its own end, nothing
-after (`mpx.scalers.kalman.rts_smoother` with ``segment_ends``).
+after (`mpx.scalers.inference.kalman.rts_smoother` with ``segment_ends``).
 
 **Estimate.** A window's count is the sum of its quanta: the counted ones exactly, the others
 ``L · (exp(m) - eps)`` (the posterior median of the rate, clipped at 0; predicted rates are capped at
@@ -42,7 +42,7 @@ Windows where the event did not run are flagged ``not_estimated`` — as for eve
 carry the model's prediction; events in error (never enabled) are NaN.
 
 **Relations (explicit).** Catalog identities ``A c = 0`` and inequalities ``B c <= 0`` over the window
-counts (`mpx.scalers.relations.relation_set`, as the BayesPerf scaler reads them) are imposed on each
+counts (`mpx.scalers.inference.relations.relation_set`, as the BayesPerf scaler reads them) are imposed on each
 window's estimate, with the window's count covariance from the delta method (summed std per event, the
 mean cross-event correlation of its quanta): identities by Gaussian conditioning (mean and covariance),
 violated inequalities by projecting the mean onto their boundary (active set; the truncated
@@ -69,7 +69,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.scalers.base import Estimate, Scaler
+from mpx.params import Interval
+from mpx.scalers.base import Estimate, Scaler, sum_quanta
+from mpx.scalers.inference.relations import relation_set
+from mpx.trace import Trace
 
 __all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
 
@@ -165,7 +168,7 @@ class FusionScaler(Scaler):
     """Fusion, causal: the Kalman filter of the module docstring, smoothed inside each read window only
     (window w from the quanta up to its end).
 
-    Hyper-parameters: ``relations`` (anything `mpx.scalers.relations.relation_set` reads — a catalog or
+    Hyper-parameters: ``relations`` (anything `mpx.scalers.inference.relations.relation_set` reads — a catalog or
     its name such as ``"callgrind"``, relation text; None: no explicit relation), ``q_scale`` (> 0:
     multiplies the learned innovation covariance), ``prior_scale`` (> 0: multiplies the learned level
     covariance), ``std_scale`` (> 0: multiplies the reported std), ``cross`` (use the learned cross-event
@@ -183,12 +186,18 @@ class FusionScaler(Scaler):
     source: ClassVar[str] = _SOURCE
     jit: ClassVar[bool] = True
     _smooth: ClassVar[bool] = False
+    needs_relations: ClassVar[bool] = True
 
     @classmethod
     def warm_up(cls) -> None:
-        from mpx.scalers.kalman import warm_up
+        from mpx.scalers.inference.kalman import warm_up
 
         warm_up()
+
+    param_constraints: ClassVar[dict] = {
+        "q_scale": Interval(float, 0, None, closed="neither"), "prior_scale": Interval(float, 0, None, closed="neither"),
+        "std_scale": Interval(float, 0, None, closed="neither"), "cross": "boolean",
+        "noise_share": Interval(float, 0, 1, closed="neither")}
 
     def __init__(self, relations: Any = None, q_scale: float = 1.0, prior_scale: float = 1.0,
                  std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8):
@@ -199,21 +208,7 @@ class FusionScaler(Scaler):
         self.cross = cross
         self.noise_share = noise_share
 
-    def _check_params(self) -> None:
-        for name in ("q_scale", "prior_scale", "std_scale"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(v) or v <= 0:
-                raise ConfigError(f"{type(self).__name__}: {name} must be a finite number > 0, got {v!r}")
-        v = self.noise_share
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 < v < 1.0:
-            raise ConfigError(f"{type(self).__name__}: noise_share must be a number in (0, 1), got {v!r}")
-        if not isinstance(self.cross, bool):
-            raise ConfigError(f"{type(self).__name__}: cross must be True or False, got {self.cross!r}")
-
     def _fit(self, items: list[Any]) -> None:
-        from mpx.trace import Trace
-
         bad = [type(x).__name__ for x in items if not isinstance(x, Trace)]
         if bad:
             raise ConfigError(f"{type(self).__name__}.fit needs Traces (the ground truth of other workloads), got "
@@ -224,7 +219,7 @@ class FusionScaler(Scaler):
     # -- the estimate ------------------------------------------------------------------------------
 
     def _estimate(self, obs: Any) -> Estimate:
-        from mpx.scalers.kalman import filter_store, smoothed_moments
+        from mpx.scalers.inference.kalman import filter_store, smoothed_moments
 
         events = tuple(obs.events)
         qv, r = obs.quanta, obs.reads
@@ -256,7 +251,6 @@ class FusionScaler(Scaler):
         pred_sd = dur * rate * np.sqrt(np.expm1(np.maximum(v, 0.0)))
         per_q = np.where(ok, c, pred)
         sd_q = np.where(ok, 0.0, pred_sd)
-        from mpx.scalers.base import sum_quanta
 
         counts = sum_quanta(per_q, bounds)
         # a window's unobserved quanta share one random walk: their errors are strongly correlated, so
@@ -312,7 +306,6 @@ class FusionScaler(Scaler):
     def _relation_matrices(self, events, notes):
         """Identities ``eq`` and inequalities ``ineq`` over the measured events (relations through latent
         variables dropped, with a note)."""
-        from mpx.scalers.relations import relation_set
 
         # reading a catalog costs more than the estimate: keep the matrices while relations and events stay
         key = (id(self.relations), self.relations if isinstance(self.relations, str) else None, events)

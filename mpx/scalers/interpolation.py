@@ -37,7 +37,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.scalers.linear import FILLS, ReadScaler, _bfill_index, _ffill_index
+from mpx.params import StrOptions
+from mpx.scalers.reads import FILLS, ReadScaler, bfill_index, ffill_index, read_constraints
 
 __all__ = ["DiraScaler", "InterpolatingScaler", "TamScaler", "dira", "tam"]
 
@@ -65,6 +66,7 @@ class InterpolatingScaler(ReadScaler):
     fills: ClassVar[tuple[str, ...]] = FILLS
     look: ClassVar[int] = +1
     core_causal: ClassVar[bool] = False
+    param_constraints: ClassVar[dict] = {"gaps": StrOptions(GAPS), **read_constraints(FILLS)}
 
     def __init__(self, gaps: str = "bridge", fill: str = "interpolate", integer: bool = True, te_fix: bool = False,
                  outlier_fix: bool = False, missing_fix: bool = False):
@@ -76,9 +78,6 @@ class InterpolatingScaler(ReadScaler):
         self.missing_fix = missing_fix
 
     def _check_params(self) -> None:
-        super()._check_params()
-        if self.gaps not in GAPS:
-            raise ConfigError(f"{type(self).__name__}: gaps must be one of {GAPS}, got {self.gaps!r}")
         if self.fill == "formula" and self.gaps != "neompx":
             raise ConfigError(f"{type(self).__name__}: fill='formula' (the C code's value where the event did not "
                               "run) exists only with gaps='neompx'")
@@ -105,12 +104,12 @@ class InterpolatingScaler(ReadScaler):
         else:
             if self.look > 0:
                 j = np.empty(raw.shape, dtype=np.intp)
-                j[:-1] = _bfill_index(ran)[1:]
+                j[:-1] = bfill_index(ran)[1:]
                 j[-1] = w
                 edge = j >= w
             else:
                 j = np.empty(raw.shape, dtype=np.intp)
-                j[1:] = _ffill_index(ran)[:-1]
+                j[1:] = ffill_index(ran)[:-1]
                 j[0] = -1
                 edge = j < 0
             jj = np.clip(j, 0, w - 1)

@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler, sum_quanta
 
 __all__ = ["CYCLES_NAMES", "MPX_MINCYC", "PapiSwScaler"]
@@ -61,6 +62,9 @@ class PapiSwScaler(Scaler):
     view: ClassVar[str] = "quantum"
     source: ClassVar[str] = "PAPI src/sw_multiplex.c mpx_handler / MPX_read / MPX_stop (MPX_MINCYC = 25000)"
 
+    param_constraints: ClassVar[dict] = {"cycles_event": [None, str], "min_cycles": Interval(float, 0, None),
+                                         "attribution": StrOptions(("slice", "spread")), "integer": "boolean"}
+
     def __init__(self, cycles_event: str | None = None, min_cycles: float = MPX_MINCYC,
                  attribution: str = "slice", integer: bool = True):
         self.cycles_event = cycles_event
@@ -71,12 +75,6 @@ class PapiSwScaler(Scaler):
     @property
     def causal(self) -> bool:  # type: ignore[override]
         return self.attribution == "slice"
-
-    def _check_params(self) -> None:
-        if self.attribution not in ("slice", "spread"):
-            raise ConfigError(f"PapiSwScaler: attribution must be 'slice' or 'spread', got {self.attribution!r}")
-        if not isinstance(self.min_cycles, (int, float, np.integer, np.floating)) or not self.min_cycles >= 0:
-            raise ConfigError(f"PapiSwScaler: min_cycles must be a number >= 0, got {self.min_cycles!r}")
 
     def _cycles(self, observation: Any) -> tuple[np.ndarray, str]:
         q = observation.quanta

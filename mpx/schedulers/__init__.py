@@ -49,7 +49,7 @@ get_class = REGISTRY.load
 def get(name: str, **params: Any):
     """A new scheduler ``name`` with hyper-parameters ``params``."""
     cls = get_class(name)
-    allowed = cls._param_names()
+    allowed = cls.param_names()
     bad = sorted(set(params) - set(allowed))
     if bad:
         raise ConfigError(f"scheduler {name!r} has no parameter(s) {bad}; it takes {allowed}")

@@ -48,9 +48,10 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
-from mpx.schedulers.perf import PerfScheduler
+from mpx.schedulers.perf import perf_rotation
 
 __all__ = ["ArmTopdownScheduler", "optimize_event_groups", "make_chunks"]
 
@@ -129,8 +130,13 @@ class ArmTopdownScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "arm_topdown"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("Arm telemetry-solution tools/topdown_tool: perf/event_scheduler.py "
                              "(_optimize_event_groups, _make_chunks), cpu_probe/cpu_probe.py")
+
+    param_constraints: ClassVar[dict] = {
+        "collect_by": StrOptions(_COLLECT_BY), "max_events": [None, Interval(int, 1, None)],
+        "count_free": "boolean", "multiplex": "boolean", "seed": [None, Interval(int, 0, None)]}
 
     def __init__(self, collect_by: str = "metric", max_events: int | None = None, count_free: bool = True,
                  multiplex: bool = False, seed: int | None = None) -> None:
@@ -172,10 +178,8 @@ class ArmTopdownScheduler(StaticScheduler):
         return [u for u in out if u], errors
 
     def _schedule(self, problem: Problem) -> Schedule:
-        if self.collect_by not in _COLLECT_BY:
-            raise ConfigError(f"arm_topdown: collect_by must be one of {_COLLECT_BY}, got {self.collect_by!r}")
-        max_events = problem.n_counters() if self.max_events is None else self.max_events
-        if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
+        max_events = problem.n_counters() if self.max_events is None else int(self.max_events)
+        if max_events < 1:
             raise ConfigError(f"arm_topdown: max_events must be a positive integer, got {max_events!r}")
         units, errors = self._units(problem, max_events)
         if not units:
@@ -196,7 +200,7 @@ class ArmTopdownScheduler(StaticScheduler):
             notes.append(f"{self.n_split_} tuple(s) never fit the PMU together and were split into single events")
         groups = tuple(EventGroup(g, name=f"arm_topdown_{i}") for i, g in enumerate(merged))
         if self.multiplex:
-            inner = PerfScheduler()._schedule(problem.replace(groups=groups))
+            inner = perf_rotation(problem.replace(groups=groups))
             errs = {**inner.errors, **errors}
             return Schedule(problem.events, inner.configs, inner.prefix, inner.cycle, inner.groups, errs,
                             tuple(notes) + inner.notes)

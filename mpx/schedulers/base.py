@@ -1,8 +1,10 @@
 """The scheduler interface: what a multiplexing scheduler gets, what it returns, and shared steps.
 
 Two kinds of scheduler, one base class each. Both follow scikit-learn's habits: the constructor only
-stores its hyper-parameters, unchanged, under the same names (so `Scheduler.get_params` and ``repr``
-work); one verb does the work; what the scheduler chose is left in attributes ending in ``_``.
+stores its hyper-parameters, unchanged, under the same names (`mpx.params.Params` then gives
+``param_names``, ``get_params``, ``set_params``, ``clone`` and ``repr``), and declares what each may hold
+in ``param_constraints`` (checked by ``schedule``/``start`` before any work); one verb does the work;
+what the scheduler chose is left in attributes ending in ``_``.
 
 **Static** (`StaticScheduler`): the schedule follows from the `Problem` alone (perf, round robin,
 LIKWID-style groups, hperf, an ILP). Implement::
@@ -10,6 +12,8 @@ LIKWID-style groups, hperf, an ILP). Implement::
     class MyScheduler(StaticScheduler):
         name = "mine"                      # registry name
         source = "where the method comes from (paper, tool, file)"
+
+        param_constraints = {"k": Interval(int, 1, None)}   # from mpx.params
 
         def __init__(self, k: int = 2):    # hyper-parameters only, stored as given
             self.k = k
@@ -34,9 +38,17 @@ run) — the same numbers a real tool would have read. A scheduler never receive
 `mpx.multiplex.multiplex` owns it, slices the truth once, and hands schedulers only the `Problem` and
 `Observed` views built from counts of events that ran.
 
+What callers may know without running it is declared, not sniffed: ``scheduler.tags()``
+(`SchedulerTags`: online, ``uses_metrics``, ``needs_event_sets``, jit) and
+``scheduler.applicable(problem)`` (None, or why it cannot run that problem: override it when a scheduler
+refuses whole kinds of problems, as LIKWID without predefined event sets). Problem-derived defaults of a
+hyper-parameter belong in the scheduler's own module (hperf's ``available_GP`` from its catalog).
+Schedulers built on another one's schedule call its public function (`mpx.schedulers.perf.perf_rotation`,
+`mpx.schedulers.round_robin.pack_round_robin`), never its ``_schedule``.
+
 Register a scheduler by adding ``name: "module:Class"`` to `mpx.schedulers.BUILTIN`, or from another
 package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`). Every registered
-scheduler must pass `mpx.schedulers.check.check_scheduler` (run over the registry by
+scheduler must pass `mpx.conformance.schedulers.check_scheduler` (run over the registry by
 ``tests/test_scheduler_conformance.py``: deterministic, parameters stored unchanged, never touches or
 reads the trace, configurations fit the PMU...); set ``example_params`` when the defaults cannot run its
 problems.
@@ -49,7 +61,6 @@ What the `Problem` offers a scheduler (everything about the PMU goes through it)
 
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +69,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import Params
 from mpx.problem import EventGroup, Problem
 
 __all__ = [
@@ -69,6 +81,7 @@ __all__ = [
     "OpenedGroups",
     "open_groups",
     "SchedulerError",
+    "SchedulerTags",
 ]
 
 
@@ -314,60 +327,63 @@ def open_groups(problem: Problem, *, method: str = "matching", sees_reserved: bo
     return OpenedGroups(tuple(out), tuple(units), errors, tuple(notes))
 
 
+@dataclass(frozen=True)
+class SchedulerTags:
+    """What callers may know about a scheduler without reading its code (scikit-learn's tags).
+
+    ``online``: decides as the run goes from observed counts (`OnlineScheduler`), else the schedule
+    follows from the Problem alone (`StaticScheduler`); ``uses_metrics``: reads the problem's metrics
+    (or relations), so a problem without them gives it less to go on; ``needs_event_sets``: runs only
+    problems whose groups are predefined event sets (`Scheduler.applicable` says why not); ``jit``:
+    compiles kernels on first use (`Scheduler.warm_up`).
+    """
+
+    online: bool
+    uses_metrics: bool
+    needs_event_sets: bool
+    jit: bool
+
+
 # -- the base classes -------------------------------------------------------------------------------
 
 
-class Scheduler(ABC):
+class Scheduler(Params, ABC):
     """Base of every scheduler: a registry ``name``, a ``kind`` ("static" | "online"), a citation in
     ``source``, and scikit-learn style parameter handling."""
 
     name: ClassVar[str] = ""
     kind: ClassVar[str] = ""
     source: ClassVar[str] = ""
+    _contract_error: ClassVar[type[Exception]] = SchedulerError
     #: hyper-parameters the registry-wide conformance test (``tests/test_scheduler_conformance.py``,
-    #: `mpx.schedulers.check.check_scheduler`) builds the scheduler with, when its defaults cannot run
+    #: `mpx.conformance.schedulers.check_scheduler`) builds the scheduler with, when its defaults cannot run
     #: the check's problems
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scheduler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
     jit: ClassVar[bool] = False
+    #: reads the problem's metrics or relations (see `SchedulerTags`)
+    uses_metrics: ClassVar[bool] = False
+    #: runs only problems whose groups are predefined event sets (see `applicable`)
+    needs_event_sets: ClassVar[bool] = False
+
+    def tags(self) -> SchedulerTags:
+        """The scheduler's capability tags (one place for what callers would otherwise sniff)."""
+        return SchedulerTags(online=self.kind == "online", uses_metrics=bool(self.uses_metrics),
+                             needs_event_sets=bool(self.needs_event_sets), jit=bool(self.jit))
+
+    def applicable(self, problem: Problem) -> str | None:
+        """None when the scheduler can run ``problem``, else the reason it cannot (callers skip it and
+        report the reason). The default accepts every problem; schedulers that cannot run some kinds
+        of problem at all override it (LIKWID needs predefined event sets)."""
+        return None
 
     @classmethod
     def warm_up(cls) -> None:
         """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for
         it (numba caches the machine code on disk). The experiment runner calls it in a side process."""
 
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's hyper-parameters, as stored."""
-        try:
-            return {k: getattr(self, k) for k in self._param_names()}
-        except AttributeError as exc:
-            raise SchedulerError(f"{type(self).__name__} must store each constructor argument under its own "
-                                 f"name ({exc})") from None
-
-    def set_params(self, **params: Any) -> Scheduler:
-        """Change hyper-parameters (unknown names are an error); returns self."""
-        names = set(self._param_names())
-        bad = sorted(set(params) - names)
-        if bad:
-            raise ConfigError(f"{type(self).__name__} has no parameter(s) {bad}; it has {sorted(names)}")
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
-
-    def clone(self) -> Scheduler:
-        """A fresh, unfitted scheduler with the same hyper-parameters."""
-        return type(self)(**self.get_params())
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"
-
+    def _label(self) -> str:
+        return self.name or type(self).__name__
 
 class StaticScheduler(Scheduler):
     """A scheduler whose whole schedule follows from the Problem; implement `_schedule`."""
@@ -382,6 +398,7 @@ class StaticScheduler(Scheduler):
         """Compute, check and keep (``schedule_``, ``groups_``, ``errors_``) the schedule of ``problem``."""
         if not isinstance(problem, Problem):
             raise SchedulerError(f"{type(self).__name__}.schedule expects a Problem, got {type(problem).__name__}")
+        self.validate_params()
         sched = self._schedule(problem)
         if not isinstance(sched, Schedule):
             raise SchedulerError(f"{type(self).__name__}._schedule returned {type(sched).__name__}, not a Schedule")
@@ -424,6 +441,7 @@ class OnlineScheduler(Scheduler):
         """Begin a run: keeps ``problem_`` and resets the scheduler's state."""
         if not isinstance(problem, Problem):
             raise SchedulerError(f"{type(self).__name__}.start expects a Problem, got {type(problem).__name__}")
+        self.validate_params()
         self.problem_ = problem
         self.groups_: tuple[EventGroup, ...] = problem.groups
         self.errors_: dict[str, str] = {}

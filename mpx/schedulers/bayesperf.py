@@ -36,11 +36,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
 
 from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
-from mpx.schedulers.round_robin import RoundRobinScheduler
+from mpx.schedulers.perf import ASSIGNMENTS
+from mpx.schedulers.round_robin import pack_round_robin
 
 __all__ = ["BayesPerfScheduler", "relation_adjacency"]
 
@@ -71,17 +75,17 @@ class BayesPerfScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "bayesperf"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("Banerjee, Jha, Kalbarczyk, Iyer, ASPLOS 2021 (BayesPerf): Markov-blanket "
                              "overlap of consecutive configurations, Dijkstra bridges (mpx's reading)")
+
+    param_constraints: ClassVar[dict] = {"assignment": StrOptions(ASSIGNMENTS)}
 
     def __init__(self, assignment: str = "matching") -> None:
         self.assignment = assignment
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import dijkstra
-
-        base = RoundRobinScheduler(packing="first_fit", assignment=self.assignment)._schedule(problem)
+        base = pack_round_robin(problem, packing="first_fit", assignment=self.assignment)
         errors = dict(base.errors)
         notes = list(base.notes)
         free = problem.free_mask

@@ -58,8 +58,11 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.grouping import group_events
+from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler
+from mpx.schedulers.hypergraph import HypergraphScheduler
 
 __all__ = ["FusionAwareScheduler", "allocate", "spread"]
 
@@ -111,6 +114,7 @@ class FusionAwareScheduler(OnlineScheduler):
     """
 
     name: ClassVar[str] = "fusion_aware"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("mpx (issue 7): hypergraph groups (Schlag et al. 2022; BayesPerf relation overlap, "
                              "Banerjee et al. ASPLOS 2021), Welford log-rate innovation variance (TinTin, Li et "
                              "al. OSDI 2025), Brownian-bridge time shares, stride-scheduled spreading "
@@ -120,9 +124,12 @@ class FusionAwareScheduler(OnlineScheduler):
     @classmethod
     def warm_up(cls) -> None:
         """Compiles the partitioner kernels the hypergraph grouping uses."""
-        from mpx.schedulers.hypergraph import HypergraphScheduler
-
         HypergraphScheduler.warm_up()
+
+    param_constraints: ClassVar[dict] = {
+        "window": Interval(int, 1, None), "grouping": StrOptions(("hypergraph", "packed")),
+        "shares": StrOptions(("events", "groups")), "seed": Interval(int, 0, None),
+        "min_samples": Interval(int, 2, None), "fill_spare": "boolean"}
 
     def __init__(self, window: int = 10, grouping: str = "hypergraph", shares: str = "events", seed: int = 0,
                  min_samples: int = 2, fill_spare: bool = True) -> None:
@@ -136,25 +143,9 @@ class FusionAwareScheduler(OnlineScheduler):
     # -- setup --------------------------------------------------------------------------------------
 
     def _start(self, problem: Problem) -> None:
-        h = self.window
-        if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
-            raise ConfigError(f"fusion_aware: window must be a whole number of quanta >= 1, got {h!r}")
-        if self.grouping not in ("hypergraph", "packed"):
-            raise ConfigError(f"fusion_aware: grouping must be 'hypergraph' or 'packed', got {self.grouping!r}")
-        if self.shares not in ("events", "groups"):
-            raise ConfigError(f"fusion_aware: shares must be 'events' or 'groups', got {self.shares!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ConfigError(f"fusion_aware: seed must be an integer >= 0, got {self.seed!r}")
-        ms = self.min_samples
-        if isinstance(ms, bool) or not isinstance(ms, (int, np.integer)) or ms < 2:
-            raise ConfigError(f"fusion_aware: min_samples must be an integer >= 2, got {ms!r}")
-        if not isinstance(self.fill_spare, bool):
-            raise ConfigError(f"fusion_aware: fill_spare must be True or False, got {self.fill_spare!r}")
         n = problem.n_events
         free = problem.free_mask
         if self.grouping == "hypergraph":
-            from mpx.grouping import group_events
-
             grouping = group_events(problem, seed=int(self.seed), replicate_events=False)
             self.errors_ = dict(grouping.errors)
             groups = [list(g) for g in grouping.groups if g]

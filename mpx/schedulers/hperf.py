@@ -14,7 +14,7 @@ module repeats step by step:
    first failed merge.
 3. hperf hands ``perf stat -e`` the other events ungrouped, the pinned events with ``:D``, then each
    merged group in braces; the kernel's rotation does the rest. mpx hands the same event list to
-   `mpx.schedulers.perf.PerfScheduler`.
+   `mpx.schedulers.perf.perf_rotation`.
 
 In mpx terms: *other* events are the problem's free events (`Problem.free`: fixed-counter and software
 events; `mpx.problem.Problem.from_catalog` also frees the other-PMU events of hperf catalogs), *pinned*
@@ -30,14 +30,16 @@ arm 6 groups (the first merge fails: 3 + 4 > 6), kunpeng 1 group.
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
-from mpx.schedulers.perf import PerfScheduler
+from mpx.schedulers.perf import ASSIGNMENTS, perf_rotation
 
-__all__ = ["HperfScheduler", "hperf_merge"]
+__all__ = ["HperfScheduler", "catalog_available_gp", "hperf_merge"]
 
 
 def hperf_merge(groups: list[list[str]], available_gp: int) -> tuple[list[list[str]], list[tuple[int, ...]]]:
@@ -64,6 +66,19 @@ def hperf_merge(groups: list[list[str]], available_gp: int) -> tuple[list[list[s
     return [g for g, _ in work], [s for _, s in work]
 
 
+def catalog_available_gp(problem: Problem) -> int | None:
+    """The ``available_GP`` of the hperf configuration ``problem`` was built from
+    (``Problem.from_catalog`` keeps the catalog's platform entries in ``meta['platform']``), or None:
+    no such entry, or the PMU's counter budget was changed (`mpx.pmu.PMU.with_generic_counters` names
+    the copy ``<pmu>-<n>gp``): the catalog's budget describes its own hardware, not a what-if."""
+    gp = (problem.meta.get("platform") or {}).get("available_GP")
+    if isinstance(gp, bool) or not isinstance(gp, int) or gp < 1:
+        return None
+    if re.search(r"-\d+gp$", str(getattr(problem.pmu, "name", ""))):
+        return None
+    return gp
+
+
 class HperfScheduler(StaticScheduler):
     """hperf's adaptive grouping (TACO 2024; ``event_group.py``), rotated by perf; see the module
     docstring.
@@ -72,15 +87,19 @@ class HperfScheduler(StaticScheduler):
     ----------
     available_gp:
         hperf's ``available_GP``, the number of general-purpose counters a merged group may use. None:
-        the problem's usable programmable counters minus one per pinned event that is not free (a
-        pinned event holds a counter in every quantum). hperf's configurations give it explicitly.
+        the catalog's own ``available_GP`` when the problem was built from an hperf configuration
+        (`catalog_available_gp`), else the problem's usable programmable counters minus one per pinned
+        event that is not free (a pinned event holds a counter in every quantum).
     assignment:
-        Passed to `mpx.schedulers.perf.PerfScheduler` (``"matching"`` or ``"perf"``).
+        Passed to `mpx.schedulers.perf.perf_rotation` (``"matching"`` or ``"perf"``).
     """
 
     name: ClassVar[str] = "hperf"
     source: ClassVar[str] = ("Liu, Guo, Huang, ACM TACO 2024 (adaptive grouping); "
                              "github.com/solecnugit/hperf event_group.py __optimize_event_groups")
+
+    param_constraints: ClassVar[dict] = {"available_gp": [None, Interval(int, 1, None)],
+                                         "assignment": StrOptions(ASSIGNMENTS)}
 
     def __init__(self, available_gp: int | None = None, assignment: str = "matching") -> None:
         self.available_gp = available_gp
@@ -88,9 +107,10 @@ class HperfScheduler(StaticScheduler):
 
     def _budget(self, problem: Problem, pinned: list[str]) -> int:
         if self.available_gp is not None:
-            if isinstance(self.available_gp, bool) or not isinstance(self.available_gp, int) or self.available_gp < 1:
-                raise ConfigError(f"hperf: available_gp must be a positive integer, got {self.available_gp!r}")
             return self.available_gp
+        gp = catalog_available_gp(problem)
+        if gp is not None:
+            return gp
         held = len([e for e in dict.fromkeys(pinned) if e not in problem.free and problem.countable(e)])
         budget = problem.n_counters() - held
         if budget < 1:
@@ -121,6 +141,6 @@ class HperfScheduler(StaticScheduler):
                          "(it does not check), perf runs it only if the PMU has room")
         # hperf's perf stat -e list: other events, pinned events (:D), merged groups
         perf_problem = problem.replace(groups=tuple(pinned_groups) + merged_groups)
-        inner = PerfScheduler(assignment=self.assignment)._schedule(perf_problem)
+        inner = perf_rotation(perf_problem, assignment=self.assignment)
         return Schedule(problem.events, inner.configs, inner.prefix, inner.cycle, inner.groups, inner.errors,
                         tuple(notes) + inner.notes)

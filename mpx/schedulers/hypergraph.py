@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from mpx.errors import ConfigError
+from mpx.grouping import group_events
+from mpx.params import Interval
+from mpx.pmu import preset
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
 
@@ -42,6 +44,7 @@ class HypergraphScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "hypergraph"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("hypergraph partitioning of events (metrics = nets, km1 objective, block cap = "
                              "counters), KaHyPar-style (Schlag et al., ACM JEA 2022); mpx.grouping; "
                              "groups switched like likwid-perfctr -g")
@@ -51,11 +54,11 @@ class HypergraphScheduler(StaticScheduler):
     @classmethod
     def warm_up(cls) -> None:
         """Group a small catalog-like problem: compiles the partitioner kernels event grouping uses."""
-        from mpx.pmu import preset
-
         events = [f"e{i}" for i in range(10)]
         metrics = {f"m{i}": events[i:i + 3] for i in range(0, 8, 2)}
         cls(seed=0).schedule(Problem(events, preset("generic-3"), metrics=metrics))
+
+    param_constraints: ClassVar[dict] = {"seed": Interval(int, 0, None), "replicate": "boolean"}
 
     def __init__(self, seed: int = 0, k: int | None = None, max_extra_blocks: int = 4, replicate: bool = True,
                  counters: int | None = None) -> None:
@@ -66,12 +69,6 @@ class HypergraphScheduler(StaticScheduler):
         self.counters = counters
 
     def _schedule(self, problem: Problem) -> Schedule:
-        from mpx.grouping import group_events
-
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError(f"hypergraph: seed must be an integer >= 0, got {self.seed!r}")
-        if not isinstance(self.replicate, bool):
-            raise ConfigError(f"hypergraph: replicate must be True or False, got {self.replicate!r}")
         grouping = group_events(problem, seed=self.seed, k=self.k, max_extra_blocks=self.max_extra_blocks,
                                 replicate_events=self.replicate, counters=self.counters)
         self.grouping_ = grouping

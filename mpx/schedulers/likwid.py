@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from mpx.errors import ConfigError
+from mpx.params import ListOf
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
 
@@ -42,15 +43,24 @@ class LikwidScheduler(StaticScheduler):
     source: ClassVar[str] = ("LIKWID likwid-perfctr -g A -g B (group switching every -T, src/perfmon.c "
                              "perfmon_switchActiveGroup); Treibig et al., ICPPW 2010")
 
+    needs_event_sets: ClassVar[bool] = True
+    param_constraints: ClassVar[dict] = {"groups": [None, ListOf(str, "group names")]}
+
     def __init__(self, groups: Sequence[str] | None = None) -> None:
         self.groups = groups
+
+    def applicable(self, problem: Problem) -> str | None:
+        """LIKWID rotates predefined event sets, which only a problem built from LIKWID groups has
+        (``meta['groups_from'] == "eventset"``, `Problem.from_catalog`)."""
+        if problem.meta.get("groups_from") != "eventset":
+            return ("needs predefined LIKWID event sets (eventset groups); this catalog's groups come from "
+                    f"{problem.meta.get('groups_from') or 'the user'}")
+        return None
 
     def _schedule(self, problem: Problem) -> Schedule:
         if self.groups is None:
             chosen = list(problem.groups)
         else:
-            if isinstance(self.groups, str):
-                raise ConfigError("likwid: groups must be a list of group names, not a string")
             by_name = {}
             for g in problem.groups:
                 if g.name is not None:

@@ -34,8 +34,11 @@ import math
 from typing import ClassVar
 
 import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import lil_matrix
 
 from mpx.errors import ConfigError
+from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
 
@@ -64,8 +67,12 @@ class OptimalScheduler(StaticScheduler):
     """
 
     name: ClassVar[str] = "optimal"
+    uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("exact set-packing ILP over a cyclic schedule (reference multiplexing-methods.md, "
                              "'Optimal formulations'), solved by scipy.optimize.milp / HiGHS")
+
+    param_constraints: ClassVar[dict] = {"length": [None, Interval(int, 1, None)], "objective": StrOptions(_OBJECTIVES),
+                                         "cover_all": "boolean"}
 
     def __init__(self, length: int | None = None, objective: str = "maxmin", cover_all: bool = True,
                  max_variables: int = 4000, time_limit: float = 60.0) -> None:
@@ -84,8 +91,6 @@ class OptimalScheduler(StaticScheduler):
         return errors, sched, pinned, allowed
 
     def _schedule(self, problem: Problem) -> Schedule:
-        if self.objective not in _OBJECTIVES:
-            raise ConfigError(f"optimal: objective must be one of {_OBJECTIVES}, got {self.objective!r}")
         errors, sched, pinned, allowed = self._prepare(problem)
         if self.length is None:
             length = 1
@@ -98,15 +103,10 @@ class OptimalScheduler(StaticScheduler):
                 if room > 0:
                     length = max(length, math.ceil((len(mine) - held) / room))
         else:
-            length = self.length
-            if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-                raise ConfigError(f"optimal: length must be a whole number of quanta >= 1, got {length!r}")
-            length = int(length)
+            length = int(self.length)
         return self._solve(problem, length)
 
     def _solve(self, problem: Problem, length: int) -> Schedule:
-        from scipy.optimize import Bounds, LinearConstraint, milp
-        from scipy.sparse import lil_matrix
 
         errors, sched, pinned, allowed = self._prepare(problem)
         counters = sorted({c for cs in allowed.values() for c in cs})

@@ -43,10 +43,14 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler, open_groups
 
-__all__ = ["PerfScheduler"]
+__all__ = ["ASSIGNMENTS", "PerfScheduler", "perf_rotation"]
+
+#: how a set of events is checked against the PMU: exact bipartite matching, or the x86 greedy
+ASSIGNMENTS = ("matching", "perf")
 
 
 class PerfScheduler(StaticScheduler):
@@ -64,59 +68,68 @@ class PerfScheduler(StaticScheduler):
     name: ClassVar[str] = "perf"
     source: ClassVar[str] = "Linux kernel/events/core.c (ctx_sched_in, merge_sched_in, rotate_ctx); tools/perf builtin-stat.c"
 
+    param_constraints: ClassVar[dict] = {"assignment": StrOptions(ASSIGNMENTS), "open_sees_reserved": "boolean"}
+
     def __init__(self, assignment: str = "matching", open_sees_reserved: bool = False) -> None:
         self.assignment = assignment
         self.open_sees_reserved = open_sees_reserved
 
     def _schedule(self, problem: Problem) -> Schedule:
-        if self.assignment not in ("matching", "perf"):
-            raise ConfigError(f"perf scheduler: assignment must be 'matching' or 'perf', got {self.assignment!r}")
-        opened = open_groups(problem, method=self.assignment, sees_reserved=self.open_sees_reserved)
-        groups = opened.groups
-        units = list(dict.fromkeys(opened.units))
-        per_unit = []  # (running set of each simulated quantum, start of the cycle, groups in ERROR)
-        for u in units:
-            mine = [i for i, un in enumerate(opened.units) if un == u]
-            per_unit.append(_simulate_unit(groups, [i for i in mine if groups[i].pinned],
-                                           [i for i in mine if not groups[i].pinned],
-                                           lambda ev: problem.fits(ev, method=self.assignment)))
-        # units rotate independently: the whole schedule repeats after the lcm of their periods
-        start = max((st for _, st, _ in per_unit), default=0)
-        period = math.lcm(*(len(sets) - st for sets, st, _ in per_unit)) if per_unit else 1
-        if start + period > _MAX_QUANTA:
-            raise ConfigError(f"perf scheduler: the units' rotations repeat only after {start + period} quanta "
-                              f"(more than {_MAX_QUANTA}); too many PMU units with co-prime periods")
-        n = start + period
-        idx = np.arange(n)
-        cols = []
-        for sets, st, _ in per_unit:
-            local: dict[frozenset[str], int] = {}
-            ids = np.array([local.setdefault(x, len(local)) for x in sets])
-            cols.append(ids[np.where(idx < st, idx, st + (idx - st) % (len(sets) - st))])
-        keys = np.stack(cols, axis=1) if cols else np.zeros((n, 1), dtype=int)
-        config_of: dict[tuple[int, ...], int] = {}
-        seq = [config_of.setdefault(tuple(row), len(config_of)) for row in keys.tolist()]
-        distinct = [list(dict.fromkeys(sets)) for sets, _, _ in per_unit]  # local ids follow first appearance
-        configs: list[set[str]] = [set() for _ in config_of]
-        for row_key, c in config_of.items():
-            for d, local_id in zip(distinct, row_key):
-                configs[c] |= d[local_id]
-        errored = set().union(*(err for _, _, err in per_unit)) if per_unit else set()
-        errors = dict(opened.errors)
-        alive = {e for j, g in enumerate(groups) if j not in errored for e in g.events}
-        for gid in sorted(errored):
-            for e in groups[gid].events:
-                if e not in alive:
-                    errors.setdefault(e, f"pinned group {groups[gid].to_perf()} could not be placed: ERROR state")
-        notes = list(opened.notes)
-        ever = set().union(*configs)
-        idle = [g.to_perf() for gid, g in enumerate(groups) if gid not in errored and not set(g.events) & ever]
-        if idle:
-            notes.append(f"flexible group(s) that never get on the PMU: {', '.join(idle)}")
-        if errored:
-            notes.append(f"{len(errored)} pinned group(s) went to ERROR state")
-        return Schedule.from_configs(problem, configs, prefix=seq[:start], cycle=seq[start:],
-                                     groups=groups, errors=errors, notes=notes)
+        return perf_rotation(problem, assignment=self.assignment, open_sees_reserved=self.open_sees_reserved)
+
+
+def perf_rotation(problem: Problem, *, assignment: str = "matching", open_sees_reserved: bool = False) -> Schedule:
+    """perf's schedule of ``problem``'s groups as they stand (module docstring): perf stat's open step,
+    then per PMU unit the pinned and flexible passes and the rotation, quantum by quantum until the
+    state repeats. The schedulers that hand perf a list of groups of their own (hperf's merged groups,
+    the Arm Top-down tool's with ``multiplex=True``) call this on ``problem.replace(groups=...)``.
+    Free events may be left out of the configurations (`StaticScheduler.schedule` adds them)."""
+    opened = open_groups(problem, method=assignment, sees_reserved=open_sees_reserved)
+    groups = opened.groups
+    units = list(dict.fromkeys(opened.units))
+    per_unit = []  # (running set of each simulated quantum, start of the cycle, groups in ERROR)
+    for u in units:
+        mine = [i for i, un in enumerate(opened.units) if un == u]
+        per_unit.append(_simulate_unit(groups, [i for i in mine if groups[i].pinned],
+                                       [i for i in mine if not groups[i].pinned],
+                                       lambda ev: problem.fits(ev, method=assignment)))
+    # units rotate independently: the whole schedule repeats after the lcm of their periods
+    start = max((st for _, st, _ in per_unit), default=0)
+    period = math.lcm(*(len(sets) - st for sets, st, _ in per_unit)) if per_unit else 1
+    if start + period > _MAX_QUANTA:
+        raise ConfigError(f"perf scheduler: the units' rotations repeat only after {start + period} quanta "
+                          f"(more than {_MAX_QUANTA}); too many PMU units with co-prime periods")
+    n = start + period
+    idx = np.arange(n)
+    cols = []
+    for sets, st, _ in per_unit:
+        local: dict[frozenset[str], int] = {}
+        ids = np.array([local.setdefault(x, len(local)) for x in sets])
+        cols.append(ids[np.where(idx < st, idx, st + (idx - st) % (len(sets) - st))])
+    keys = np.stack(cols, axis=1) if cols else np.zeros((n, 1), dtype=int)
+    config_of: dict[tuple[int, ...], int] = {}
+    seq = [config_of.setdefault(tuple(row), len(config_of)) for row in keys.tolist()]
+    distinct = [list(dict.fromkeys(sets)) for sets, _, _ in per_unit]  # local ids follow first appearance
+    configs: list[set[str]] = [set() for _ in config_of]
+    for row_key, c in config_of.items():
+        for d, local_id in zip(distinct, row_key):
+            configs[c] |= d[local_id]
+    errored = set().union(*(err for _, _, err in per_unit)) if per_unit else set()
+    errors = dict(opened.errors)
+    alive = {e for j, g in enumerate(groups) if j not in errored for e in g.events}
+    for gid in sorted(errored):
+        for e in groups[gid].events:
+            if e not in alive:
+                errors.setdefault(e, f"pinned group {groups[gid].to_perf()} could not be placed: ERROR state")
+    notes = list(opened.notes)
+    ever = set().union(*configs)
+    idle = [g.to_perf() for gid, g in enumerate(groups) if gid not in errored and not set(g.events) & ever]
+    if idle:
+        notes.append(f"flexible group(s) that never get on the PMU: {', '.join(idle)}")
+    if errored:
+        notes.append(f"{len(errored)} pinned group(s) went to ERROR state")
+    return Schedule.from_configs(problem, configs, prefix=seq[:start], cycle=seq[start:],
+                                 groups=groups, errors=errors, notes=notes)
 
 
 _MAX_QUANTA = 1_000_000

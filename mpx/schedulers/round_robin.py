@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from mpx.errors import ConfigError
+from mpx.params import StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler, open_groups
+from mpx.schedulers.perf import ASSIGNMENTS
 
-__all__ = ["RoundRobinScheduler"]
+__all__ = ["RoundRobinScheduler", "pack_round_robin"]
 
 
 class RoundRobinScheduler(StaticScheduler):
@@ -44,54 +45,63 @@ class RoundRobinScheduler(StaticScheduler):
     name: ClassVar[str] = "round_robin"
     source: ClassVar[str] = "block round robin of event sets (PAPI sw_multiplex.c style; thesis ch. 2)"
 
+    param_constraints: ClassVar[dict] = {"packing": StrOptions(("next_fit", "first_fit")),
+                                         "assignment": StrOptions(ASSIGNMENTS), "open_sees_reserved": "boolean"}
+
     def __init__(self, packing: str = "next_fit", assignment: str = "matching", open_sees_reserved: bool = False) -> None:
         self.packing = packing
         self.assignment = assignment
         self.open_sees_reserved = open_sees_reserved
 
     def _schedule(self, problem: Problem) -> Schedule:
-        if self.packing not in ("next_fit", "first_fit"):
-            raise ConfigError(f"round_robin: packing must be 'next_fit' or 'first_fit', got {self.packing!r}")
-        if self.assignment not in ("matching", "perf"):
-            raise ConfigError(f"round_robin: assignment must be 'matching' or 'perf', got {self.assignment!r}")
-        opened = open_groups(problem, method=self.assignment, sees_reserved=self.open_sees_reserved)
-        errors = dict(opened.errors)
-        notes = list(opened.notes)
+        return pack_round_robin(problem, packing=self.packing, assignment=self.assignment,
+                                open_sees_reserved=self.open_sees_reserved)
 
-        def fits(events: list[str]) -> bool:
-            return problem.fits(events, method=self.assignment)
 
-        base: list[str] = []
-        pinned_exclusive = False
-        for g in (g for g in opened.groups if g.pinned):
-            if not pinned_exclusive and (not g.exclusive or not base) and fits(base + list(g.events)):
-                base += g.events
-                pinned_exclusive |= g.exclusive
-            else:
-                for e in g.events:
-                    errors.setdefault(e, f"pinned group {g.to_perf()} does not fit beside the earlier pinned groups")
-        configs: list[list[str]] = []
-        solo: list[bool] = []  # configuration holds an exclusive group
-        for g in (g for g in opened.groups if not g.pinned):
-            if pinned_exclusive or not fits(base + list(g.events)):
-                for e in g.events:
-                    errors.setdefault(e, f"group {g.to_perf()} does not fit beside the pinned groups")
-                continue
-            if g.exclusive:
-                configs.append(base + list(g.events))
-                solo.append(True)
-                continue
-            candidates = range(len(configs)) if self.packing == "first_fit" else range(len(configs))[-1:]
-            for c in candidates:
-                if not solo[c] and fits(configs[c] + list(g.events)):
-                    configs[c] += g.events
-                    break
-            else:
-                configs.append(base + list(g.events))
-                solo.append(False)
-        if not configs:
-            configs = [base]
-        running_elsewhere = {e for c in configs for e in c}
-        errors = {e: r for e, r in errors.items() if e not in running_elsewhere}
-        return Schedule.from_configs(problem, [dict.fromkeys(c) for c in configs], groups=opened.groups,
-                                     errors=errors, notes=notes)
+def pack_round_robin(problem: Problem, *, packing: str = "next_fit", assignment: str = "matching",
+                     open_sees_reserved: bool = False) -> Schedule:
+    """The block round robin of ``problem``'s groups (module docstring): opened as perf stat opens them,
+    packed into configurations that fit by ``packing``, one configuration per quantum. BayesPerf's
+    scheduler starts from its first-fit packing. Free events may be left out of the configurations
+    (`StaticScheduler.schedule` adds them)."""
+    opened = open_groups(problem, method=assignment, sees_reserved=open_sees_reserved)
+    errors = dict(opened.errors)
+    notes = list(opened.notes)
+
+    def fits(events: list[str]) -> bool:
+        return problem.fits(events, method=assignment)
+
+    base: list[str] = []
+    pinned_exclusive = False
+    for g in (g for g in opened.groups if g.pinned):
+        if not pinned_exclusive and (not g.exclusive or not base) and fits(base + list(g.events)):
+            base += g.events
+            pinned_exclusive |= g.exclusive
+        else:
+            for e in g.events:
+                errors.setdefault(e, f"pinned group {g.to_perf()} does not fit beside the earlier pinned groups")
+    configs: list[list[str]] = []
+    solo: list[bool] = []  # configuration holds an exclusive group
+    for g in (g for g in opened.groups if not g.pinned):
+        if pinned_exclusive or not fits(base + list(g.events)):
+            for e in g.events:
+                errors.setdefault(e, f"group {g.to_perf()} does not fit beside the pinned groups")
+            continue
+        if g.exclusive:
+            configs.append(base + list(g.events))
+            solo.append(True)
+            continue
+        candidates = range(len(configs)) if packing == "first_fit" else range(len(configs))[-1:]
+        for c in candidates:
+            if not solo[c] and fits(configs[c] + list(g.events)):
+                configs[c] += g.events
+                break
+        else:
+            configs.append(base + list(g.events))
+            solo.append(False)
+    if not configs:
+        configs = [base]
+    running_elsewhere = {e for c in configs for e in c}
+    errors = {e: r for e, r in errors.items() if e not in running_elsewhere}
+    return Schedule.from_configs(problem, [dict.fromkeys(c) for c in configs], groups=opened.groups,
+                                 errors=errors, notes=notes)

@@ -44,6 +44,7 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.params import Interval
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler
 
@@ -162,16 +163,13 @@ class TintinScheduler(OnlineScheduler):
     source: ClassVar[str] = ("Li et al., OSDI 2025 (Tintin): Welford rate variance, elastic scheduling by "
                              "water-filling, McNaughton packing (formulas as in the thesis, ch. 2)")
 
+    param_constraints: ClassVar[dict] = {"hyperperiod": Interval(int, 1, None), "u_min": Interval(float, 0, 1)}
+
     def __init__(self, hyperperiod: int = 10, u_min: float = 0.1) -> None:
         self.hyperperiod = hyperperiod
         self.u_min = u_min
 
     def _start(self, problem: Problem) -> None:
-        h = self.hyperperiod
-        if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
-            raise ConfigError(f"tintin: hyperperiod must be a whole number of quanta >= 1, got {h!r}")
-        if not (isinstance(self.u_min, (int, float)) and 0 <= self.u_min <= 1):
-            raise ConfigError(f"tintin: u_min must be in [0, 1], got {self.u_min!r}")
         n = problem.n_events
         free = problem.free_mask
         self.errors_ = problem.unplaceable

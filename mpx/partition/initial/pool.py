@@ -100,7 +100,9 @@ def pool_kernel(k, net_off, pins, v_off, v_nets, nw, vw, maxw, fixed, algos, ref
     return best, b_over, b_km1, b_algo, count
 
 
-def _kernel_args(hg: Hypergraph, constraints: Constraints) -> tuple:
+def kernel_args(hg: Hypergraph, constraints: Constraints) -> tuple:
+    """The flat initial partitioners' leading arguments (k, the hypergraph's CSR arrays, caps, fixed
+    blocks): every algorithm of `POOL` is ``fn(*kernel_args(hg, constraints), seed)``."""
     noff, pins, voff, vnets, vw, nw = hg.arrays()
     return (constraints.k, noff, pins, voff, vnets, nw, vw,
             np.array(constraints.max_block_weights, dtype=np.int64), np.array(constraints.fixed, dtype=np.int64))
@@ -130,13 +132,13 @@ def run_pool(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.ran
     nruns = pool_runs(cfg, hg.num_vertices)
     if all(name in _FAST_ALGOS for name in cfg.pool) and all(name in _FAST_REFINERS for name in rcfg.algorithms):
         part, over, q, code, runs = pool_kernel(
-            *_kernel_args(hg, constraints), np.array([_FAST_ALGOS.index(a) for a in cfg.pool], dtype=np.int64),
+            *kernel_args(hg, constraints), np.array([_FAST_ALGOS.index(a) for a in cfg.pool], dtype=np.int64),
             np.array([_FAST_REFINERS.index(r) for r in rcfg.algorithms], dtype=np.int64), nruns,
             int(rcfg.fm_max_passes), rcfg.fm_stop == "adaptive", float(rcfg.fm_alpha), int(rcfg.fm_max_fruitless),
             bool(rcfg.fm_allow_overload), int(rcfg.lp_max_rounds), int(rng.integers(0, 2**31 - 1)))
         return part, {"algorithm": "pool", "runs": int(runs), "best": _FAST_ALGOS[code], "km1": int(q),
                       "overload": int(over)}
-    args = _kernel_args(hg, constraints)
+    args = kernel_args(hg, constraints)
     best_key, best_part, best_name = None, None, None
     runs = 0
     for _ in range(nruns):
@@ -164,7 +166,7 @@ def pool(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.random.
 def first_fit(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.random.Generator,
               communities: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
     """First fit in vertex order: a feasible-as-possible start without any optimisation."""
-    return ip_first_fit(*_kernel_args(hg, constraints), 0), {"algorithm": "none"}
+    return ip_first_fit(*kernel_args(hg, constraints), 0), {"algorithm": "none"}
 
 
 @INITIAL.register("portfolio")

@@ -35,6 +35,7 @@ only there: it takes seconds to import, the Gaussian EP does not need it.
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Iterable, Mapping
@@ -44,6 +45,8 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.metrics import Catalog, Relation, builtin, builtin_names, load_catalog, vector_total_relations
+from mpx.metrics import expr as E
 
 __all__ = ["RelationSet", "discretised_posterior", "metric_identities", "relation_set"]
 
@@ -153,8 +156,6 @@ def metric_identities(catalog: Any, events: Iterable[str]) -> list[Any]:
     """Identities implied by metric formulas: for each metric whose name is one of ``events`` and
     whose formula is linear in events once references to other metrics are inlined, the relation
     ``name == formula`` (source: the metric). Non-linear metrics (ratios, ``if``...) imply nothing here."""
-    from mpx.metrics import Relation
-    from mpx.metrics import expr as E
 
     metrics = catalog.metrics
     literals = dict(getattr(catalog, "literals", {}) or {})
@@ -211,7 +212,6 @@ def _is_identity(item: Any) -> bool:
 
 
 def _gather(spec: Any, events: tuple[str, ...], out: list[Any], notes: list[str]) -> None:
-    from mpx.metrics import Catalog, Relation, builtin, builtin_names, load_catalog, vector_total_relations
 
     if spec is None:
         return
@@ -393,7 +393,6 @@ def discretised_posterior(variables: Iterable[str], grids: Mapping[str, np.ndarr
 
 
 def _accepts_progress(bp: Any) -> bool:
-    import inspect
 
     try:
         return "show_progress" in inspect.signature(bp.query).parameters

@@ -1,4 +1,9 @@
-"""Recursive bisection for the initial k-way partition (KaHyPar ``i-mode=recursive``).
+"""Recursive bisection for the initial k-way partition (KaHyPar ``i-mode=recursive``), registered as the
+``recursive_bisection`` initial partitioner.
+
+It lives beside the multilevel driver, not in `mpx.partition.initial`, because every bisection is a
+multilevel run itself (KaHyPar keeps it at driver level too): it uses `multilevel`, which uses the
+initial partitioners, so it sits above both.
 
 Blocks ``[lo, hi)`` are split into ``[lo, mid)`` and ``[mid, hi)`` with ``mid − lo = ⌈(hi − lo)/2⌉``. Each
 bisection is a full multilevel run with k = 2 (coarsening to ``initial.coarsening`` t·2 vertices, the flat
@@ -19,7 +24,8 @@ import numpy as np
 
 from mpx.partition.context import Constraints, Context, InitialConfig
 from mpx.partition.hypergraph import Hypergraph
-from mpx.partition.initial.pool import INITIAL
+from mpx.partition.initial import INITIAL
+from mpx.partition.multilevel import multilevel
 
 
 def bisection_context(ctx: Context) -> Context:
@@ -63,8 +69,6 @@ def recursive_bisection(hg: Hypergraph, constraints: Constraints, ctx: Context, 
 
 def _split(hg: Hypergraph, ids: np.ndarray, lo: int, hi: int, constraints: Constraints, comm: np.ndarray,
            bctx: Context, rng: np.random.Generator, part: np.ndarray, stats: dict) -> None:
-    from mpx.partition.multilevel import multilevel
-
     if hi - lo == 1 or hg.num_vertices == 0:
         part[ids] = lo
         return

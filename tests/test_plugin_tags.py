@@ -1,0 +1,67 @@
+"""Capability tags, `Scheduler.applicable`, hperf's budget from its own catalog and perf's public
+rotation: what callers used to sniff or hard-code is declared by the plugin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpx import scalers, schedulers
+from mpx.problem import EventGroup, Problem
+from mpx.scalers.base import ScalerTags
+from mpx.schedulers.base import SchedulerTags
+from mpx.schedulers.hperf import catalog_available_gp
+from mpx.schedulers.perf import perf_rotation
+
+
+@pytest.mark.parametrize("name", scalers.available())
+def test_scaler_tags_match_the_attributes(name):
+    cls = scalers.get_class(name)
+    s = cls(**cls.example_params)
+    t = s.tags()
+    assert isinstance(t, ScalerTags)
+    assert (t.causal, t.view, t.learned, t.jit) == (bool(s.causal), s.view, bool(s.learned), bool(s.jit))
+    assert t.needs_relations == ("relations" in cls.param_names()) == cls.needs_relations
+
+
+def test_scaler_tags_follow_hyper_parameters():
+    assert scalers.get("linear").tags().causal and not scalers.get("linear", fill="interpolate").tags().causal
+    assert scalers.get("fusion").tags().learned and scalers.get("fusion").tags().needs_relations
+    assert scalers.get("papi_sw").tags().view == "quantum"
+
+
+@pytest.mark.parametrize("name", schedulers.available())
+def test_scheduler_tags(name):
+    cls = schedulers.get_class(name)
+    t = cls(**cls.example_params).tags()
+    assert isinstance(t, SchedulerTags) and t.online == (cls.kind == "online") and t.jit == cls.jit
+    assert t.needs_event_sets == (name == "likwid")
+
+
+def test_likwid_is_applicable_only_to_event_sets():
+    p = Problem.from_perf_events("{a,b},{c}", "generic-2")
+    why = schedulers.get("likwid").applicable(p)
+    assert why is not None and "LIKWID event sets" in why
+    assert schedulers.get("likwid").applicable(p.replace(meta={"groups_from": "eventset"})) is None
+    assert schedulers.get("perf").applicable(p) is None
+
+
+def test_hperf_takes_its_catalogs_available_gp():
+    groups = [EventGroup(("a", "b")), EventGroup(("c",)), EventGroup(("d",))]
+    p = Problem(("a", "b", "c", "d"), "generic-4", groups=groups, meta={"platform": {"available_GP": 2}})
+    assert catalog_available_gp(p) == 2
+    h = schedulers.get("hperf")
+    h.schedule(p)
+    assert [len(g.events) for g in h.merged_groups_] == [2, 2]  # budget 2, not the PMU's 4
+    assert catalog_available_gp(p.replace(pmu=p.pmu.with_generic_counters(3))) is None  # a what-if budget
+    assert catalog_available_gp(p.replace(meta={})) is None
+    h4 = schedulers.get("hperf", available_gp=4)
+    h4.schedule(p)
+    assert len(h4.merged_groups_) == 1
+
+
+def test_perf_rotation_is_the_perf_schedulers_schedule():
+    p = Problem.from_perf_events("a,b,c,{d,e},f", "generic-2")
+    r = perf_rotation(p)
+    s = schedulers.get("perf").schedule(p)
+    assert np.array_equal(r.running(12), s.running(12))
