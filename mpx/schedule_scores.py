@@ -183,7 +183,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
             sched = schedulers.get(name, **params.get(name, {}))
             row["kind"] = sched.kind
             row["params"] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
-                             for k, v in sched.get_params().items()}
+                             for k, v in sched.params_for(problem).items()}
             why = sched.applicable(problem)
             if why:
                 row["skipped"] = why

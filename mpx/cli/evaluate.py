@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     obs = multiplex(trace, problem, args.scheduler, quantum=quantum, read_every=args.read_every, seed=args.seed)
 
     # scalers with a ``relations`` hyper-parameter (BayesPerf) get --relations
-    takes_relations = {n: "relations" in scalers.get_class(n)._param_names() and relations is not None for n in names}
+    takes_relations = {n: scalers.get_class(n).needs_relations and relations is not None for n in names}
     specs = [(n, {"relations": relations} if takes_relations[n] else {}) for n in names]
     rows = []
     for name, res in zip(names, score_scalers(obs, trace, specs, catalog, train=train,

@@ -114,16 +114,12 @@ def run(args: argparse.Namespace) -> int:
     unknown = [n for n in names if n not in schedulers.available()]
     if unknown:
         raise ConfigError(f"unknown scheduler(s) {unknown}; available: {', '.join(schedulers.available())}")
-    params: dict[str, dict] = {}
-    gp = catalog.platform.get("available_GP")
-    if args.counters is None and isinstance(gp, int) and not isinstance(gp, bool):
-        params["hperf"] = {"available_gp": gp}
     trace = None
     if args.trace:
         from mpx.readers import read_trace
 
         trace = read_trace(args.trace)
-    rows = score_schedulers(problem, names, quanta=args.quanta, trace=trace, seed=args.seed, params=params)
+    rows = score_schedulers(problem, names, quanta=args.quanta, trace=trace, seed=args.seed)
     if args.json:
         print(json.dumps(rows, indent=1, default=str))
         return 0

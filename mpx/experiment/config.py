@@ -143,7 +143,7 @@ def check_plugin_sections(raw: dict, where: str) -> None:
                 raise ConfigError(f"{where}: [{sec}.params.{n}]: unknown {sec[:-1]} {n!r}")
             if not isinstance(p, dict):
                 raise ConfigError(f"{where}: [{sec}.params.{n}] must be a table")
-            allowed = reg.get_class(n)._param_names()
+            allowed = reg.get_class(n).param_names()
             bad = sorted(set(p) - set(allowed))
             if bad:
                 raise ConfigError(f"{where}: [{sec}.params.{n}] unknown parameter(s) {bad}; {n} takes {allowed}")

@@ -89,14 +89,9 @@ class ScheduleKind(CellKind):
     def run(self, cell: dict) -> dict[str, Any]:
         problem, catalog = build_problem(cell["hardware"])
         s = cell["scheduler"]
-        sp = dict(s["params"])
-        gp = catalog.platform.get("available_GP") if catalog is not None else None
-        if (s["name"] == "hperf" and cell["hardware"]["counters"] == "preset" and "available_gp" not in sp
-                and isinstance(gp, int) and not isinstance(gp, bool)):
-            sp["available_gp"] = gp  # hperf's own counter budget from its configuration, as mpx schedule does
         t0 = time.perf_counter()
         row = score_schedulers(problem, [s["name"]], quanta=cell["multiplex"].get("quanta"), seed=cell["seed"],
-                               params={s["name"]: sp})[0]
+                               params={s["name"]: s["params"]})[0]
         prov = provenance(cell, problem)
         prov["scheduler_params"] = json.dumps(row["params"], sort_keys=True, default=repr)
         out = {**prov, "catalog": catalog.name if catalog is not None else None, "kind": row["kind"],

@@ -32,6 +32,15 @@ class CachedStatic(StaticScheduler):
     def get_params(self) -> dict[str, Any]:
         return self.inner.get_params()
 
+    def params_for(self, problem: Problem) -> dict[str, Any]:
+        return self.inner.params_for(problem)
+
+    def tags(self) -> Any:
+        return self.inner.tags()
+
+    def applicable(self, problem: Problem) -> str | None:
+        return self.inner.applicable(problem)
+
     def _schedule(self, problem: Problem) -> Schedule:  # pragma: no cover - `schedule` is overridden
         return self.inner._schedule(problem)
 

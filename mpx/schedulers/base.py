@@ -377,6 +377,11 @@ class Scheduler(Params, ABC):
         of problem at all override it (LIKWID needs predefined event sets)."""
         return None
 
+    def params_for(self, problem: Problem) -> dict[str, Any]:
+        """The hyper-parameters this scheduler uses on ``problem``: `get_params` with the defaults it
+        derives from the problem filled in (what a result row records; hperf's budget from its catalog)."""
+        return self.get_params()
+
     @classmethod
     def warm_up(cls) -> None:
         """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for

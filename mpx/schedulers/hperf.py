@@ -31,7 +31,7 @@ arm 6 groups (the first merge fails: 3 + 4 > 6), kunpeng 1 group.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mpx.errors import ConfigError
 from mpx.params import Interval, StrOptions
@@ -104,6 +104,13 @@ class HperfScheduler(StaticScheduler):
     def __init__(self, available_gp: int | None = None, assignment: str = "matching") -> None:
         self.available_gp = available_gp
         self.assignment = assignment
+
+    def params_for(self, problem: Problem) -> dict[str, Any]:
+        """`get_params` with ``available_gp`` taken from the catalog when it is None and the catalog has one."""
+        params = self.get_params()
+        if params["available_gp"] is None:
+            params["available_gp"] = catalog_available_gp(problem)
+        return params
 
     def _budget(self, problem: Problem, pinned: list[str]) -> int:
         if self.available_gp is not None:
