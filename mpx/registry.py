@@ -83,6 +83,16 @@ class Registry:
             raise ConfigError(f"{self.kind} {name!r} resolves to {obj!r}, {why}")
         return obj
 
+    def create(self, name: str, **params: Any) -> Any:
+        """A new instance of the class registered as ``name`` with hyper-parameters ``params`` (a
+        `mpx.params.Params` class: names it does not take are a ConfigError naming those it does)."""
+        cls = self.load(name)
+        allowed = cls.param_names()
+        bad = sorted(set(params) - set(allowed))
+        if bad:
+            raise ConfigError(f"{self.kind} {name!r} has no parameter(s) {bad}; it takes {allowed}")
+        return cls(**params)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.available()
 

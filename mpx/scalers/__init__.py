@@ -32,9 +32,6 @@ tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
 
 from __future__ import annotations
 
-from typing import Any
-
-from mpx.errors import ConfigError
 from mpx.registry import Registry, subclass_of
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_class", "register", "unregister"]
@@ -63,13 +60,4 @@ available = REGISTRY.available
 register = REGISTRY.register
 unregister = REGISTRY.unregister
 get_class = REGISTRY.load
-
-
-def get(name: str, **params: Any):
-    """A new scaler ``name`` with hyper-parameters ``params``."""
-    cls = get_class(name)
-    allowed = cls.param_names()
-    bad = sorted(set(params) - set(allowed))
-    if bad:
-        raise ConfigError(f"scaler {name!r} has no parameter(s) {bad}; it takes {allowed}")
-    return cls(**params)
+get = REGISTRY.create  # a new instance by name, hyper-parameters checked against param_names()

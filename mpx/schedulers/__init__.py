@@ -14,9 +14,6 @@ entry point of the same name; `register` adds one at run time (notebooks, tests)
 
 from __future__ import annotations
 
-from typing import Any
-
-from mpx.errors import ConfigError
 from mpx.registry import Registry, subclass_of
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_class", "register", "unregister"]
@@ -44,13 +41,4 @@ available = REGISTRY.available
 register = REGISTRY.register
 unregister = REGISTRY.unregister
 get_class = REGISTRY.load
-
-
-def get(name: str, **params: Any):
-    """A new scheduler ``name`` with hyper-parameters ``params``."""
-    cls = get_class(name)
-    allowed = cls.param_names()
-    bad = sorted(set(params) - set(allowed))
-    if bad:
-        raise ConfigError(f"scheduler {name!r} has no parameter(s) {bad}; it takes {allowed}")
-    return cls(**params)
+get = REGISTRY.create  # a new instance by name, hyper-parameters checked against param_names()
