@@ -1,7 +1,7 @@
 """Replay counter multiplexing on ground truth: ``multiplex(trace, problem, scheduler, ...)``.
 
 The multiplexer is the only code that reads both the truth and a scheduler's decisions. It reads the
-`Trace` once, at the start (the problem's columns, the edges, the checksum), cuts the run into quanta,
+`Trace` once, at the start (the problem's columns re-binned onto quanta, the edges, the checksum), cuts the run into quanta,
 and from then on hands the scheduler only the `Problem` and, for online schedulers, an
 `~mpx.schedulers.base.Observed` view of what ran so far. The result is an `Observation`: what a real
 tool would have read, with provenance, and never the true counts.
@@ -11,7 +11,8 @@ Time. The quantum (perf's ``perf_event_mux_interval_ms``) is given in the trace'
 tick rate for gem5 ticks). Quanta start at the trace's first edge; the last one is cut short by the end
 of the trace when the span is not a multiple of the quantum. Where a quantum edge falls inside a trace
 interval, that interval's counts are split in proportion to time (uniform rate inside an interval:
-cumulative sums interpolated linearly); ``meta['apportioned']`` says whether that happened.
+cumulative sums interpolated linearly; `mpx.trace.rebin_counts`, the one apportioning rule);
+``meta['apportioned']`` says whether that happened.
 
 Reads. ``read_every`` is a number of quanta (perf ``stat -I 100`` with a 4 ms mux interval reads every
 25 quanta; `read_every_from_ms` computes it). Read windows are consecutive blocks of ``read_every``
@@ -39,6 +40,7 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, Scheduler, StaticScheduler
+from mpx.trace import SECONDS_PER_UNIT, split_edges
 
 __all__ = [
     "Noise",
@@ -49,9 +51,6 @@ __all__ = [
     "quantum_from_ms",
     "read_every_from_ms",
 ]
-
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-
 
 def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float | None = None,
                     ticks_per_second: float | None = None) -> float:
@@ -64,8 +63,8 @@ def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float |
     if not (isinstance(mux_interval_ms, (int, float)) and math.isfinite(mux_interval_ms) and mux_interval_ms > 0):
         raise ConfigError(f"mux interval must be a positive number of ms, got {mux_interval_ms!r}")
     seconds = mux_interval_ms * 1e-3
-    if time_unit in _SECONDS:
-        return seconds / _SECONDS[time_unit]
+    if time_unit in SECONDS_PER_UNIT:
+        return seconds / SECONDS_PER_UNIT[time_unit]
     if time_unit == "cycles":
         if not clock_hz or clock_hz <= 0:
             raise ConfigError("quantum_from_ms: a cycles time axis needs 'clock_hz' (no default clock frequency)")
@@ -182,8 +181,10 @@ class Observation:
 # -- the truth, sliced once -------------------------------------------------------------------------
 
 
-def _ingest(trace: Any, problem: Problem) -> dict[str, Any]:
-    """Everything the multiplexer takes from the trace, copied; the trace is not touched afterwards."""
+def _ingest(trace: Any, problem: Problem, quantum: float) -> dict[str, Any]:
+    """Everything the multiplexer takes from the trace: the quantum edges, the true counts of the
+    problem's events per quantum (`~mpx.trace.Trace.rebin`), how many quantum edges split a trace
+    interval, and provenance; the trace is not touched afterwards."""
     names = tuple(trace.events)
     index = {n: i for i, n in enumerate(names)}
     missing = [e for e in problem.events if e not in index]
@@ -191,31 +192,17 @@ def _ingest(trace: Any, problem: Problem) -> dict[str, Any]:
         near = {m: [n for n in names if m.lower() in n.lower()][:3] for m in missing[:5]}
         raise ConfigError(f"the trace has no event(s) {missing[:10]}{' ...' if len(missing) > 10 else ''} "
                           f"(close names: {near})")
-    cols = [index[e] for e in problem.events]
-    counts = np.asarray(trace.counts, dtype=np.float64)[:, cols]  # fancy indexing copies
     edges = np.array(trace.edges, dtype=np.float64, copy=True)
+    q_edges, partial = _quantum_edges(edges, quantum)
     meta = dict(trace.meta)
-    return dict(counts=counts, edges=edges, time_unit=str(trace.time_unit), checksum=_checksum(trace),
+    return dict(truth=trace.rebin(problem.events, q_edges), q_edges=q_edges, partial=partial,
+                inside=split_edges(edges, q_edges), time_unit=str(trace.time_unit), checksum=trace.checksum(),
                 workload=meta.get("workload"), source=meta.get("source"), synthetic=meta.get("synthetic"))
 
 
-_CHECKSUMS: list[tuple[Any, str]] = []  # (trace, checksum) of the last traces replayed
-
-
-def _checksum(trace: Any) -> str:
-    """``trace.checksum()``, remembered for the last two trace objects (hashing a 9,000 x 1,500 trace
-    takes ~0.25 s and a study replays one trace many times). Traces are immutable, so identity is
-    enough; the cache holds the objects themselves, so an id cannot be reused while cached."""
-    for obj, digest in _CHECKSUMS:
-        if obj is trace:
-            return digest
-    digest = trace.checksum()
-    _CHECKSUMS.insert(0, (trace, digest))
-    del _CHECKSUMS[2:]
-    return digest
-
-
 def _quantum_edges(edges: np.ndarray, quantum: float) -> tuple[np.ndarray, bool]:
+    """Quantum edges from the trace's first edge, the last quantum cut short by the trace's end (and
+    whether it was); edges within rounding error of a trace edge are snapped onto it."""
     t0, t1 = float(edges[0]), float(edges[-1])
     ratio = (t1 - t0) / quantum
     n = max(1, int(math.ceil(ratio - 1e-9)))
@@ -228,24 +215,6 @@ def _quantum_edges(edges: np.ndarray, quantum: float) -> tuple[np.ndarray, bool]
     close = np.abs(edges[near] - q) <= 1e-9 * quantum
     q[close] = edges[near[close]]
     return q, partial
-
-
-def _per_quantum(counts: np.ndarray, edges: np.ndarray, q_edges: np.ndarray) -> tuple[np.ndarray, int]:
-    """True counts per quantum ``[Q, E]`` and the number of quantum edges inside a trace interval."""
-    t = counts.shape[0]
-    pos = np.searchsorted(edges, q_edges)
-    on_edge = (pos < edges.size) & (edges[np.minimum(pos, edges.size - 1)] == q_edges)
-    inside = int((~on_edge).sum())
-    if inside == 0:
-        return np.add.reduceat(counts, pos[:-1], axis=0), 0
-    cum = np.zeros((t + 1, counts.shape[1]))
-    np.cumsum(counts, axis=0, out=cum[1:])
-    i = np.clip(np.searchsorted(edges, q_edges, side="right") - 1, 0, t - 1)
-    frac = np.clip((q_edges - edges[i]) / (edges[i + 1] - edges[i]), 0.0, 1.0)
-    at = cum[i] + frac[:, None] * counts[i]
-    out = np.diff(at, axis=0)
-    np.maximum(out, 0.0, out=out)
-    return out, inside
 
 
 # -- the replay -------------------------------------------------------------------------------------
@@ -276,10 +245,9 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         raise ConfigError(f"multiplex: noise must be a mpx.multiplex.Noise or None, got {noise!r}")
     quantum, read_every = float(quantum), int(read_every)
 
-    src = _ingest(trace, problem)
+    src = _ingest(trace, problem, quantum)
     del trace  # from here on only copies of what was needed exist in this function
-    q_edges, partial = _quantum_edges(src["edges"], quantum)
-    truth, inside = _per_quantum(src["counts"], src["edges"], q_edges)
+    q_edges, partial, inside, truth = src["q_edges"], src["partial"], src["inside"], src.pop("truth")
     n_q, n_e = truth.shape
 
     rng = np.random.default_rng(seed)

@@ -237,7 +237,7 @@ def test_static_scheduler_never_reads_the_trace():
     s.spy = spy
     obs = multiplex(spy, Problem(tr.events, "generic-2"), s, quantum=1.0, read_every=4)
     assert spy._locked and obs.n_quanta == 40
-    assert set(spy.reads) <= {"events", "counts", "edges", "meta", "time_unit", "checksum"}
+    assert set(spy.reads) <= {"events", "rebin", "edges", "meta", "time_unit", "checksum"}
 
 
 def test_online_scheduler_sees_only_what_ran():

@@ -45,6 +45,7 @@ import numpy as np
 
 from mpx.errors import ConfigError, FormatError
 from mpx.metrics import expr as E
+from mpx.trace import SECONDS_PER_UNIT, Trace
 
 __all__ = [
     "PSEUDO_EVENTS",
@@ -797,9 +798,6 @@ def evaluate_metrics(
     return out
 
 
-_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-
-
 def evaluate_trace(
     catalog_or_metrics: Catalog | Iterable[Metric] | Mapping[str, Metric],
     trace,
@@ -812,12 +810,10 @@ def evaluate_trace(
     """`evaluate_metrics` over the intervals of a `mpx.trace.Trace`. ``duration_time`` is the interval
     length in seconds when the time axis is in s/ms/us/ns, or when ``seconds_per_unit`` converts it
     (e.g. 1e-12 for gem5 ticks at the default 1 THz tick rate — no silent default is assumed)."""
-    from mpx.trace import Trace
-
     if not isinstance(trace, Trace):
         raise TypeError(f"expected a Trace, got {type(trace).__name__}")
     counts: dict[str, Any] = {e: trace.counts[:, i] for i, e in enumerate(trace.events)}
-    factor = seconds_per_unit if seconds_per_unit is not None else _SECONDS.get(trace.time_unit)
+    factor = seconds_per_unit if seconds_per_unit is not None else SECONDS_PER_UNIT.get(trace.time_unit)
     if factor is not None and "duration_time" not in counts:
         counts["duration_time"] = trace.durations * factor
     return evaluate_metrics(catalog_or_metrics, counts, literals, names=names, missing=missing)
