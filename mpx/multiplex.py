@@ -30,23 +30,22 @@ so two schedulers compared with one seed see the same noise.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.problem import EventGroup, Problem
+from mpx.observation import Observation, QuantumView, ReadView, read_only
+from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, Scheduler, StaticScheduler
 from mpx.trace import SECONDS_PER_UNIT, split_edges
 
 __all__ = [
     "Noise",
-    "Observation",
-    "QuantumView",
-    "ReadView",
     "multiplex",
     "quantum_from_ms",
     "read_every_from_ms",
@@ -102,80 +101,6 @@ class Noise:
             v = getattr(self, k)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
                 raise ConfigError(f"Noise.{k} must be a finite number >= 0, got {v!r}")
-
-
-def _ro(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-@dataclass(frozen=True, eq=False)
-class QuantumView:
-    """Per quantum: ``edges[Q+1]``, ``running[Q, E]`` (bool), ``counts[Q, E]`` (raw count, NaN when the
-    event did not run)."""
-
-    edges: np.ndarray
-    running: np.ndarray
-    counts: np.ndarray
-
-    @property
-    def durations(self) -> np.ndarray:
-        return np.diff(self.edges)
-
-    @property
-    def n_quanta(self) -> int:
-        return int(self.running.shape[0])
-
-
-@dataclass(frozen=True, eq=False)
-class ReadView:
-    """Per read window: ``edges[R+1]`` (time), ``quanta[R+1]`` (quantum index of each read), and per
-    window and event ``raw`` (Δ count), ``enabled`` (Δ time_enabled), ``running`` (Δ time_running)."""
-
-    edges: np.ndarray
-    quanta: np.ndarray
-    raw: np.ndarray
-    enabled: np.ndarray
-    running: np.ndarray
-
-    @property
-    def n_reads(self) -> int:
-        return int(self.raw.shape[0])
-
-
-@dataclass(frozen=True, eq=False)
-class Observation:
-    """What a tool would have read while the scheduler multiplexed the counters; no truth inside.
-
-    ``quanta`` is the quantum view, ``reads`` the read view (see the module docstring); ``groups`` the
-    event groups as opened, ``errors`` the events that never counted (with the reason), ``schedule``
-    the static schedule (None for online schedulers). ``meta``: provenance (trace checksum, workload,
-    source, quantum, read window, scheduler and its parameters, seed, noise, apportioning).
-    """
-
-    problem: Problem
-    time_unit: str
-    quantum: float
-    read_every: int
-    quanta: QuantumView
-    reads: ReadView
-    groups: tuple[EventGroup, ...]
-    errors: dict[str, str]
-    schedule: Schedule | None
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def events(self) -> tuple[str, ...]:
-        return self.problem.events
-
-    @property
-    def n_quanta(self) -> int:
-        return self.quanta.n_quanta
-
-    def __repr__(self) -> str:
-        return (f"Observation({self.meta.get('workload') or self.meta.get('source') or '?'}: "
-                f"{len(self.events)} events, {self.n_quanta} quanta of {self.quantum:g} {self.time_unit}, "
-                f"{self.reads.n_reads} reads, scheduler {self.meta.get('scheduler')!r})")
 
 
 # -- the truth, sliced once -------------------------------------------------------------------------
@@ -272,17 +197,12 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
     counts = np.where(running, measured, np.nan)
     del measured
 
-    dur = np.diff(q_edges)
-    starts = np.arange(0, n_q, read_every)
-    r_idx = np.append(starts, n_q)
-    raw = np.add.reduceat(np.where(running, counts, 0.0), starts, axis=0)
-    run_time = np.add.reduceat(running * dur[:, None], starts, axis=0)
-    window = np.add.reduceat(dur, starts)
-    enabled = np.repeat(window[:, None], n_e, axis=1)
-    if errors:
-        enabled[:, problem.mask(errors)] = 0.0
+    quanta = QuantumView(read_only(q_edges), read_only(running), read_only(counts))
+    reads = ReadView.from_quanta(quanta, read_every, problem.mask(errors) if errors else None)
     if noise is not None and noise.read_overhead > 0:
-        raw = raw + noise.read_overhead * (run_time > 0)
+        reads = dataclasses.replace(reads, raw=reads.raw + noise.read_overhead * (reads.running > 0))
+    for a in (reads.edges, reads.quanta, reads.raw, reads.enabled, reads.running):
+        read_only(a)
 
     meta: dict[str, Any] = {
         "trace_checksum": src["checksum"],
@@ -309,8 +229,8 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         time_unit=src["time_unit"],
         quantum=quantum,
         read_every=read_every,
-        quanta=QuantumView(_ro(q_edges), _ro(running), _ro(counts)),
-        reads=ReadView(_ro(q_edges[r_idx]), _ro(r_idx), _ro(raw), _ro(enabled), _ro(run_time)),
+        quanta=quanta,
+        reads=reads,
         groups=tuple(groups),
         errors=errors,
         schedule=schedule,

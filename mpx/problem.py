@@ -423,8 +423,6 @@ def _resolve_pmu(pmu: Any) -> Any:
         from mpx import pmu as pmu_mod
 
         return pmu_mod.preset(pmu)
-    if pmu is None:
-        raise ConfigError("a Problem needs a PMU (a mpx.pmu.PMU or a preset name such as 'skylake')")
     return pmu
 
 
@@ -439,6 +437,9 @@ class Problem:
     for schedulers that use the relation graph (`mpx.schedulers.bayesperf`); given as lists of event
     names or objects with ``.events`` (`mpx.metrics.Relation`), every event in the problem.
     ``meta``: free-form provenance (how the problem was built, e.g. ``Problem.from_catalog``'s notes).
+    ``pmu``: a `mpx.pmu.PMU` or a preset name; None when nobody declared the hardware (a real run read
+    back: its events are known, their counters are not) — then every hardware question (``fits``,
+    ``free``, ``units``, ...) raises `ConfigError` instead of guessing.
     """
 
     events: tuple[str, ...]
@@ -504,7 +505,8 @@ class Problem:
         set_("meta", dict(self.meta))
         set_("relations", relations)
         set_("_cache", {})
-        self._hw()  # check now that the PMU knows every event: a bad problem fails at construction
+        if self.pmu is not None:
+            self._hw()  # check now that the PMU knows every event: a bad problem fails at construction
 
     # -- constructors ---------------------------------------------------------------------------
 
@@ -621,6 +623,9 @@ class Problem:
     def _hw(self) -> _Hardware:
         hw = self._cache.get("hw")
         if hw is None:
+            if self.pmu is None:
+                raise ConfigError("the problem declares no PMU: counter placement needs one (a mpx.pmu.PMU or a "
+                                  "preset name such as 'skylake')")
             hw = self._cache["hw"] = _Hardware(self)
         return hw
 
@@ -701,7 +706,7 @@ class Problem:
         return ",".join(g.to_perf() for g in self.groups)
 
     def __repr__(self) -> str:
-        name = getattr(self.pmu, "name", type(self.pmu).__name__)
+        name = None if self.pmu is None else getattr(self.pmu, "name", type(self.pmu).__name__)
         return (f"Problem({self.n_events} events, {len(self.groups)} groups, {len(self.metrics)} metrics, "
                 f"pmu={name!r})")
 

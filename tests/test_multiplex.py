@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from mpx.errors import ConfigError
-from mpx.multiplex import Noise, Observation, multiplex, quantum_from_ms, read_every_from_ms
+from mpx.multiplex import Noise, multiplex, quantum_from_ms, read_every_from_ms
+from mpx.observation import Observation
 from mpx.pmu import PMU
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, SchedulerError

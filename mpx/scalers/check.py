@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.observation import Observation, QuantumView, ReadView
 from mpx.scalers.base import VIEWS, Estimate, Scaler, ScalerError
 
 __all__ = ["check_scaler", "generic_observation", "generic_trace", "observation_from_quanta", "observation_from_reads"]
@@ -80,48 +81,15 @@ def generic_observation(trace=None, read_every: int = 2):
 
 def observation_from_reads(events: list[str] | tuple[str, ...], edges: Any, raw: Any, enabled: Any,
                            running: Any, *, meta: dict | None = None):
-    """A trace-free Observation built from a read view by hand (formula tests, third-party data): one
-    quantum per read window (``running`` > 0 marks the quanta an event ran in; its quantum count is the
-    window's raw count). Only read-view scalers should be fed such an observation."""
-    from mpx.multiplex import Observation, QuantumView, ReadView
-    from mpx.problem import Problem
-
-    events = tuple(events)
-    edges = np.asarray(edges, dtype=np.float64)
-    raw, enabled, running = (np.asarray(x, dtype=np.float64).reshape(edges.size - 1, len(events))
-                             for x in (raw, enabled, running))
-    ran = running > 0
-    problem = Problem(events, "generic-2")
-    q = QuantumView(edges, ran, np.where(ran, raw, np.nan))
-    r = ReadView(edges, np.arange(edges.size), raw, enabled, running)
-    errors = {e: "never enabled" for j, e in enumerate(events) if not (enabled[:, j] > 0).any()}
-    return Observation(problem, "us", float(edges[1] - edges[0]) if edges.size > 1 else 1.0, 1, q, r, (), errors,
-                       None, dict(meta or {"workload": "hand-made", "scheduler": None}))
+    """`mpx.observation.Observation.from_reads` in the check's world (time in us, PMU ``generic-2``)."""
+    return Observation.from_reads(events, edges, raw, enabled, running, time_unit="us", pmu="generic-2", meta=meta)
 
 
 def observation_from_quanta(events: list[str] | tuple[str, ...], edges: Any, counts: Any, running: Any,
                             read_every: int, *, meta: dict | None = None):
-    """A trace-free Observation from per quantum counts and a running mask, with the read view computed
-    the way `mpx.multiplex.multiplex` does (raw = Σ counts while running, enabled = window length,
-    running = Σ durations while running)."""
-    from mpx.multiplex import Observation, QuantumView, ReadView
-    from mpx.problem import Problem
-
-    events = tuple(events)
-    edges = np.asarray(edges, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    run = np.asarray(running, dtype=bool)
-    n_q = counts.shape[0]
-    dur = np.diff(edges)
-    starts = np.arange(0, n_q, read_every)
-    r_idx = np.append(starts, n_q)
-    raw = np.add.reduceat(np.where(run, counts, 0.0), starts, axis=0)
-    rt = np.add.reduceat(run * dur[:, None], starts, axis=0)
-    ena = np.repeat(np.add.reduceat(dur, starts)[:, None], len(events), axis=1)
-    q = QuantumView(edges, run, np.where(run, counts, np.nan))
-    r = ReadView(edges[r_idx], r_idx, raw, ena, rt)
-    return Observation(Problem(events, "generic-2"), "us", float(dur[0]), int(read_every), q, r, (), {}, None,
-                       dict(meta or {"workload": "hand-made", "scheduler": None}))
+    """`mpx.observation.Observation.from_quanta` in the check's world (time in us, PMU ``generic-2``)."""
+    return Observation.from_quanta(events, edges, counts, running, read_every, time_unit="us", pmu="generic-2",
+                                   meta=meta)
 
 
 def _param_equal(a: Any, b: Any) -> bool:
@@ -145,8 +113,6 @@ def _same_estimate(a: Estimate, b: Estimate) -> bool:
 
 
 def _with_nan(obs):
-    from mpx.multiplex import QuantumView, ReadView
-
     r, q = obs.reads, obs.quanta
     raw = np.array(r.raw)
     raw[1, 0] = np.nan
