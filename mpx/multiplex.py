@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -49,7 +50,9 @@ __all__ = [
     "multiplex",
     "quantum_from_ms",
     "read_every_from_ms",
+    "resolve_quantum",
 ]
+
 
 def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float | None = None,
                     ticks_per_second: float | None = None) -> float:
@@ -74,6 +77,49 @@ def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float |
         return seconds * ticks_per_second
     raise ConfigError(f"quantum_from_ms: the {time_unit!r} axis has no fixed relation to time; "
                       "give the quantum in that unit directly")
+
+
+def resolve_quantum(spec: Mapping[str, Any] | str | float | None, trace: Any) -> tuple[float, str]:
+    """The quantum on ``trace``'s time axis, and how it was chosen (for output).
+
+    ``spec`` is an experiment's ``[multiplex]`` table (a mapping with ``quantum`` on the trace's axis,
+    ``quantum_intervals`` in median trace intervals, or ``quantum_ms`` with ``clock_hz`` /
+    ``ticks_per_second`` as `quantum_from_ms` needs), or a command-line text (a number on the trace's
+    axis, ``<x>ms``), or None for one median trace interval."""
+    unit = trace.time_unit
+    if spec is None:
+        q = float(np.median(np.diff(trace.edges)))
+        return q, f"{q:,.6g} {unit} (default: one median trace interval)"
+    if isinstance(spec, Mapping):
+        if "quantum" in spec:
+            q = float(spec["quantum"])
+            return q, f"{q:,.6g} {unit}"
+        if "quantum_intervals" in spec:
+            q = float(spec["quantum_intervals"]) * float(np.median(np.diff(trace.edges)))
+            return q, f"{q:,.6g} {unit} ({float(spec['quantum_intervals']):g} median trace intervals)"
+        q = quantum_from_ms(spec["quantum_ms"], unit, clock_hz=spec.get("clock_hz"),
+                            ticks_per_second=spec.get("ticks_per_second"))
+        return q, f"{q:,.6g} {unit} ({spec['quantum_ms']:g} ms)"
+    text = str(spec)
+    t = text.strip()
+    if t.endswith("ms"):
+        try:
+            ms = float(t[:-2])
+        except ValueError:
+            raise ConfigError(f"--quantum {text!r}: expected a number or '<x>ms'") from None
+        try:
+            q = quantum_from_ms(ms, unit)
+        except ConfigError as exc:
+            raise ConfigError(f"--quantum {text!r}: {exc}") from None
+        return q, f"{q:,.6g} {unit} ({ms:g} ms)"
+    try:
+        q = float(t)
+    except ValueError:
+        raise ConfigError(f"--quantum {text!r}: expected a number on the trace's time axis ({unit}) "
+                          "or '<x>ms'") from None
+    if not (math.isfinite(q) and q > 0):
+        raise ConfigError(f"--quantum must be > 0, got {text!r}")
+    return q, f"{q:,.6g} {unit}"
 
 
 def read_every_from_ms(read_interval_ms: float, mux_interval_ms: float) -> int:
