@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError, FormatError
+from mpx.pmu import UncountableEventError, place_greedy, place_matching, resolve_pmu
 
 __all__ = [
     "EventGroup",
@@ -419,11 +420,7 @@ def perf_metric_groups(
 
 
 def _resolve_pmu(pmu: Any) -> Any:
-    if isinstance(pmu, str):
-        from mpx import pmu as pmu_mod
-
-        return pmu_mod.preset(pmu)
-    return pmu
+    return resolve_pmu(pmu) if isinstance(pmu, str) else pmu
 
 
 # -- the Problem ------------------------------------------------------------------------------------
@@ -743,8 +740,6 @@ def _arm_metric_order(catalog: Any) -> list[str] | None:
 
 def _from_catalog(cls: type[Problem], catalog: Any, pmu: Any, *, groups: str, metrics: Any) -> Problem:
     """`Problem.from_catalog`."""
-    from mpx.pmu import UncountableEventError
-
     pmu = _resolve_pmu(pmu)
     kinds = {g.kind for g in catalog.groups.values()}
     if groups == "auto":
@@ -869,8 +864,6 @@ class _Hardware:
     """
 
     def __init__(self, problem: Problem) -> None:
-        from mpx.pmu import UncountableEventError
-
         self._uncountable_exc = UncountableEventError
         pmu = problem.pmu
         for attr in ("fits", "unit_of", "fixed_counter", "countable", "available", "reserved"):
@@ -951,31 +944,15 @@ class _Hardware:
     def _fits_instances(self, pmu: Any, busy: list[str], method: str) -> bool:
         """Feasibility when an event appears more than once (one counter per instance) or falls back
         from its fixed counter. `mpx.pmu.PMU` assigns sets of distinct events on their own masks, so
-        this is done here with its public ``allowed``/``available``: the same greedy as
-        ``PMU.assign(method="perf")`` (weight = size of the event's mask with no counter reserved, ties
-        in list order) or an exact bipartite matching."""
+        this is done here with its public ``allowed``/``available`` and the placement rules of
+        `mpx.pmu.placement`: perf's greedy (weight = size of the event's mask with no counter reserved,
+        ties in list order) or the exact bipartite matching."""
         allowed = [self._allowed(pmu, e) for e in busy]
         if any(not a for a in allowed):
             return False
         if method == "perf":
-            weight = [len(self._allowed(self.open_pmu, e)) for e in busy]
-            used: set = set()
-            for i in sorted(range(len(busy)), key=lambda i: weight[i]):
-                free = [c for c in allowed[i] if c not in used]
-                if not free:
-                    return False
-                used.add(free[0])
-            return True
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import maximum_bipartite_matching
-
-        cols = {c: j for j, c in enumerate(dict.fromkeys(c for a in allowed for c in a))}
-        if len(cols) < len(busy):
-            return False
-        rows = [i for i, a in enumerate(allowed) for _ in a]
-        colidx = [cols[c] for a in allowed for c in a]
-        graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, colidx)), shape=(len(busy), len(cols)))
-        return bool((maximum_bipartite_matching(graph, perm_type="column") >= 0).all())
+            return place_greedy(allowed, [len(self._allowed(self.open_pmu, e)) for e in busy]) is not None
+        return place_matching(allowed) is not None
 
     def n_counters(self, unit: str | None) -> int:
         units = self.units if unit is None else (unit,)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import mpx.pmu as pmu_mod
+import mpx
 from mpx.errors import ConfigError, FormatError
 from mpx.pmu import PMU, Counter, UncountableEventError, preset, presets
 
@@ -518,7 +518,7 @@ def test_assign_is_valid_iff_brute_force_finds_one(case):
         assert len(set(greedy.values())) == len(greedy)
 
 
-_TOML = open(os.path.join(os.path.dirname(pmu_mod.__file__), "data", "pmu", "skylake-htoff.toml"), "rb").read()
+_TOML = open(os.path.join(os.path.dirname(mpx.__file__), "data", "pmu", "skylake-htoff.toml"), "rb").read()
 
 
 @settings(max_examples=150, deadline=None)

@@ -68,12 +68,10 @@ def load_catalog_arg(text: str) -> Any:
 def pmu_arg(text: str, counters: int | None = None) -> Any:
     """A PMU preset name or TOML file, with ``counters`` generic counters on its core unit
     (`mpx.pmu.PMU.with_generic_counters`)."""
-    import os
-
     from mpx.errors import ConfigError
-    from mpx.pmu import PMU, preset
+    from mpx.pmu import resolve_pmu
 
-    pmu = PMU.from_file(text) if os.path.isfile(text) else preset(text)
+    pmu = resolve_pmu(text)
     if counters is None:
         return pmu
     if isinstance(counters, bool) or not isinstance(counters, int) or counters < 1:

@@ -45,6 +45,7 @@ import numpy as np
 
 from mpx.errors import ConfigError, FormatError
 from mpx.metrics import expr as E
+from mpx.pmu import CounterField, parse_counter_field
 from mpx.trace import SECONDS_PER_UNIT, Trace
 
 __all__ = [
@@ -288,20 +289,19 @@ def vector_total_relations(event_names: Iterable[str], *, within: Iterable[str] 
 
 # -- per-event information and groups ---------------------------------------------------------------
 
-_COUNTER_LIST = re.compile(r"^\s*\d+(\s*,\s*\d+)*\s*$")
-_COUNTER_FIXED = re.compile(r"^\s*fixed counter\s*(\d+)\s*$", re.IGNORECASE)
-
-
 def check_counter_spec(text: str | None) -> str | None:
     """Raise ValueError unless ``text`` is a perf ``Counter`` value (``"0,1,2,3"``, ``"Fixed counter 1"``,
-    ``"FIXED"``) or None."""
-    if text is None:
-        return None
-    if not isinstance(text, str) or not (
-        _COUNTER_LIST.match(text) or _COUNTER_FIXED.match(text) or text.strip().upper() == "FIXED"
-    ):
-        raise ValueError(f"not a perf Counter value: {text!r}")
+    ``"FIXED"``; `mpx.pmu.parse_counter_field`) or None."""
+    if text is not None:
+        parse_counter_field(text)
     return text
+
+
+def _counter_field(text: str | None) -> CounterField:
+    try:
+        return parse_counter_field(text) if text is not None else CounterField()
+    except ValueError:
+        return CounterField()
 
 
 @dataclass(frozen=True)
@@ -323,9 +323,8 @@ class EventInfo:
 
     @staticmethod
     def _parse(text: str | None) -> frozenset[int] | None:
-        if text is None or not _COUNTER_LIST.match(text):
-            return None
-        return frozenset(int(x) for x in text.split(","))
+        numbers = _counter_field(text).numbers
+        return None if numbers is None else frozenset(numbers)
 
     @property
     def counters(self) -> frozenset[int] | None:
@@ -339,16 +338,14 @@ class EventInfo:
 
     @property
     def is_fixed(self) -> bool:
-        return self.counter is not None and (
-            bool(_COUNTER_FIXED.match(self.counter)) or self.counter.strip().upper() == "FIXED"
-        )
+        f = _counter_field(self.counter)
+        return f.fixed is not None or f.uncore_fixed
 
     @property
     def fixed_counter(self) -> int | None:
         """Index of the fixed counter (``"Fixed counter 1"`` → 1); None otherwise (also for ``"FIXED"``,
         whose index perf does not give)."""
-        m = _COUNTER_FIXED.match(self.counter or "")
-        return int(m.group(1)) if m else None
+        return _counter_field(self.counter).fixed
 
     def merged(self, other: EventInfo) -> tuple[EventInfo, str | None]:
         """Fill this record's missing fields from ``other``; returns (merged, conflict message or None)
