@@ -51,18 +51,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def load_catalog_arg(text: str) -> Any:
-    """A catalog from a path (file or folder, any supported format) or a built-in catalog name."""
-    import os
+    """A catalog from a path (file or folder, any supported format) or a built-in catalog name
+    (`mpx.metrics.resolve_catalog`)."""
+    from mpx.metrics import resolve_catalog
 
-    from mpx.errors import ConfigError
-    from mpx.metrics import builtin, builtin_names, load_catalog
-
-    if os.path.exists(text):
-        return load_catalog(text)
-    if text in builtin_names():
-        return builtin(text)
-    raise ConfigError(f"--metrics {text!r} is neither an existing file or folder nor a built-in catalog "
-                      f"({', '.join(builtin_names())})")
+    return resolve_catalog(text, what="--metrics")
 
 
 def pmu_arg(text: str, counters: int | None = None) -> Any:

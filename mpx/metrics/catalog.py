@@ -16,23 +16,23 @@ What is *not* an event of a hyperedge:
   `evaluate_metrics` (``duration_time`` in seconds, as perf scales it inside metrics).
 
 Software and uncore events (``cpu-clock``, ``msr/tsc/``, ``UNC_*``) *are* events of the hyperedge; the
-per-event information (`EventInfo`: perf ``Counter`` masks, ``Unit``, hperf's pinned/other flags,
+per-event information (`EventInfo`, `mpx.metrics.eventinfo`: perf ``Counter`` masks, ``Unit``, hperf's pinned/other flags,
 LIKWID's counter class) lets the PMU model decide which of them need a core counter.
 
-A `Relation` is an exact linear identity or inequality among events, ``sum_i a_i x_i == 0`` or
+A `Relation` (`mpx.metrics.relation`) is an exact linear identity or inequality among events, ``sum_i a_i x_i == 0`` or
 ``<= 0`` per interval (TMA slot identities, gem5 ``::total`` = sum of its parts, misses <= accesses).
 BayesPerf-style estimators use them as factors; tests use them as sanity checks of ground truth.
 
 A `Catalog` holds metrics by name, relations, per-event information, platform literals and
 predefined groups (LIKWID event sets, hperf event groups, Arm and perf metric groups), loaded from any
-supported format by `load_catalog` or from the built-in TOML catalogs by `builtin`.
+supported format by `load_catalog` (formats: `mpx.metrics.formats`) or from the built-in TOML catalogs
+by `builtin`; `resolve_catalog` takes either (a file or folder, or a built-in name).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import importlib
 import json
 import os
 import re
@@ -45,16 +45,16 @@ import numpy as np
 
 from mpx.errors import ConfigError, FormatError
 from mpx.metrics import expr as E
-from mpx.pmu import CounterField, parse_counter_field
+from mpx.metrics import formats
+from mpx.metrics.eventinfo import EventInfo, Group
+from mpx.metrics.formats.common import read_source
+from mpx.metrics.relation import Relation
 from mpx.trace import SECONDS_PER_UNIT, Trace
 
 __all__ = [
     "PSEUDO_EVENTS",
     "CONSTRAINTS",
     "Metric",
-    "Relation",
-    "EventInfo",
-    "Group",
     "Catalog",
     "load_catalog",
     "detect_format",
@@ -62,7 +62,7 @@ __all__ = [
     "evaluate_trace",
     "builtin",
     "builtin_names",
-    "vector_total_relations",
+    "resolve_catalog",
 ]
 
 PSEUDO_EVENTS: dict[str, str] = {
@@ -75,14 +75,6 @@ PSEUDO_EVENTS: dict[str, str] = {
 CONSTRAINTS = ("NO_GROUP_EVENTS", "NO_GROUP_EVENTS_NMI", "NO_GROUP_EVENTS_SMT")
 """perf ``MetricConstraint`` values: the metric's events must not be put in one group (always; when
 the NMI watchdog is on; when SMT is on) — see ``tools/perf/util/metricgroup.c``."""
-
-GROUP_KINDS = ("eventset", "event_group", "metric_group", "function")
-"""`Group.kind`: ``eventset`` (LIKWID group: events measured together on named counters),
-``event_group`` (hperf: events that should be co-scheduled), ``metric_group`` (perf ``MetricGroup``,
-Arm ``groups.metrics``: a set of metrics; events = union of theirs), ``function`` (Arm
-``groups.function``: events sorted by function, informational). The events of a metric group that
-lists metrics are derived from them (and re-pruned whenever the literals change)."""
-
 
 # -- Metric -----------------------------------------------------------------------------------------
 
@@ -154,244 +146,6 @@ class Metric:
     def evaluate(self, counts: Mapping[str, Any], literals: Mapping[str, Any] | None = None) -> np.ndarray:
         """Value over ``counts`` (name → array); references to other metrics need a `Catalog`."""
         return evaluate_metrics([self], counts, literals)[self.name]
-
-
-# -- Relation ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Relation:
-    """``sum_i a_i * x_i == 0`` (kind ``"=="``) or ``<= 0`` (kind ``"<="``) for every interval.
-
-    ``terms`` are (event, coefficient) pairs sorted by event name. Build one with `from_expr`
-    (``"ILmr <= I1mr"``, ``"a + b == c"``), `identity` or `at_most`.
-    """
-
-    name: str
-    terms: tuple[tuple[str, float], ...]
-    kind: str = "=="
-    description: str = ""
-    source: str | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("==", "<="):
-            raise ValueError(f"relation {self.name!r}: kind must be '==' or '<=', got {self.kind!r}")
-        if not self.terms:
-            raise ValueError(f"relation {self.name!r} has no terms")
-
-    @classmethod
-    def from_coeffs(cls, name: str, coeffs: Mapping[str, float], kind: str = "==", **kw: Any) -> Relation:
-        terms = tuple(sorted((k, float(v)) for k, v in coeffs.items() if v != 0))
-        return cls(name=name, terms=terms, kind=kind, **kw)
-
-    @classmethod
-    def from_expr(
-        cls, text: str, name: str, *, literals: Mapping[str, Any] | None = None, path=None, line=None, **kw: Any
-    ) -> Relation:
-        """Parse ``lhs OP rhs`` with OP in ``== <= >=``; both sides must be linear in event names with
-        constant (number or known literal) coefficients and no constant term."""
-        what = f"relation {name!r}"
-        ast = E.parse(text, path=path, line=line, what=what)
-        if not (isinstance(ast, E.Binary) and ast.op in ("==", "<=", ">=")):
-            raise FormatError(path, line, f"{what}: must be 'lhs == rhs', 'lhs <= rhs' or 'lhs >= rhs': {text!r}")
-        lhs, rhs = (ast.left, ast.right) if ast.op != ">=" else (ast.right, ast.left)
-        try:
-            coeffs = E.linear_form(E.Binary("-", lhs, rhs), literals)
-        except ValueError as exc:
-            raise FormatError(path, line, f"{what}: {exc}") from None
-        if not coeffs:
-            raise FormatError(path, line, f"{what}: both sides are equal, nothing to relate: {text!r}")
-        return cls.from_coeffs(name, coeffs, "==" if ast.op == "==" else "<=", **kw)
-
-    @classmethod
-    def identity(cls, name: str, total: str, parts: Iterable[str], **kw: Any) -> Relation:
-        """``total == sum(parts)``."""
-        coeffs: dict[str, float] = {total: -1.0}
-        for p in parts:
-            coeffs[p] = coeffs.get(p, 0.0) + 1.0
-        return cls.from_coeffs(name, coeffs, "==", **kw)
-
-    @classmethod
-    def at_most(cls, name: str, small: str, big: str, **kw: Any) -> Relation:
-        """``small <= big``."""
-        return cls.from_coeffs(name, {small: 1.0, big: -1.0}, "<=", **kw)
-
-    @property
-    def coeffs(self) -> dict[str, float]:
-        return dict(self.terms)
-
-    @property
-    def events(self) -> frozenset[str]:
-        return frozenset(k for k, _ in self.terms)
-
-    def to_expr(self) -> str:
-        """Readable form with positive coefficients on each side (``a + b == c``)."""
-        def side(items):
-            parts = [E._fmt_name(k) if v == 1 else f"{E._fmt_num(v)} * {E._fmt_name(k)}" for k, v in items]
-            return " + ".join(parts) if parts else "0"
-
-        lhs = [(k, v) for k, v in self.terms if v > 0]
-        rhs = [(k, -v) for k, v in self.terms if v < 0]
-        return f"{side(lhs)} {self.kind} {side(rhs)}"
-
-    def residual(self, counts: Mapping[str, Any]) -> np.ndarray:
-        """``sum_i a_i x_i`` per interval (0 for an exact identity, <= 0 for a satisfied inequality)."""
-        total = 0.0
-        for k, v in self.terms:
-            if k not in counts:
-                raise ConfigError(f"relation {self.name!r} needs event {k!r}, which the counts do not have")
-            total = total + v * np.asarray(counts[k], dtype=np.float64)
-        return np.asarray(total, dtype=np.float64)
-
-    def violation(self, counts: Mapping[str, Any]) -> np.ndarray:
-        """How far each interval is from satisfying the relation (>= 0; 0 when satisfied)."""
-        r = self.residual(counts)
-        return np.abs(r) if self.kind == "==" else np.maximum(r, 0.0)
-
-    def holds(self, counts: Mapping[str, Any], *, rtol: float = 0.0, atol: float = 0.0) -> np.ndarray:
-        """Per interval: is the violation <= ``atol + rtol * sum_i |a_i x_i|``? Exact by default."""
-        scale = sum(abs(v) * np.abs(np.asarray(counts[k], dtype=np.float64)) for k, v in self.terms)
-        return self.violation(counts) <= atol + rtol * scale
-
-
-def vector_total_relations(event_names: Iterable[str], *, within: Iterable[str] | None = None,
-                           source: str = "gem5 vector ::total") -> list[Relation]:
-    """gem5 vector identities ``prefix::total == sum of prefix::<part>`` for every ``prefix::total``
-    among ``event_names`` (additive counters only: pass a Trace's events, never formulas).
-
-    Distributions (a part named ``samples``, ``mean``, ``stdev``, ``underflows``, ...) are skipped: their
-    ``::total`` is not the sum of the other rows. Parts gem5 left out (zero ``nozero`` stats) are zero,
-    so the identity still holds with the parts present. A part that *is* in the stats but not in
-    ``event_names`` is not zero: pass every event of the trace, not a selection of it, and ``within``
-    (e.g. the problem's events) to keep only the vectors with an event there — the parts outside it are
-    then latent variables of the relations (`mpx.scalers.relations.relation_set`).
-    """
-    dist_keys = {"samples", "mean", "gmean", "stdev", "underflows", "overflows", "min_value", "max_value"}
-    by_prefix: dict[str, list[str]] = {}
-    for name in event_names:
-        prefix, sep, part = name.rpartition("::")
-        if sep:
-            by_prefix.setdefault(prefix, []).append(part)
-    keep = None if within is None else {n.rpartition("::")[0] for n in within if "::" in n}
-    out = []
-    for prefix, parts in by_prefix.items():
-        if "total" not in parts or dist_keys & set(parts) or (keep is not None and prefix not in keep):
-            continue
-        others = [p for p in parts if p != "total"]
-        if others:
-            out.append(
-                Relation.identity(
-                    f"{prefix}::total", f"{prefix}::total", [f"{prefix}::{p}" for p in others], source=source
-                )
-            )
-    return out
-
-
-# -- per-event information and groups ---------------------------------------------------------------
-
-def check_counter_spec(text: str | None) -> str | None:
-    """Raise ValueError unless ``text`` is a perf ``Counter`` value (``"0,1,2,3"``, ``"Fixed counter 1"``,
-    ``"FIXED"``; `mpx.pmu.parse_counter_field`) or None."""
-    if text is not None:
-        parse_counter_field(text)
-    return text
-
-
-def _counter_field(text: str | None) -> CounterField:
-    try:
-        return parse_counter_field(text) if text is not None else CounterField()
-    except ValueError:
-        return CounterField()
-
-
-@dataclass(frozen=True)
-class EventInfo:
-    """What a catalog knows about one event. ``counter`` and ``counter_ht_off`` are perf's raw strings
-    (``"0,1,2,3"``, ``"Fixed counter 1"``, ``"FIXED"`` for an uncore fixed counter); `counters` and
-    `fixed_counter` parse them. ``kind`` is one of ``general``, ``fixed``, ``uncore``, ``energy``,
-    ``thermal``, ``msr``, ``topdown``, ``software``, ``pinned``, ``other`` or None (unknown)."""
-
-    name: str
-    counter: str | None = None
-    counter_ht_off: str | None = None
-    unit: str | None = None
-    kind: str | None = None
-    code: str | None = None
-    description: str = ""
-    source: str | None = field(default=None, compare=False)
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
-
-    @staticmethod
-    def _parse(text: str | None) -> frozenset[int] | None:
-        numbers = _counter_field(text).numbers
-        return None if numbers is None else frozenset(numbers)
-
-    @property
-    def counters(self) -> frozenset[int] | None:
-        """General-purpose counters the event may use (HT on), or None (unknown or fixed)."""
-        return self._parse(self.counter)
-
-    @property
-    def counters_ht_off(self) -> frozenset[int] | None:
-        """General-purpose counters with hyper-threading off (perf ``CounterHTOff``), or None."""
-        return self._parse(self.counter_ht_off)
-
-    @property
-    def is_fixed(self) -> bool:
-        f = _counter_field(self.counter)
-        return f.fixed is not None or f.uncore_fixed
-
-    @property
-    def fixed_counter(self) -> int | None:
-        """Index of the fixed counter (``"Fixed counter 1"`` → 1); None otherwise (also for ``"FIXED"``,
-        whose index perf does not give)."""
-        return _counter_field(self.counter).fixed
-
-    def merged(self, other: EventInfo) -> tuple[EventInfo, str | None]:
-        """Fill this record's missing fields from ``other``; returns (merged, conflict message or None)
-        — on a conflict this record's value is kept."""
-        changes: dict[str, Any] = {}
-        conflict = None
-        for f in ("counter", "counter_ht_off", "unit", "kind", "code"):
-            mine, theirs = getattr(self, f), getattr(other, f)
-            if mine is None and theirs is not None:
-                changes[f] = theirs
-            elif mine is not None and theirs is not None and mine != theirs and f in ("counter", "counter_ht_off", "unit"):
-                conflict = (
-                    f"{f} {theirs!r} of {self.name!r} from {other.source} conflicts with {mine!r} "
-                    f"(record first seen in {self.source})"
-                )
-        if not self.description and other.description:
-            changes["description"] = other.description
-        extra = dict(other.extra)
-        for k, v in self.extra.items():
-            if isinstance(v, list) and isinstance(extra.get(k), list):
-                extra[k] = list(dict.fromkeys(v + extra[k]))
-            else:
-                extra[k] = v
-        changes["extra"] = extra
-        return dataclasses.replace(self, **changes), conflict
-
-
-@dataclass(frozen=True)
-class Group:
-    """A predefined group (see `GROUP_KINDS`). ``counters`` pairs events with the register a LIKWID
-    group puts them on (``("INSTR_RETIRED_ANY", "FIXC0")``); ``requires`` lists LIKWID ``REQUIRE_*``
-    conditions without the prefix (``("NOHT",)``: the group needs hyper-threading off, e.g. because it
-    uses PMC4-7)."""
-
-    name: str
-    kind: str
-    events: tuple[str, ...] = ()
-    metrics: tuple[str, ...] = ()
-    description: str = field(default="", repr=False)
-    counters: tuple[tuple[str, str], ...] = ()
-    requires: tuple[str, ...] = ()
-    source: str | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.kind not in GROUP_KINDS:
-            raise ValueError(f"group {self.name!r}: kind must be one of {GROUP_KINDS}, got {self.kind!r}")
 
 
 # -- Catalog ----------------------------------------------------------------------------------------
@@ -818,46 +572,12 @@ def evaluate_trace(
 
 # -- loading ----------------------------------------------------------------------------------------
 
-FORMATS: dict[str, str] = {
-    "perfjson": "mpx.metrics.perfjson",
-    "likwid": "mpx.metrics.likwid",
-    "armtelemetry": "mpx.metrics.armtelemetry",
-    "hperf": "mpx.metrics.hperf",
-    "toml": "mpx.metrics.toml",
-}
-"""Catalog format name → module. Each module has ``NAME``, ``sniff(path, text, obj) -> bool`` (``obj``
-is the parsed JSON or None) and ``load(path) -> Catalog``."""
-
-
-def _module(name: str):
-    return importlib.import_module(FORMATS[name])
-
-
-_TOML_HEADER = re.compile(r"\s*\[\s*[A-Za-z_\"'][^\]\n]*\]\s*(#[^\n]*)?\n")
-
-
-def _read(path: str | os.PathLike) -> tuple[str, Any]:
-    from mpx.readers._io import read_text
-
-    text = read_text(path)
-    obj = None
-    if text.lstrip()[:1] in ("[", "{"):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if not (".toml" in Path(path).name or _TOML_HEADER.match(text)):
-                raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
-        except RecursionError:
-            raise FormatError(path, None, "invalid JSON: nested too deeply") from None
-    return text, obj
-
-
 def detect_format(path: str | os.PathLike, text: str | None = None, obj: Any = None) -> str | None:
     """The catalog format of file ``path`` by content (None when no format claims it)."""
     if text is None:
-        text, obj = _read(path)
-    for name in FORMATS:
-        if _module(name).sniff(path, text, obj):
+        text, obj = read_source(path)
+    for name in formats.detection_order():
+        if formats.get(name).sniff(path, text, obj):
             return name
     return None
 
@@ -872,12 +592,12 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
     if p.is_dir():
         cats, skipped = [], []
         for f in sorted(x for x in p.rglob("*") if x.is_file()):
-            text, obj = _read(f)
+            text, obj = read_source(f)
             fmt = format or detect_format(f, text, obj)
             if fmt is None:
                 skipped.append(str(f))
                 continue
-            cats.append(_module(fmt).load(f))
+            cats.append(formats.get(fmt).load(f))
         if not cats:
             raise FormatError(path, None, "no metric catalog file in this directory")
         cat = cats[0].merge(*cats[1:]) if len(cats) > 1 else cats[0]
@@ -891,9 +611,9 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
                 path, None, "not a metric catalog (perf pmu-events JSON, LIKWID group, Arm telemetry JSON, "
                 "hperf JSON or mpx TOML)",
             )
-    elif format not in FORMATS:
-        raise FormatError(path, None, f"unknown catalog format {format!r}; known: {', '.join(FORMATS)}")
-    return _module(format).load(p)
+    elif format not in formats.REGISTRY:
+        raise FormatError(path, None, f"unknown catalog format {format!r}; known: {', '.join(formats.detection_order())}")
+    return formats.get(format).load(p)
 
 
 _BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
@@ -909,38 +629,17 @@ def builtin(name: str) -> Catalog:
     f = _BUILTIN_DIR / f"{name}.toml"
     if not f.is_file():
         raise KeyError(f"no built-in catalog {name!r}; available: {', '.join(builtin_names())}")
-    return _module("toml").load(f)
+    return formats.get("toml").load(f)
 
 
-# -- helpers shared by the format modules -----------------------------------------------------------
+def resolve_catalog(name_or_path: str | os.PathLike, *, what: str = "catalog") -> Catalog:
+    """The one name-or-file resolver: `load_catalog` of an existing file or folder, else the built-in
+    catalog of that name; anything else is a `ConfigError` (``what`` names the input, e.g. an option)."""
+    if os.path.exists(name_or_path):
+        return load_catalog(name_or_path)
+    if name_or_path in builtin_names():
+        return builtin(os.fspath(name_or_path))
+    raise ConfigError(f"{what} {os.fspath(name_or_path)!r} is neither an existing file or folder nor a built-in catalog "
+                      f"({', '.join(builtin_names())})")
 
-
-def line_of(text: str, needle: str, start: int = 0) -> int | None:
-    """1-based line of the first occurrence of ``needle`` in ``text`` (None when absent)."""
-    i = text.find(needle, start)
-    return None if i < 0 else text.count("\n", 0, i) + 1
-
-
-def json_line(text: str, key: str, value: str) -> int | None:
-    """Line of ``"key": "value"`` in JSON ``text`` (tolerates any spacing after the colon)."""
-    m = re.search(re.escape(json.dumps(key)) + r"\s*:\s*" + re.escape(json.dumps(value)), text)
-    return None if m is None else text.count("\n", 0, m.start()) + 1
-
-
-def where(path, line: int | None) -> str:
-    return f"{path}:{line}" if line else str(path)
-
-
-def as_str(v: Any, path, line, what: str, *, optional: bool = False) -> str | None:
-    if v is None and optional:
-        return None
-    if not isinstance(v, str):
-        raise FormatError(path, line, f"{what} must be a string, got {v!r}")
-    return v
-
-
-def as_str_list(v: Any, path, line, what: str) -> list[str]:
-    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise FormatError(path, line, f"{what} must be a list of strings, got {v!r}")
-    return list(v)
 
