@@ -1,62 +1,21 @@
-"""Parsing ``perf stat -I`` output (CSV with any ``-x`` separator, ``-j`` JSON lines) into a
-`~mpx.readers.perfstat.run.PerfStatRun`; `sniff` recognises it (layouts: the package docstring)."""
+"""Reading ``perf stat -I`` output (CSV with any ``-x`` separator, ``-j`` JSON lines) into a
+`~mpx.readers.perfstat.run.PerfStatRun` (`read_perf_stat`); `sniff` recognises it (layouts: the package
+docstring)."""
 
 from __future__ import annotations
 
 import json
-import math
 import os
-import re
-from dataclasses import dataclass, field
 from typing import Literal
-
-import numpy as np
 
 from mpx.errors import FormatError
 from mpx.readers._io import read_text
-from mpx.readers.perfstat.run import (
-    COUNTED,
-    MISSING,
-    NOT_COUNTED,
-    NOT_SUPPORTED,
-    STATUS_NOT_COUNTED,
-    STATUS_NOT_SUPPORTED,
-    ExtraMetric,
-    PerfColumn,
-    PerfStatRow,
-    PerfStatRun,
-)
+from mpx.readers.perfstat.csv_output import CsvParser
+from mpx.readers.perfstat.json_output import JsonParser
+from mpx.readers.perfstat.rows import CSV_START, INT, PCT, RowError, RowParser
+from mpx.readers.perfstat.run import PerfStatRun
 
 __all__ = ["read_perf_stat", "sniff"]
-
-_A = re.ASCII
-_TS = re.compile(r"\d+(\.\d+)?\Z", _A)
-_INT = re.compile(r"\d+\Z", _A)
-_PCT = re.compile(r"\d+(\.\d+)?\Z", _A)
-_NUM = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\Z", _A)
-_VAR = re.compile(r"[-+]?(\d+(\.\d*)?|nan|inf)%\Z", _A | re.IGNORECASE)
-_CSV_START = re.compile(r"\s*(\d+\.\d+|summary)([^\w\s.<>+\-]|\t)", _A)
-
-#: CSV aggregation ids: kind → (pattern, columns); ``core`` may also come with 1 column (see module doc)
-_AGGR_CSV: tuple[tuple[str, re.Pattern, int], ...] = (
-    ("cpu", re.compile(r"CPU\d+\Z", _A), 1),
-    ("cache", re.compile(r"S\d+-D\d+-L\d+-ID\d+\Z", _A), 2),
-    ("core", re.compile(r"S\d+-(D\d+-)?C\d+\Z", _A), 2),
-    ("die", re.compile(r"S\d+-D\d+\Z", _A), 2),
-    ("socket", re.compile(r"S\d+\Z", _A), 2),
-    ("node", re.compile(r"N\d+\Z", _A), 2),
-)
-_THREAD = re.compile(r".+-\d+\Z", _A | re.DOTALL)
-_JSON_AGGR_KEYS = ("cpu", "core", "cache", "die", "socket", "node", "thread")
-_JSON_KNOWN = frozenset(
-    _JSON_AGGR_KEYS
-    + ("interval", "aggregate-number", "counter-value", "unit", "event", "cgroup", "variance",
-       "event-runtime", "pcnt-running", "metric-value", "metric-unit", "metricgroup")
-)
-
-
-class _RowError(Exception):
-    """A problem with one row; turned into a FormatError naming the file and line."""
 
 
 def sniff(path: str | os.PathLike, head: str) -> bool:
@@ -72,11 +31,11 @@ def sniff(path: str | os.PathLike, head: str) -> bool:
                 return False
             return (isinstance(obj, dict) and "format" not in obj
                     and any(k in obj for k in ("counter-value", "event-runtime", "pcnt-running")))
-        m = _CSV_START.match(raw)
+        m = CSV_START.match(raw)
         if not m:
             return False
         fields = [f.strip() for f in raw.rstrip("\r").split(m.group(2))]
-        return any(_INT.match(a) and _PCT.match(b) for a, b in zip(fields[3:], fields[4:]))
+        return any(INT.match(a) and PCT.match(b) for a, b in zip(fields[3:], fields[4:]))
     return False
 
 
@@ -115,13 +74,13 @@ def read_perf_stat(
     lineno, raw = first
     s = raw.strip()
     if s.startswith("{"):
-        parser: _Parser = _JsonParser(path, scaled)
+        parser: RowParser = JsonParser(path, scaled)
     else:
         if s.startswith("time,") or s.startswith("time" + (sep or ",")):
             raise FormatError(path, lineno, "perf stat --metric-only output is not supported "
                               "(it holds no counter values): re-run without --metric-only")
         if sep is None:
-            m = _CSV_START.match(raw)
+            m = CSV_START.match(raw)
             if not m:
                 raise FormatError(
                     path, lineno, "not perf stat -I CSV or JSON output: expected a timestamp and a field "
@@ -130,7 +89,7 @@ def read_perf_stat(
             sep = m.group(2)
         elif sep == "" or sep.isspace() and sep != "\t":
             raise ValueError(f"sep must be a non-blank string (or tab), got {sep!r}")
-        parser = _CsvParser(path, scaled, sep, cgroup)
+        parser = CsvParser(path, scaled, sep, cgroup)
     for i in range(lineno - 1, len(lines)):
         raw = lines[i].rstrip("\r")
         s = raw.strip()
@@ -138,506 +97,6 @@ def read_perf_stat(
             continue
         try:
             parser.feed(i + 1, raw)
-        except _RowError as exc:
+        except RowError as exc:
             raise FormatError(path, i + 1, str(exc)) from None
     return parser.finish(missing)
-
-
-# -- parsing internals ----------------------------------------------------------------------------
-
-
-def _number(text: str, what: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise _RowError(f"{what} {text!r} is not a number") from None
-    # float() also takes "nan", "inf", "1_000" and non-ASCII digits: perf prints none of them
-    if not math.isfinite(v):
-        raise _RowError(f"{what} {text!r} is not finite")
-    if not _NUM.match(text):
-        raise _RowError(f"{what} {text!r} is not a number")
-    return v
-
-
-def _value(text: str) -> tuple[float, int]:
-    if text == NOT_COUNTED:
-        return math.nan, STATUS_NOT_COUNTED
-    if text == NOT_SUPPORTED:
-        return math.nan, STATUS_NOT_SUPPORTED
-    return _number(text, "counter value"), COUNTED
-
-
-def _value_like(text: str) -> bool:
-    return text in (NOT_COUNTED, NOT_SUPPORTED) or bool(_NUM.match(text))
-
-
-def _check_pct(pct: float) -> None:
-    if not 0.0 <= pct <= 100.0:
-        raise _RowError(f"percent running {pct!r} is outside 0..100")
-
-
-class _Parser:
-    """Collects rows into intervals; subclasses split lines into `PerfStatRow`s."""
-
-    fmt: Literal["csv", "json"] = "csv"
-
-    def __init__(self, path: str | os.PathLike, scaled: bool) -> None:
-        self.path = path
-        self.scaled = scaled
-        self.sep: str | None = None
-        self.aggregation: str | None = None
-        self.times: list[float] = []
-        self.first_line: list[int] = []  # first line of each interval
-        self.cells: list[dict[tuple, PerfStatRow]] = []  # per interval: (aggr, cgroup, event, occ) → row
-        self.extra: list[tuple[int, int, tuple, float, str]] = []  # line, t, key, value, unit
-        self.summary: list[PerfStatRow] = []
-        self.summary_extra: list[tuple[int, float, str]] = []
-        self.dropped: dict[str, dict] = {}
-        self.last: tuple[PerfStatRow, tuple | None] | None = None  # last counter row and its key
-        self.units: dict[tuple, tuple[str, int]] = {}  # column key → unit, line first seen
-
-    def drop(self, what: str, why: str) -> None:
-        entry = self.dropped.setdefault(what, {"what": what, "why": why, "count": 0})
-        entry["count"] += 1
-
-    def set_aggregation(self, kind: str) -> None:
-        if self.aggregation is None:
-            self.aggregation = kind
-        elif kind != self.aggregation:
-            raise _RowError(f"aggregation changes from {self.aggregation!r} to {kind!r} within the file")
-
-    def add_row(self, row: PerfStatRow) -> None:
-        if row.time is None:
-            self.summary.append(row)
-            self.last = (row, None)
-            return
-        if self.summary:
-            raise _RowError("an interval row after the --summary rows")
-        if not self.times or row.time > self.times[-1]:
-            if row.time <= 0:
-                raise _RowError(f"timestamp {row.time!r} s is not positive")
-            self.times.append(row.time)
-            self.first_line.append(row.line)
-            self.cells.append({})
-        elif row.time < self.times[-1]:
-            raise _RowError(
-                f"timestamp goes backwards ({row.time!r} s after {self.times[-1]!r} s); several runs "
-                "(-r with -I, --append) in one file? split them")
-        cell = self.cells[-1]
-        occ = 0
-        while (row.aggr_id, row.cgroup, row.event, occ) in cell:
-            occ += 1
-        key = (row.aggr_id, row.cgroup, row.event, occ)
-        cell[key] = row
-        seen = self.units.setdefault(key, (row.unit, row.line))
-        if seen[0] != row.unit:
-            raise _RowError(f"unit of {row.event!r} changes from {seen[0]!r} (line {seen[1]}) "
-                            f"to {row.unit!r}")
-        self.last = (row, key)
-
-    def add_metric(self, time: float | None, aggr_id: str | None, value: float, unit: str, line: int) -> None:
-        if self.last is None:
-            raise _RowError("a metric continuation row before any counter row")
-        row, key = self.last
-        if row.time != time or row.aggr_id != aggr_id:
-            raise _RowError(f"a metric continuation row that does not follow its counter row "
-                            f"(time {time!r}, id {aggr_id!r} after time {row.time!r}, id {row.aggr_id!r})")
-        if key is None:
-            self.summary_extra.append((line, value, unit))
-        else:
-            self.extra.append((line, len(self.cells) - 1, key, value, unit))
-
-    def feed(self, lineno: int, raw: str) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def finish(self, missing: str) -> PerfStatRun:
-        if not self.times:
-            raise FormatError(self.path, None, "no interval rows: not perf stat -I output "
-                              "(run perf stat with -I MS)")
-        order: dict[tuple, int] = {}
-        for cell in self.cells:
-            for key in cell:
-                order.setdefault(key, len(order))
-        keys = list(order)
-        n_t, n_e = len(self.times), len(keys)
-        value = np.full((n_t, n_e), np.nan)
-        running = np.full((n_t, n_e), np.nan)
-        pct = np.full((n_t, n_e), np.nan)
-        status = np.full((n_t, n_e), MISSING, dtype=np.int8)
-        n_agg = np.full((n_t, n_e), -1, dtype=np.int64)
-        has_var = any(r.variance_pct is not None for cell in self.cells for r in cell.values())
-        var = np.full((n_t, n_e), np.nan) if has_var else None
-        mval = np.full((n_t, n_e), np.nan)
-        munit = np.full((n_t, n_e), "", dtype=object)
-        lines = np.zeros((n_t, n_e), dtype=np.int64)
-        for t, cell in enumerate(self.cells):
-            if missing == "error" and len(cell) != n_e:
-                absent = [k for k in keys if k not in cell]
-                label = PerfColumn(absent[0][2], absent[0][0], absent[0][1], absent[0][3]).label
-                more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""
-                raise FormatError(
-                    self.path, self.first_line[t],
-                    f"counter {label!r}{more} is missing from the interval at {self.times[t]!r} s but "
-                    "present in others (read with missing='record' to keep such files)")
-            for key, r in cell.items():
-                e = order[key]
-                value[t, e] = r.value
-                running[t, e] = r.running_ns
-                pct[t, e] = r.pct_running
-                status[t, e] = r.status
-                n_agg[t, e] = -1 if r.n_aggregated is None else r.n_aggregated
-                if var is not None and r.variance_pct is not None:
-                    var[t, e] = r.variance_pct
-                if r.metrics:
-                    mval[t, e], munit[t, e] = r.metrics[0]
-                lines[t, e] = r.line
-        if missing == "record" and (status == MISSING).any():
-            self.drop("missing cells", "counter rows absent from some intervals (missing='record')")
-            self.dropped["missing cells"]["count"] = int((status == MISSING).sum())
-        extra = tuple(ExtraMetric(line, t, order[key], v, u) for line, t, key, v, u in self.extra)
-        extra += tuple(ExtraMetric(line, -1, -1, v, u) for line, v, u in self.summary_extra)
-        summary = tuple(self.summary)
-        columns = tuple(PerfColumn(k[2], k[0], k[1], k[3]) for k in keys)
-        units = tuple(self.units[k][0] for k in keys)
-        arrays = [value, running, pct, status, n_agg, mval, munit, lines] + ([var] if var is not None else [])
-        for a in arrays:
-            a.setflags(write=False)
-        times = np.array(self.times, dtype=np.float64)
-        times.setflags(write=False)
-        return PerfStatRun(
-            source=None if self.path is None else os.fspath(self.path), format=self.fmt, separator=self.sep,
-            aggregation=self.aggregation or "global", timestamps=times, columns=columns, units=units,
-            value=value, running_ns=running, pct_running=pct, status=status, n_aggregated=n_agg,
-            variance_pct=var, metric_value=mval, metric_unit=munit, lines=lines, extra_metrics=extra,
-            summary=summary, scaled=self.scaled, dropped=tuple(self.dropped.values()),
-        )
-
-
-@dataclass
-class _CsvLayout:
-    kind: str  # aggregation kind
-    id_cols: int  # 0, 1 or 2 columns between time and value
-    cgroup: bool
-    variance: bool
-    metric: bool
-    n_fields: int = 0  # field count of the first counter row
-    events: set = field(default_factory=set)
-    pattern: re.Pattern | None = None  # what the aggregation ids look like
-
-    @property
-    def run_index(self) -> int:
-        """Where the run time is when no field holds the separator."""
-        return 1 + self.id_cols + 3 + self.cgroup + self.variance
-
-
-class _CsvParser(_Parser):
-    fmt = "csv"
-
-    def __init__(self, path, scaled: bool, sep: str, cgroup: bool | None) -> None:
-        super().__init__(path, scaled)
-        self.sep = sep
-        self.cgroup_opt = cgroup
-        self.layout: _CsvLayout | None = None
-
-    # layout of the first counter row decides the whole file
-    def _infer_layout(self, f: list[str]) -> _CsvLayout:
-        if len(f) < 6:
-            raise _RowError(f"{len(f)} fields; a perf stat -I CSV row has at least 6 "
-                            f"(time, value, unit, event, run, percent) separated by {self.sep!r}")
-        if f[1] == "" or (len(f) > 2 and f[2] == "" and any(p.match(f[1]) for _, p, _ in _AGGR_CSV)):
-            raise _RowError("a metric continuation row (no counter value) before any counter row")
-        if _value_like(f[1]):
-            kind, id_cols = "global", 0
-        else:
-            kind, id_cols = None, 0
-            for name, pat, cols in _AGGR_CSV:
-                if pat.match(f[1]):
-                    kind, id_cols = name, cols
-                    if cols == 2 and not (_INT.match(f[2]) and len(f) > 3 and _value_like(f[3])):
-                        if name == "core" and _value_like(f[2]):
-                            id_cols = 1  # per-core id under -A (no CPU count)
-                        else:
-                            raise _RowError(f"aggregation id {f[1]!r} is not followed by a CPU count and "
-                                            "a counter value")
-                    break
-            if kind is None:
-                if _THREAD.match(f[1]) and _value_like(f[2]):
-                    kind, id_cols = "thread", 1
-                else:
-                    raise _RowError(f"cannot read {f[1]!r} as a counter value, <not counted>, "
-                                    "<not supported> or an aggregation id (CPU3, S0-D0-C1, S0, N0, comm-pid); "
-                                    "perf stat without -I has no timestamps and is not read")
-        i = 1 + id_cols
-        p = self._find_run(f, i, None)
-        mid = f[i + 2:p]
-        variance = len(mid) >= 2 and bool(_VAR.match(mid[-1]))
-        mid2 = mid[:-1] if variance else mid
-        if self.cgroup_opt is None:
-            cgroup = len(mid2) == 2 and not self._split_term(mid2[:1] + ["x"])
-        else:
-            cgroup = self.cgroup_opt
-        pattern = next((pat for k, pat, _ in _AGGR_CSV if k == kind), _THREAD)
-        return _CsvLayout(kind, id_cols, cgroup, variance, metric=len(f) > p + 2, n_fields=len(f),
-                          pattern=pattern)
-
-    def _find_run(self, f: list[str], i: int, metric: bool | None, guess: int | None = None) -> int:
-        """Index of the run-time field: the first int field followed by a percent after unit and event."""
-        if guess is not None and guess + 1 < len(f) and _INT.match(f[guess]) and _PCT.match(f[guess + 1]):
-            rest = len(f) - guess - 2
-            if (rest == 2 or (rest > 2 and self.sep == ",")) if metric else rest == 0:
-                if not metric or f[guess + 2] == "" or _NUM.match(f[guess + 2]):
-                    return guess
-        for p in range(i + 3, len(f) - 1):
-            if not (_INT.match(f[p]) and _PCT.match(f[p + 1])):
-                continue
-            rest = len(f) - p - 2
-            ok_metric = rest >= 2 and (f[p + 2] == "" or _NUM.match(f[p + 2]))
-            if metric is None and (rest == 0 or ok_metric):
-                return p
-            if metric is True and ok_metric:
-                return p
-            if metric is False and rest == 0:
-                return p
-        raise _RowError(self._count_msg(f, "no run-time and percent-running fields where expected"))
-
-    def _count_msg(self, f: list[str], what: str) -> str:
-        exp = f" (the first row has {self.layout.n_fields})" if self.layout else ""
-        return f"{what}: wrong number of fields? {len(f)} fields{exp} separated by {self.sep!r}"
-
-    def _split_term(self, pieces: list[str]) -> bool:
-        """Is a multi-field event name a PMU term split at the separator (``cpu/event=0x3c,umask=0x1/``)?"""
-        return pieces[0].count("/") % 2 == 1 and all(pieces)
-
-    def _parse_counter(self, f: list[str], raw_f: list[str], time: float | None, lineno: int) -> PerfStatRow:
-        lay = self.layout
-        assert lay is not None
-        aggr_id, n_agg = None, None
-        if lay.id_cols:
-            if len(f) < 2 + lay.id_cols:
-                raise _RowError(self._count_msg(f, "row too short"))
-            aggr_id = f[1]
-            if not lay.pattern.match(aggr_id):
-                raise _RowError(f"aggregation id {aggr_id!r} does not fit the file's {lay.kind!r} ids")
-            if lay.id_cols == 2:
-                if not _INT.match(f[2]):
-                    raise _RowError(f"CPU count {f[2]!r} is not an integer")
-                n_agg = int(f[2])
-        i = 1 + lay.id_cols
-        if len(f) < i + 5:
-            raise _RowError(self._count_msg(f, "row too short"))
-        value, status = _value(f[i])
-        unit = f[i + 1]
-        p = self._find_run(f, i, lay.metric, lay.run_index)
-        mid = f[i + 2:p]
-        variance = None
-        if lay.variance:
-            if len(mid) < 2 or not _VAR.match(mid[-1]):
-                raise _RowError(self._count_msg(f, "no -r variance field (NN.NN%) before the run time"))
-            text = mid.pop()[:-1]
-            variance = math.nan if text.lower().lstrip("+-") in ("nan", "inf") else float(text)
-        cgroup = None
-        if lay.cgroup:
-            if len(mid) < 2:
-                raise _RowError(self._count_msg(f, "no cgroup field after the event"))
-            cgroup = mid.pop()
-        if not mid or not mid[0]:
-            raise _RowError("empty event name")
-        if len(mid) > 1 and not self._split_term(mid):
-            raise _RowError(self._count_msg(f, "extra fields after the event name"))
-        event = self.sep.join(raw_f[i + 2:i + 2 + len(mid)]).strip()
-        run = int(f[p])
-        pct = _number(f[p + 1], "percent running")
-        _check_pct(pct)
-        metrics: tuple[tuple[float, str], ...] = ()
-        if lay.metric:
-            mu = f[p + 3:]
-            if len(mu) > 1 and self.sep != ",":
-                raise _RowError(self._count_msg(f, "extra fields after the metric unit"))
-            munit = self.sep.join(raw_f[p + 3:]).strip()
-            mv = math.nan if f[p + 2] == "" else _number(f[p + 2], "metric value")
-            if munit:
-                metrics = ((mv, munit),)
-            elif f[p + 2]:
-                raise _RowError(f"metric value {f[p + 2]!r} without a metric unit")
-        return PerfStatRow(lineno, time, aggr_id, n_agg, cgroup, event, unit, value, status, run, pct,
-                           variance, metrics)
-
-    def _continuation(self, f: list[str], time: float | None, lineno: int) -> bool:
-        """Handle a row without value and event (extra metric or metric-group header); False if it is not one."""
-        lay = self.layout
-        assert lay is not None
-        i = 1 + lay.id_cols
-        if len(f) <= i or f[i] != "":
-            return False
-        aggr_id = f[1] if lay.id_cols else None
-        if lay.id_cols == 2 and not _INT.match(f[2]):
-            return False
-        body = f[i:]
-        nonempty = [(j, x) for j, x in enumerate(body) if x]
-        if not nonempty:
-            self.drop("empty metric rows", "a continuation row with no metric in it")
-            return True
-        if len(nonempty) == 1 and nonempty[0][0] == len(body) - 1 and not _NUM.match(nonempty[0][1]):
-            self.drop("metric group headers", "metric group names on their own rows carry no values")
-            return True
-        if len(body) >= 2 and body[-1] and (body[-2] == "" or _NUM.match(body[-2])):
-            # run/percent/variance fields may precede the metric (perf >= 6.5 default metric groups)
-            for x in body[:-2]:
-                if x and not (_NUM.match(x) or _VAR.match(x)):
-                    return False
-            mv = math.nan if body[-2] == "" else _number(body[-2], "metric value")
-            self.add_metric(time, aggr_id, mv, body[-1], lineno)
-            return True
-        return False
-
-    def feed(self, lineno: int, raw: str) -> None:
-        raw_f = raw.split(self.sep)
-        f = [x.strip() for x in raw_f]
-        head = f[0]
-        if head == "summary":
-            time = None
-        elif _TS.match(head):
-            time = _number(head, "timestamp")
-        else:
-            # --summary --no-csv-summary rows carry no time at all
-            if self.layout is not None and self.summary and self._continuation(["summary"] + f, None, lineno):
-                return
-            row = self._no_csv_summary(f, raw_f, lineno) if self.layout is not None else None
-            if row is None:
-                raise _RowError(f"{head[:40]!r} is not a timestamp (seconds since start) or 'summary'")
-            self.add_row(row)
-            return
-        if self.layout is None:
-            self.layout = self._infer_layout(f)
-            self.set_aggregation(self.layout.kind)
-        if self._continuation(f, time, lineno):
-            return
-        try:
-            row = self._parse_counter(f, raw_f, time, lineno)
-        except _RowError:
-            row = self._no_csv_summary(f, raw_f, lineno)
-            if row is None:
-                raise
-        self.add_row(row)
-        if row.time is not None:
-            self.layout.events.add(row.event)
-
-    def _no_csv_summary(self, f: list[str], raw_f: list[str], lineno: int) -> PerfStatRow | None:
-        """A ``--summary --no-csv-summary`` row: one field fewer (no time), a known event, after the intervals."""
-        lay = self.layout
-        if not self.times or len(f) != lay.n_fields - 1:
-            return None
-        try:
-            row = self._parse_counter(["summary"] + f, ["summary"] + raw_f, None, lineno)
-        except _RowError:
-            return None
-        return row if row.event in lay.events else None
-
-
-class _JsonParser(_Parser):
-    fmt = "json"
-
-    def feed(self, lineno: int, raw: str) -> None:
-        try:
-            obj = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            hint = (" (perf stat --metric-only output is not supported: re-run without --metric-only)"
-                    if "}{" in raw.replace(" ", "") else "")
-            raise _RowError(f"not a JSON object: {str(exc)[:80]}{hint}") from None
-        if not isinstance(obj, dict):
-            raise _RowError(f"a JSON {type(obj).__name__}, expected an object")
-        for k in obj:
-            if k not in _JSON_KNOWN:
-                self.drop(f"JSON key {k!r}", "not a key of perf stat -j output that mpx reads")
-        if "counter-value" not in obj and "event" not in obj and "interval" in obj and len(obj) >= 2 and not (
-            {"metric-value", "metric-unit", "metricgroup"} & obj.keys()
-        ):
-            raise _RowError("perf stat --metric-only output is not supported (it holds no counter values): "
-                            "re-run without --metric-only")
-        time = None
-        if "interval" in obj:
-            time = self._num(obj, "interval")
-        aggr_id = None
-        kinds = [k for k in _JSON_AGGR_KEYS if k in obj]
-        if len(kinds) > 1:
-            raise _RowError(f"several aggregation keys: {kinds}")
-        if kinds:
-            aggr_id = self._str(obj, kinds[0])
-            if kinds[0] == "cpu" and _INT.match(aggr_id):
-                aggr_id = f"CPU{aggr_id}"  # as the CSV layout prints it
-        if "event" not in obj and "counter-value" not in obj:
-            if "metricgroup" in obj:
-                self.drop("metric group headers", "metric group names on their own rows carry no values")
-                return
-            if "metric-unit" in obj:
-                unit = self._str(obj, "metric-unit")
-                mv = self._metric_value(obj)
-                if unit:
-                    self.add_metric(time, aggr_id, mv, unit, lineno)
-                else:
-                    self.drop("empty metric rows", "a continuation row with no metric in it")
-                return
-            raise _RowError(f"no 'event' and no 'counter-value' key (keys: {sorted(obj)[:8]})")
-        self.set_aggregation(kinds[0] if kinds else "global")
-        n_agg = None
-        if "aggregate-number" in obj:
-            n = obj["aggregate-number"]
-            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise _RowError(f"aggregate-number {n!r} is not a non-negative integer")
-            n_agg = n
-        for k in ("counter-value", "event", "event-runtime", "pcnt-running"):
-            if k not in obj:
-                raise _RowError(f"no {k!r} key")
-        cv = obj["counter-value"]
-        if isinstance(cv, str):
-            value, status = _value(cv.strip())
-        elif isinstance(cv, (int, float)) and not isinstance(cv, bool):
-            value, status = self._num(obj, "counter-value"), COUNTED
-        else:
-            raise _RowError(f"counter-value {cv!r} is neither a number nor a string")
-        event = self._str(obj, "event")
-        if not event:
-            raise _RowError("empty event name")
-        run = obj["event-runtime"]
-        if not isinstance(run, int) or isinstance(run, bool) or run < 0:
-            raise _RowError(f"event-runtime {run!r} is not a non-negative integer (ns)")
-        pct = self._num(obj, "pcnt-running")
-        _check_pct(pct)
-        variance = self._num(obj, "variance") if "variance" in obj else None
-        unit = self._str(obj, "unit") if "unit" in obj else ""
-        cgroup = self._str(obj, "cgroup") if "cgroup" in obj else None
-        metrics: tuple[tuple[float, str], ...] = ()
-        if "metric-unit" in obj or "metric-value" in obj:
-            munit = self._str(obj, "metric-unit") if "metric-unit" in obj else ""
-            mv = self._metric_value(obj)
-            if munit:
-                metrics = ((mv, munit),)
-        self.add_row(PerfStatRow(lineno, time, aggr_id, n_agg, cgroup, event, unit, value, status, run, pct,
-                                 variance, metrics))
-
-    @staticmethod
-    def _num(obj: dict, key: str) -> float:
-        v = obj[key]
-        if isinstance(v, str):
-            return _number(v.strip(), key)
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise _RowError(f"{key} {v!r} is not a number")
-        v = float(v)
-        if not math.isfinite(v):
-            raise _RowError(f"{key} {v!r} is not finite")
-        return v
-
-    @staticmethod
-    def _str(obj: dict, key: str) -> str:
-        v = obj[key]
-        if not isinstance(v, str):
-            raise _RowError(f"{key} {v!r} is not a string")
-        return v
-
-    def _metric_value(self, obj: dict) -> float:
-        if "metric-value" not in obj:
-            return math.nan
-        v = obj["metric-value"]
-        if isinstance(v, str) and v.strip() in ("", "none"):
-            return math.nan
-        return self._num(obj, "metric-value")
