@@ -5,7 +5,8 @@
 - `mpx.pmu.placement`: the two placement rules (perf's greedy, exact bipartite matching), used by
   `PMU.assign` and by `mpx.problem.Problem.fits`;
 - `mpx.pmu.perfjson`: perf pmu-events JSON — the ``Counter`` field parser and mask import;
-- `mpx.pmu.presets`: the presets and `resolve_pmu` (a preset name or a PMU TOML file).
+- `mpx.pmu.presets`: the presets and `resolve_pmu` (a preset name or a PMU TOML file);
+- `mpx.pmu.files` (TOML reading, checked keys) and `mpx.pmu.describe` (the text table of `PMU.describe`).
 """
 
 from mpx.pmu.model import PMU
