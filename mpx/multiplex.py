@@ -1,10 +1,10 @@
 """Replay counter multiplexing on ground truth: ``multiplex(trace, problem, scheduler, ...)``.
 
 The multiplexer is the only code that reads both the truth and a scheduler's decisions. It reads the
-`Trace` once, at the start (the problem's columns re-binned onto quanta, the edges, the checksum), cuts the run into quanta,
-and from then on hands the scheduler only the `Problem` and, for online schedulers, an
-`~mpx.schedulers.base.Observed` view of what ran so far. The result is an `Observation`: what a real
-tool would have read, with provenance, and never the true counts.
+`Trace` once, at the start (the problem's columns re-binned onto quanta, the edges, the checksum), and
+from then on hands the scheduler only the `Problem` and, for online schedulers, an
+`~mpx.schedulers.base.Observed` view of what ran so far. The result is an `~mpx.observation.Observation`:
+what a real tool would have read, with provenance, and never the true counts.
 
 Time. The quantum (perf's ``perf_event_mux_interval_ms``) is given in the trace's own time unit; use
 `quantum_from_ms` to convert a mux interval in ms (it needs the clock frequency for a cycles axis, the
@@ -14,11 +14,13 @@ interval, that interval's counts are split in proportion to time (uniform rate i
 cumulative sums interpolated linearly; `mpx.trace.rebin_counts`, the one apportioning rule);
 ``meta['apportioned']`` says whether that happened.
 
+Quantum specs (experiment tables, ``--quantum`` text) resolve through `resolve_quantum`.
+
 Reads. ``read_every`` is a number of quanta (perf ``stat -I 100`` with a 4 ms mux interval reads every
 25 quanta; `read_every_from_ms` computes it). Read windows are consecutive blocks of ``read_every``
-quanta; the last may be shorter. The read view has perf's semantics (``perf stat -I`` deltas):
-``raw`` = Δ count, ``enabled`` = Δ time_enabled (the window length; 0 for events in error state),
-``running`` = Δ time_running (time the event was on a counter; 0 if it did not run; members of a
+quanta; the last may be shorter (`mpx.observation.ReadView.from_quanta`). The read view has perf's
+semantics (``perf stat -I`` deltas): ``raw`` = Δ count, ``enabled`` = Δ time_enabled (the window
+length; 0 for events in error state), ``running`` = Δ time_running (time the event was on a counter; 0 if it did not run; members of a
 group share it because they run together; fixed-counter and software events run all the time).
 Times are in the trace's time unit.
 

@@ -612,7 +612,8 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
                 "hperf JSON or mpx TOML)",
             )
     elif format not in formats.REGISTRY:
-        raise FormatError(path, None, f"unknown catalog format {format!r}; known: {', '.join(formats.detection_order())}")
+        known = ", ".join(formats.detection_order())
+        raise FormatError(path, None, f"unknown catalog format {format!r}; known: {known}")
     return formats.get(format).load(p)
 
 
@@ -639,7 +640,7 @@ def resolve_catalog(name_or_path: str | os.PathLike, *, what: str = "catalog") -
         return load_catalog(name_or_path)
     if name_or_path in builtin_names():
         return builtin(os.fspath(name_or_path))
-    raise ConfigError(f"{what} {os.fspath(name_or_path)!r} is neither an existing file or folder nor a built-in catalog "
-                      f"({', '.join(builtin_names())})")
+    raise ConfigError(f"{what} {os.fspath(name_or_path)!r} is neither an existing file or folder nor a built-in "
+                      f"catalog ({', '.join(builtin_names())})")
 
 

@@ -7,9 +7,9 @@ counters an event may use; an event without a mask may use any generic counter o
 counters can be **reserved** by someone else (the NMI watchdog, see `PMU.with_nmi_watchdog`).
 
 Whether a set of events fits in one quantum is a bipartite matching, events → allowed, unreserved
-counters (`PMU.assign`, `PMU.fits`; the rules live in `mpx.pmu.placement`). The Linux x86 kernel does *not* solve that matching: it assigns
-greedily (`method="perf"`), see `PMU.assign` for the algorithm, its source and an example where it
-fails although a matching exists.
+counters (`PMU.assign`, `PMU.fits`; the placement rules live in `mpx.pmu.placement`). The Linux x86
+kernel does *not* solve that matching: it assigns greedily (`method="perf"`), see `PMU.assign` for the
+algorithm, its source and an example where it fails although a matching exists.
 
 Hardware descriptions are TOML files with the schema below (the presets live in ``mpx/data/pmu/``).
 There are no silent defaults for hardware parameters: a missing key is a `ConfigError` naming the key

@@ -24,7 +24,10 @@ from mpx.readers.perfstat.run import (
     PerfStatRun,
 )
 
-__all__ = ["AGGR_CSV", "ASCII", "CSV_START", "INT", "JSON_AGGR_KEYS", "JSON_KNOWN", "NUM", "PCT", "RowError", "RowParser", "THREAD", "TS", "VAR", "check_pct", "parse_number", "parse_value", "value_like"]
+__all__ = [
+    "AGGR_CSV", "ASCII", "CSV_START", "INT", "JSON_AGGR_KEYS", "JSON_KNOWN", "NUM", "PCT", "RowError",
+    "RowParser", "THREAD", "TS", "VAR", "check_pct", "parse_number", "parse_value", "value_like",
+]
 
 ASCII = re.ASCII
 TS = re.compile(r"\d+(\.\d+)?\Z", ASCII)
