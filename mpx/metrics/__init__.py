@@ -4,6 +4,7 @@
 - `catalog`: `Metric` (expression + hyperedge of events), `Catalog` (metrics, relations, event info,
   literals, groups), `load_catalog` (format detected by content, folders merged), `evaluate_metrics`,
   `resolve_catalog` (a file or folder, or a built-in name: the one resolver).
+- `evaluation`: the evaluator behind `evaluate_metrics`, and `PSEUDO_EVENTS`.
 - `relation`: `Relation` (linear identities and inequalities among events); `eventinfo`: `EventInfo`
   (perf ``Counter`` masks, unit, kind) and `Group`.
 - `formats`: one module per catalog format, found through `mpx.metrics.formats.REGISTRY`: `perfjson`

@@ -46,6 +46,7 @@ import numpy as np
 from mpx.errors import ConfigError, FormatError
 from mpx.metrics import expr as E
 from mpx.metrics import formats
+from mpx.metrics.evaluation import PSEUDO_EVENTS, CatalogEvaluator
 from mpx.metrics.eventinfo import EventInfo, Group
 from mpx.metrics.formats.common import read_source
 from mpx.metrics.relation import Relation
@@ -64,13 +65,6 @@ __all__ = [
     "builtin_names",
     "resolve_catalog",
 ]
-
-PSEUDO_EVENTS: dict[str, str] = {
-    "duration_time": "length of the window in seconds (perf's tool event; perf scales it to seconds in metrics)",
-    "user_time": "user CPU time of the window in seconds (perf tool event)",
-    "system_time": "system CPU time of the window in seconds (perf tool event)",
-}
-"""Names that are properties of the measurement window, not counters."""
 
 CONSTRAINTS = ("NO_GROUP_EVENTS", "NO_GROUP_EVENTS_NMI", "NO_GROUP_EVENTS_SMT")
 """perf ``MetricConstraint`` values: the metric's events must not be put in one group (always; when
@@ -471,41 +465,6 @@ class Catalog:
 # -- evaluation -------------------------------------------------------------------------------------
 
 
-class _CatalogEvaluator(E.Evaluator):
-    def __init__(self, catalog: Catalog, env: Mapping[str, Any], literals: Mapping[str, Any]):
-        super().__init__(env, literals)
-        self.catalog = catalog
-        self.values: dict[str, Any] = {}
-        self.stack: list[str] = []
-
-    def _missing(self, kind: str, name: str) -> ConfigError:
-        who = f"metric {self.stack[-1]!r}" if self.stack else "the expression"
-        hint = ""
-        if name in PSEUDO_EVENTS:
-            hint = f"; it is a pseudo-event ({PSEUDO_EVENTS[name]}): put it in the counts"
-        elif kind == "literal":
-            hint = "; the platform must supply it (no default)"
-        return ConfigError(f"{kind} {name!r} needed by {who} is not available{hint}")
-
-    def name_value(self, name: str):
-        if name in self.catalog.metrics:
-            return self.metric_value(name)
-        return super().name_value(name)
-
-    def has(self, name: str) -> bool:
-        return name in self.env or name in self.catalog.metrics
-
-    def metric_value(self, name: str):
-        if name not in self.values:
-            self.stack.append(name)
-            try:
-                with np.errstate(all="ignore"):
-                    self.values[name] = self._eval(self.catalog.metrics[name].ast)
-            finally:
-                self.stack.pop()
-        return self.values[name]
-
-
 def evaluate_metrics(
     catalog_or_metrics: Catalog | Iterable[Metric] | Mapping[str, Metric],
     counts: Mapping[str, Any],
@@ -535,7 +494,7 @@ def evaluate_metrics(
     if len(lengths) > 1:
         raise ConfigError(f"counts arrays have different lengths: {sorted(lengths)}")
     shape = (lengths.pop(),) if lengths else ()
-    ev = _CatalogEvaluator(catalog, counts, {**catalog.literals, **(literals or {})})
+    ev = CatalogEvaluator(catalog, counts, {**catalog.literals, **(literals or {})})
     out: dict[str, np.ndarray] = {}
     for name in (list(catalog.metrics) if names is None else list(names)):
         catalog.metric(name)
