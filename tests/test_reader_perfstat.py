@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.readers import perfstat
-from mpx.readers._io import head_text
+from mpx.readers.textio import head_text
 from mpx.readers.perfstat import (
     COUNTED,
     MISSING,

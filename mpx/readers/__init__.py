@@ -17,7 +17,7 @@ import zipfile
 from typing import Any
 
 from mpx.errors import FormatError
-from mpx.readers._io import head_text
+from mpx.readers.textio import head_text
 from mpx.registry import Registry
 from mpx.trace import Trace
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mpx.errors import FormatError
-from mpx.readers._io import read_text
+from mpx.readers.textio import read_text
 
 __all__ = ["as_str", "as_str_list", "json_line", "line_of", "read_source", "where"]
 

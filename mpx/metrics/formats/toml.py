@@ -52,7 +52,7 @@ from mpx.metrics.catalog import CONSTRAINTS, Catalog, Metric
 from mpx.metrics.eventinfo import GROUP_KINDS, EventInfo, Group, check_counter_spec
 from mpx.metrics.formats.common import as_str, as_str_list
 from mpx.metrics.relation import Relation
-from mpx.readers._io import read_text
+from mpx.readers.textio import read_text
 
 if sys.version_info >= (3, 11):
     import tomllib

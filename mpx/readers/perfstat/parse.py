@@ -9,7 +9,7 @@ import os
 from typing import Literal
 
 from mpx.errors import FormatError
-from mpx.readers._io import read_text
+from mpx.readers.textio import read_text
 from mpx.readers.perfstat.csv_output import CsvParser
 from mpx.readers.perfstat.json_output import JsonParser
 from mpx.readers.perfstat.rows import CSV_START, INT, PCT, RowError, RowParser
