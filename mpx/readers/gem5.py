@@ -88,7 +88,7 @@ from typing import IO, Any
 import numpy as np
 
 from mpx.errors import FormatError
-from mpx.readers.textio import open_binary
+from mpx.readers._io import open_binary
 from mpx.trace import Trace
 
 NAME = "gem5"
