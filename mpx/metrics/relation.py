@@ -86,7 +86,7 @@ class Relation:
     def to_expr(self) -> str:
         """Readable form with positive coefficients on each side (``a + b == c``)."""
         def side(items):
-            parts = [E._fmt_name(k) if v == 1 else f"{E._fmt_num(v)} * {E._fmt_name(k)}" for k, v in items]
+            parts = [E.fmt_name(k) if v == 1 else f"{E.fmt_num(v)} * {E.fmt_name(k)}" for k, v in items]
             return " + ".join(parts) if parts else "0"
 
         lhs = [(k, v) for k, v in self.terms if v > 0]
