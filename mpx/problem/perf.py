@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from mpx.errors import ConfigError, FormatError
+from mpx.metrics.evaluation import PSEUDO_EVENTS
 from mpx.problem.groups import EventGroup, MetricEdge, as_metric_edges
 
 __all__ = ["PERF_MODIFIERS", "SOFTWARE_EVENTS", "TOOL_EVENTS", "nmi_watchdog_on", "parse_event_list",
@@ -28,8 +29,8 @@ SOFTWARE_EVENTS = frozenset(
 
 #: perf's tool events (``tools/perf/util/tool_pmu.c``): measured by perf itself from wall-clock and
 #: rusage, not by the PMU. ``perf stat -M`` keeps them outside every group and does not count them when
-#: sorting metrics by size (``metric_list_cmp``).
-TOOL_EVENTS = frozenset({"duration_time", "user_time", "system_time"})
+#: sorting metrics by size (``metric_list_cmp``). They are the catalogs' pseudo-events.
+TOOL_EVENTS = frozenset(PSEUDO_EVENTS)
 
 
 def _split_modifiers(text: str, source: str, col: int) -> tuple[str, str]:

@@ -74,6 +74,7 @@ class Query:
 
 Node = Union[Num, Name, Literal, Unary, Binary, IfElse, Call, Query]
 
+#: binary operators and their binding powers (higher binds tighter)
 BINARY_OPS: dict[str, int] = {
     "|": 2,
     "^": 3,
