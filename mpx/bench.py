@@ -131,10 +131,8 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     ``quick``: 2,000 intervals, one timed call each, a 200-event partitioning instance — a few seconds.
     Defaults otherwise: 50,000 intervals, best of 3, 2,000 events with caps of 8. ``kahypar_ini`` is
     KaHyPar's configuration file (without it KaHyPar is reported as skipped)."""
-    import numpy as np
-
     from mpx import scalers
-    from mpx.multiplex import multiplex
+    from mpx.multiplex import multiplex, resolve_quantum
 
     say = log or (lambda s: None)
     intervals = intervals or (2000 if quick else 50_000)
@@ -157,7 +155,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     report: dict[str, Any] = {"machine": machine()}
     t_all = time.perf_counter()
     trace, train, problem, desc = _inputs(None if dataset else preset, dataset, intervals, counters)
-    quantum = float(np.median(np.diff(trace.edges)))
+    quantum, _ = resolve_quantum(None, trace)  # one median trace interval
     report["settings"] = {"input": desc, "events": problem.n_events, "counters": counters,
                           "pmu": problem.pmu.name, "scheduler": "perf", "quantum": "1 median trace interval",
                           "read_every": read_every, "repeat": repeat, "quick": quick,

@@ -53,14 +53,12 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.trace import SECONDS_PER_UNIT
 
 __all__ = ["Scores", "score", "true_windows"]
 
 Z50 = 0.6744897501960817
 Z90 = 1.6448536269514722
-
-_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-
 
 @dataclass(frozen=True, eq=False)
 class Scores:
@@ -95,8 +93,6 @@ class Scores:
 def true_windows(trace: Any, events: Iterable[str], edges: np.ndarray) -> np.ndarray:
     """True counts ``[W, E]`` of ``events`` over windows ``edges[W+1]`` (apportioned like the
     multiplexer: uniform rate inside a trace interval)."""
-    from mpx.multiplex import _per_quantum
-
     events = list(events)
     index = {n: i for i, n in enumerate(trace.events)}
     missing = [e for e in events if e not in index]
@@ -108,11 +104,9 @@ def true_windows(trace: Any, events: Iterable[str], edges: np.ndarray) -> np.nda
     if edges.size < 1 or abs(edges[0] - t_edges[0]) > 1e-9 * span or abs(edges[-1] - t_edges[-1]) > 1e-9 * span:
         raise ConfigError(f"score: the estimate's windows span {edges[0]:g}..{edges[-1]:g}, the trace "
                           f"{t_edges[0]:g}..{t_edges[-1]:g}: not the trace the observation was made from")
-    counts = np.asarray(trace.counts, dtype=np.float64)[:, [index[e] for e in events]]
     if edges.size == 1:
         return np.zeros((0, len(events)))
-    out, _ = _per_quantum(counts, t_edges, edges)
-    return out
+    return trace.rebin(events, edges)
 
 
 def _finite_or_none(v: Any) -> float | None:
@@ -177,9 +171,7 @@ def score(
     meta = dict(estimate.meta)
     notes: list[str] = []
     if check_trace and meta.get("trace_checksum"):
-        from mpx.multiplex import _checksum
-
-        if _checksum(trace) != meta["trace_checksum"]:
+        if trace.checksum() != meta["trace_checksum"]:
             raise ConfigError("score: the trace's checksum differs from the one the observation was made from "
                               f"({meta['trace_checksum'][:12]}...): scoring against the wrong truth")
     elif check_trace:
@@ -361,7 +353,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
     w = est.shape[0]
     dur = np.diff(edges)
     unit = meta.get("time_unit") or time_unit
-    factor = seconds_per_unit if seconds_per_unit is not None else _SECONDS.get(unit)
+    factor = seconds_per_unit if seconds_per_unit is not None else SECONDS_PER_UNIT.get(unit)
 
     def env(values: np.ndarray) -> dict[str, np.ndarray]:
         d = {ev: values[:, i] for i, ev in enumerate(events)}

@@ -1,23 +1,26 @@
 """Replay counter multiplexing on ground truth: ``multiplex(trace, problem, scheduler, ...)``.
 
 The multiplexer is the only code that reads both the truth and a scheduler's decisions. It reads the
-`Trace` once, at the start (the problem's columns, the edges, the checksum), cuts the run into quanta,
-and from then on hands the scheduler only the `Problem` and, for online schedulers, an
-`~mpx.schedulers.base.Observed` view of what ran so far. The result is an `Observation`: what a real
-tool would have read, with provenance, and never the true counts.
+`Trace` once, at the start (the problem's columns re-binned onto quanta, the edges, the checksum), and
+from then on hands the scheduler only the `Problem` and, for online schedulers, an
+`~mpx.schedulers.base.Observed` view of what ran so far. The result is an `~mpx.observation.Observation`:
+what a real tool would have read, with provenance, and never the true counts.
 
 Time. The quantum (perf's ``perf_event_mux_interval_ms``) is given in the trace's own time unit; use
 `quantum_from_ms` to convert a mux interval in ms (it needs the clock frequency for a cycles axis, the
 tick rate for gem5 ticks). Quanta start at the trace's first edge; the last one is cut short by the end
 of the trace when the span is not a multiple of the quantum. Where a quantum edge falls inside a trace
 interval, that interval's counts are split in proportion to time (uniform rate inside an interval:
-cumulative sums interpolated linearly); ``meta['apportioned']`` says whether that happened.
+cumulative sums interpolated linearly; `mpx.trace.rebin_counts`, the one apportioning rule);
+``meta['apportioned']`` says whether that happened.
+
+Quantum specs (experiment tables, ``--quantum`` text) resolve through `resolve_quantum`.
 
 Reads. ``read_every`` is a number of quanta (perf ``stat -I 100`` with a 4 ms mux interval reads every
 25 quanta; `read_every_from_ms` computes it). Read windows are consecutive blocks of ``read_every``
-quanta; the last may be shorter. The read view has perf's semantics (``perf stat -I`` deltas):
-``raw`` = Δ count, ``enabled`` = Δ time_enabled (the window length; 0 for events in error state),
-``running`` = Δ time_running (time the event was on a counter; 0 if it did not run; members of a
+quanta; the last may be shorter (`mpx.observation.ReadView.from_quanta`). The read view has perf's
+semantics (``perf stat -I`` deltas): ``raw`` = Δ count, ``enabled`` = Δ time_enabled (the window
+length; 0 for events in error state), ``running`` = Δ time_running (time the event was on a counter; 0 if it did not run; members of a
 group share it because they run together; fixed-counter and software events run all the time).
 Times are in the trace's time unit.
 
@@ -29,28 +32,28 @@ so two schedulers compared with one seed see the same noise.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.problem import EventGroup, Problem
+from mpx.observation import Observation, QuantumView, ReadView, read_only
+from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, Scheduler, StaticScheduler
+from mpx.trace import SECONDS_PER_UNIT, split_edges
 
 __all__ = [
     "Noise",
-    "Observation",
-    "QuantumView",
-    "ReadView",
     "multiplex",
     "quantum_from_ms",
     "read_every_from_ms",
+    "resolve_quantum",
 ]
-
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float | None = None,
@@ -64,8 +67,8 @@ def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float |
     if not (isinstance(mux_interval_ms, (int, float)) and math.isfinite(mux_interval_ms) and mux_interval_ms > 0):
         raise ConfigError(f"mux interval must be a positive number of ms, got {mux_interval_ms!r}")
     seconds = mux_interval_ms * 1e-3
-    if time_unit in _SECONDS:
-        return seconds / _SECONDS[time_unit]
+    if time_unit in SECONDS_PER_UNIT:
+        return seconds / SECONDS_PER_UNIT[time_unit]
     if time_unit == "cycles":
         if not clock_hz or clock_hz <= 0:
             raise ConfigError("quantum_from_ms: a cycles time axis needs 'clock_hz' (no default clock frequency)")
@@ -76,6 +79,49 @@ def quantum_from_ms(mux_interval_ms: float, time_unit: str, *, clock_hz: float |
         return seconds * ticks_per_second
     raise ConfigError(f"quantum_from_ms: the {time_unit!r} axis has no fixed relation to time; "
                       "give the quantum in that unit directly")
+
+
+def resolve_quantum(spec: Mapping[str, Any] | str | float | None, trace: Any) -> tuple[float, str]:
+    """The quantum on ``trace``'s time axis, and how it was chosen (for output).
+
+    ``spec`` is an experiment's ``[multiplex]`` table (a mapping with ``quantum`` on the trace's axis,
+    ``quantum_intervals`` in median trace intervals, or ``quantum_ms`` with ``clock_hz`` /
+    ``ticks_per_second`` as `quantum_from_ms` needs), or a command-line text (a number on the trace's
+    axis, ``<x>ms``), or None for one median trace interval."""
+    unit = trace.time_unit
+    if spec is None:
+        q = float(np.median(np.diff(trace.edges)))
+        return q, f"{q:,.6g} {unit} (default: one median trace interval)"
+    if isinstance(spec, Mapping):
+        if "quantum" in spec:
+            q = float(spec["quantum"])
+            return q, f"{q:,.6g} {unit}"
+        if "quantum_intervals" in spec:
+            q = float(spec["quantum_intervals"]) * float(np.median(np.diff(trace.edges)))
+            return q, f"{q:,.6g} {unit} ({float(spec['quantum_intervals']):g} median trace intervals)"
+        q = quantum_from_ms(spec["quantum_ms"], unit, clock_hz=spec.get("clock_hz"),
+                            ticks_per_second=spec.get("ticks_per_second"))
+        return q, f"{q:,.6g} {unit} ({spec['quantum_ms']:g} ms)"
+    text = str(spec)
+    t = text.strip()
+    if t.endswith("ms"):
+        try:
+            ms = float(t[:-2])
+        except ValueError:
+            raise ConfigError(f"--quantum {text!r}: expected a number or '<x>ms'") from None
+        try:
+            q = quantum_from_ms(ms, unit)
+        except ConfigError as exc:
+            raise ConfigError(f"--quantum {text!r}: {exc}") from None
+        return q, f"{q:,.6g} {unit} ({ms:g} ms)"
+    try:
+        q = float(t)
+    except ValueError:
+        raise ConfigError(f"--quantum {text!r}: expected a number on the trace's time axis ({unit}) "
+                          "or '<x>ms'") from None
+    if not (math.isfinite(q) and q > 0):
+        raise ConfigError(f"--quantum must be > 0, got {text!r}")
+    return q, f"{q:,.6g} {unit}"
 
 
 def read_every_from_ms(read_interval_ms: float, mux_interval_ms: float) -> int:
@@ -105,85 +151,13 @@ class Noise:
                 raise ConfigError(f"Noise.{k} must be a finite number >= 0, got {v!r}")
 
 
-def _ro(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-@dataclass(frozen=True, eq=False)
-class QuantumView:
-    """Per quantum: ``edges[Q+1]``, ``running[Q, E]`` (bool), ``counts[Q, E]`` (raw count, NaN when the
-    event did not run)."""
-
-    edges: np.ndarray
-    running: np.ndarray
-    counts: np.ndarray
-
-    @property
-    def durations(self) -> np.ndarray:
-        return np.diff(self.edges)
-
-    @property
-    def n_quanta(self) -> int:
-        return int(self.running.shape[0])
-
-
-@dataclass(frozen=True, eq=False)
-class ReadView:
-    """Per read window: ``edges[R+1]`` (time), ``quanta[R+1]`` (quantum index of each read), and per
-    window and event ``raw`` (Δ count), ``enabled`` (Δ time_enabled), ``running`` (Δ time_running)."""
-
-    edges: np.ndarray
-    quanta: np.ndarray
-    raw: np.ndarray
-    enabled: np.ndarray
-    running: np.ndarray
-
-    @property
-    def n_reads(self) -> int:
-        return int(self.raw.shape[0])
-
-
-@dataclass(frozen=True, eq=False)
-class Observation:
-    """What a tool would have read while the scheduler multiplexed the counters; no truth inside.
-
-    ``quanta`` is the quantum view, ``reads`` the read view (see the module docstring); ``groups`` the
-    event groups as opened, ``errors`` the events that never counted (with the reason), ``schedule``
-    the static schedule (None for online schedulers). ``meta``: provenance (trace checksum, workload,
-    source, quantum, read window, scheduler and its parameters, seed, noise, apportioning).
-    """
-
-    problem: Problem
-    time_unit: str
-    quantum: float
-    read_every: int
-    quanta: QuantumView
-    reads: ReadView
-    groups: tuple[EventGroup, ...]
-    errors: dict[str, str]
-    schedule: Schedule | None
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def events(self) -> tuple[str, ...]:
-        return self.problem.events
-
-    @property
-    def n_quanta(self) -> int:
-        return self.quanta.n_quanta
-
-    def __repr__(self) -> str:
-        return (f"Observation({self.meta.get('workload') or self.meta.get('source') or '?'}: "
-                f"{len(self.events)} events, {self.n_quanta} quanta of {self.quantum:g} {self.time_unit}, "
-                f"{self.reads.n_reads} reads, scheduler {self.meta.get('scheduler')!r})")
-
-
 # -- the truth, sliced once -------------------------------------------------------------------------
 
 
-def _ingest(trace: Any, problem: Problem) -> dict[str, Any]:
-    """Everything the multiplexer takes from the trace, copied; the trace is not touched afterwards."""
+def _ingest(trace: Any, problem: Problem, quantum: float) -> dict[str, Any]:
+    """Everything the multiplexer takes from the trace: the quantum edges, the true counts of the
+    problem's events per quantum (`~mpx.trace.Trace.rebin`), how many quantum edges split a trace
+    interval, and provenance; the trace is not touched afterwards."""
     names = tuple(trace.events)
     index = {n: i for i, n in enumerate(names)}
     missing = [e for e in problem.events if e not in index]
@@ -191,31 +165,17 @@ def _ingest(trace: Any, problem: Problem) -> dict[str, Any]:
         near = {m: [n for n in names if m.lower() in n.lower()][:3] for m in missing[:5]}
         raise ConfigError(f"the trace has no event(s) {missing[:10]}{' ...' if len(missing) > 10 else ''} "
                           f"(close names: {near})")
-    cols = [index[e] for e in problem.events]
-    counts = np.asarray(trace.counts, dtype=np.float64)[:, cols]  # fancy indexing copies
     edges = np.array(trace.edges, dtype=np.float64, copy=True)
+    q_edges, partial = _quantum_edges(edges, quantum)
     meta = dict(trace.meta)
-    return dict(counts=counts, edges=edges, time_unit=str(trace.time_unit), checksum=_checksum(trace),
+    return dict(truth=trace.rebin(problem.events, q_edges), q_edges=q_edges, partial=partial,
+                inside=split_edges(edges, q_edges), time_unit=str(trace.time_unit), checksum=trace.checksum(),
                 workload=meta.get("workload"), source=meta.get("source"), synthetic=meta.get("synthetic"))
 
 
-_CHECKSUMS: list[tuple[Any, str]] = []  # (trace, checksum) of the last traces replayed
-
-
-def _checksum(trace: Any) -> str:
-    """``trace.checksum()``, remembered for the last two trace objects (hashing a 9,000 x 1,500 trace
-    takes ~0.25 s and a study replays one trace many times). Traces are immutable, so identity is
-    enough; the cache holds the objects themselves, so an id cannot be reused while cached."""
-    for obj, digest in _CHECKSUMS:
-        if obj is trace:
-            return digest
-    digest = trace.checksum()
-    _CHECKSUMS.insert(0, (trace, digest))
-    del _CHECKSUMS[2:]
-    return digest
-
-
 def _quantum_edges(edges: np.ndarray, quantum: float) -> tuple[np.ndarray, bool]:
+    """Quantum edges from the trace's first edge, the last quantum cut short by the trace's end (and
+    whether it was); edges within rounding error of a trace edge are snapped onto it."""
     t0, t1 = float(edges[0]), float(edges[-1])
     ratio = (t1 - t0) / quantum
     n = max(1, int(math.ceil(ratio - 1e-9)))
@@ -228,24 +188,6 @@ def _quantum_edges(edges: np.ndarray, quantum: float) -> tuple[np.ndarray, bool]
     close = np.abs(edges[near] - q) <= 1e-9 * quantum
     q[close] = edges[near[close]]
     return q, partial
-
-
-def _per_quantum(counts: np.ndarray, edges: np.ndarray, q_edges: np.ndarray) -> tuple[np.ndarray, int]:
-    """True counts per quantum ``[Q, E]`` and the number of quantum edges inside a trace interval."""
-    t = counts.shape[0]
-    pos = np.searchsorted(edges, q_edges)
-    on_edge = (pos < edges.size) & (edges[np.minimum(pos, edges.size - 1)] == q_edges)
-    inside = int((~on_edge).sum())
-    if inside == 0:
-        return np.add.reduceat(counts, pos[:-1], axis=0), 0
-    cum = np.zeros((t + 1, counts.shape[1]))
-    np.cumsum(counts, axis=0, out=cum[1:])
-    i = np.clip(np.searchsorted(edges, q_edges, side="right") - 1, 0, t - 1)
-    frac = np.clip((q_edges - edges[i]) / (edges[i + 1] - edges[i]), 0.0, 1.0)
-    at = cum[i] + frac[:, None] * counts[i]
-    out = np.diff(at, axis=0)
-    np.maximum(out, 0.0, out=out)
-    return out, inside
 
 
 # -- the replay -------------------------------------------------------------------------------------
@@ -276,10 +218,9 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         raise ConfigError(f"multiplex: noise must be a mpx.multiplex.Noise or None, got {noise!r}")
     quantum, read_every = float(quantum), int(read_every)
 
-    src = _ingest(trace, problem)
+    src = _ingest(trace, problem, quantum)
     del trace  # from here on only copies of what was needed exist in this function
-    q_edges, partial = _quantum_edges(src["edges"], quantum)
-    truth, inside = _per_quantum(src["counts"], src["edges"], q_edges)
+    q_edges, partial, inside, truth = src["q_edges"], src["partial"], src["inside"], src.pop("truth")
     n_q, n_e = truth.shape
 
     rng = np.random.default_rng(seed)
@@ -304,17 +245,12 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
     counts = np.where(running, measured, np.nan)
     del measured
 
-    dur = np.diff(q_edges)
-    starts = np.arange(0, n_q, read_every)
-    r_idx = np.append(starts, n_q)
-    raw = np.add.reduceat(np.where(running, counts, 0.0), starts, axis=0)
-    run_time = np.add.reduceat(running * dur[:, None], starts, axis=0)
-    window = np.add.reduceat(dur, starts)
-    enabled = np.repeat(window[:, None], n_e, axis=1)
-    if errors:
-        enabled[:, problem.mask(errors)] = 0.0
+    quanta = QuantumView(read_only(q_edges), read_only(running), read_only(counts))
+    reads = ReadView.from_quanta(quanta, read_every, problem.mask(errors) if errors else None)
     if noise is not None and noise.read_overhead > 0:
-        raw = raw + noise.read_overhead * (run_time > 0)
+        reads = dataclasses.replace(reads, raw=reads.raw + noise.read_overhead * (reads.running > 0))
+    for a in (reads.edges, reads.quanta, reads.raw, reads.enabled, reads.running):
+        read_only(a)
 
     meta: dict[str, Any] = {
         "trace_checksum": src["checksum"],
@@ -341,8 +277,8 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         time_unit=src["time_unit"],
         quantum=quantum,
         read_every=read_every,
-        quanta=QuantumView(_ro(q_edges), _ro(running), _ro(counts)),
-        reads=ReadView(_ro(q_edges[r_idx]), _ro(r_idx), _ro(raw), _ro(enabled), _ro(run_time)),
+        quanta=quanta,
+        reads=reads,
         groups=tuple(groups),
         errors=errors,
         schedule=schedule,

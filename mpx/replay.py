@@ -1,8 +1,6 @@
 """One replay, scored with several scalers: the choices `mpx evaluate` and an experiment's ``scaling`` cell share.
 
 - `resolve_trace`: a trace file or a shipped dataset name → the ground-truth Trace;
-- `resolve_quantum`: a quantum spec (a number or ``"<x>ms"`` string, or an experiment's ``[multiplex]``
-  table) → the quantum on the trace's time axis;
 - `default_catalog`: the built-in catalog with the most metrics computable from the events;
 - `other_workloads`: leave-one-workload-out, the rule that picks what learned scalers are fitted on
   (never the scored workload); `training_traces` applies it to ``mpx evaluate --train``;
@@ -12,24 +10,20 @@
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import numpy as np
-
 from mpx import datasets, scalers
 from mpx.errors import ConfigError, MpxError
 from mpx.evaluate import Scores, score
 from mpx.metrics import builtin, builtin_names
-from mpx.multiplex import quantum_from_ms
 from mpx.readers import read_trace
 from mpx.trace import Trace
 
-__all__ = ["resolve_trace", "resolve_quantum", "default_catalog", "other_workloads", "training_traces",
+__all__ = ["resolve_trace", "default_catalog", "other_workloads", "training_traces",
            "ScalerResult", "score_scalers"]
 
 T = TypeVar("T")
@@ -47,48 +41,6 @@ def resolve_trace(text: str) -> Trace:
         return datasets.load(text)
     raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
                       f"({', '.join(known) or 'no dataset manifest found'})")
-
-
-def resolve_quantum(spec: str | dict | None, trace: Trace) -> tuple[float, str]:
-    """The quantum on ``trace``'s time axis, and how it was chosen (for output).
-
-    ``spec``: None (one median trace interval); a string, ``"<x>ms"`` or a number on the trace's time
-    axis (``mpx evaluate --quantum``); or an experiment's ``[multiplex]`` table with one of ``quantum``
-    (time unit), ``quantum_intervals`` (median trace intervals) or ``quantum_ms`` (with ``clock_hz`` /
-    ``ticks_per_second`` for cycles / ticks axes).
-    """
-    if isinstance(spec, dict):
-        if "quantum" in spec:
-            q = float(spec["quantum"])
-            return q, f"{q:,.6g} {trace.time_unit}"
-        if "quantum_intervals" in spec:
-            q = float(spec["quantum_intervals"]) * float(np.median(np.diff(trace.edges)))
-            return q, f"{q:,.6g} {trace.time_unit} ({spec['quantum_intervals']:g} median trace intervals)"
-        q = quantum_from_ms(spec["quantum_ms"], trace.time_unit, clock_hz=spec.get("clock_hz"),
-                            ticks_per_second=spec.get("ticks_per_second"))
-        return q, f"{q:,.6g} {trace.time_unit} ({spec['quantum_ms']:g} ms)"
-    if spec is None:
-        q = float(np.median(np.diff(trace.edges)))
-        return q, f"{q:,.6g} {trace.time_unit} (default: one median trace interval)"
-    t = spec.strip()
-    if t.endswith("ms"):
-        try:
-            ms = float(t[:-2])
-        except ValueError:
-            raise ConfigError(f"--quantum {spec!r}: expected a number or '<x>ms'") from None
-        try:
-            q = quantum_from_ms(ms, trace.time_unit)
-        except ConfigError as exc:
-            raise ConfigError(f"--quantum {spec!r}: {exc}") from None
-        return q, f"{q:,.6g} {trace.time_unit} ({ms:g} ms)"
-    try:
-        q = float(t)
-    except ValueError:
-        raise ConfigError(f"--quantum {spec!r}: expected a number on the trace's time axis ({trace.time_unit}) "
-                          "or '<x>ms'") from None
-    if not (math.isfinite(q) and q > 0):
-        raise ConfigError(f"--quantum must be > 0, got {spec!r}")
-    return q, f"{q:,.6g} {trace.time_unit}"
 
 
 def default_catalog(events: Iterable[str]) -> tuple[Any, int]:

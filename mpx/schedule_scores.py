@@ -86,7 +86,7 @@ class ScheduleScores:
 
 
 def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int | None = None) -> ScheduleScores:
-    """Scheduler figures of ``source``: an `~mpx.multiplex.Observation` (its quanta and problem), a
+    """Scheduler figures of ``source``: an `~mpx.observation.Observation` (its quanta and problem), a
     `~mpx.schedulers.base.Schedule` (with ``problem``; over ``n_quanta`` quanta, or over one period of
     its cycle — the steady state — when None), or a boolean running mask ``[Q, E]`` (with ``problem``).
     """

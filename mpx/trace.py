@@ -41,6 +41,10 @@ from mpx.errors import FormatError, TraceError
 TIME_UNITS = ("ticks", "cycles", "instructions", "ns", "us", "ms", "s", "blocks", "intervals")
 """Accepted names of time axes."""
 
+SECONDS_PER_UNIT: dict[str, float] = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+"""Seconds per unit of the time axes with a fixed relation to wall time (the others — cycles, ticks,
+instructions, blocks, intervals — need a clock rate or have none)."""
+
 FORMAT_NAME = "mpx-trace"
 FORMAT_VERSION = 1
 """Version of the native on-disk format; readers of version N load every version <= N."""
@@ -54,7 +58,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 class Trace:
     """Per-interval increments of every event, on a named time axis (see module docstring)."""
 
-    __slots__ = ("events", "counts", "edges", "time_unit", "aux_names", "aux", "meta", "_index")
+    __slots__ = ("events", "counts", "edges", "time_unit", "aux_names", "aux", "meta", "_index", "_checksum")
 
     def __init__(
         self,
@@ -123,6 +127,7 @@ class Trace:
         self.aux = _readonly(aux)
         self.meta = meta
         self._index = {name: i for i, name in enumerate(events)}
+        self._checksum: str | None = None
 
     # -- shape and lookup -------------------------------------------------------------------------
 
@@ -309,12 +314,24 @@ class Trace:
         return df
 
     def checksum(self) -> str:
-        """sha256 of the content (names, unit, counts, edges, aux), independent of meta and file."""
-        h = hashlib.sha256()
-        h.update(json.dumps([self.events, self.time_unit, self.aux_names]).encode())
-        for a in (self.counts, self.edges, self.aux):
-            h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
-        return h.hexdigest()
+        """sha256 of the content (names, unit, counts, edges, aux), independent of meta and file.
+
+        Computed once per trace and remembered (hashing a 9,000 x 1,500 trace takes ~0.25 s and a study
+        replays and scores one trace many times); the content is read-only, so it cannot go stale."""
+        if self._checksum is None:
+            h = hashlib.sha256()
+            h.update(json.dumps([self.events, self.time_unit, self.aux_names]).encode())
+            for a in (self.counts, self.edges, self.aux):
+                h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
+            self._checksum = h.hexdigest()
+        return self._checksum
+
+    def rebin(self, events: Iterable[str], edges: Any) -> np.ndarray:
+        """True counts ``[W, E]`` of ``events`` over windows ``edges[W+1]`` on this trace's time axis
+        (see `rebin_counts`: an interval a window edge cuts is split uniformly in time). The windows
+        should lie within the trace's span; unknown event names raise KeyError."""
+        cols = [self.index(e) for e in events]
+        return rebin_counts(self.counts[:, cols], self.edges, np.asarray(edges, dtype=np.float64))
 
     def summary(self) -> str:
         """A few human-readable lines: size, time span, and the largest totals."""
@@ -395,6 +412,35 @@ class Trace:
             )
         except (TraceError, KeyError) as exc:
             raise FormatError(path, None, f"invalid trace content: {exc}") from None
+
+
+def rebin_counts(counts: np.ndarray, edges: np.ndarray, new_edges: np.ndarray) -> np.ndarray:
+    """Per-interval ``counts[T, E]`` on ``edges[T+1]`` re-binned onto ``new_edges[W+1]`` → ``[W, E]``.
+
+    Where every new edge is a trace edge the result is an exact sum of whole intervals; otherwise an
+    interval a new edge falls inside is split in proportion to time (uniform rate inside an interval:
+    cumulative sums interpolated linearly), clipped at 0. This is the one apportioning rule of mpx: the
+    multiplexer cuts quanta with it, scoring re-bins the truth onto read windows with it."""
+    t = counts.shape[0]
+    pos = np.searchsorted(edges, new_edges)
+    if split_edges(edges, new_edges) == 0:
+        return np.add.reduceat(counts, pos[:-1], axis=0)
+    cum = np.zeros((t + 1, counts.shape[1]))
+    np.cumsum(counts, axis=0, out=cum[1:])
+    i = np.clip(np.searchsorted(edges, new_edges, side="right") - 1, 0, t - 1)
+    frac = np.clip((new_edges - edges[i]) / (edges[i + 1] - edges[i]), 0.0, 1.0)
+    at = cum[i] + frac[:, None] * counts[i]
+    out = np.diff(at, axis=0)
+    np.maximum(out, 0.0, out=out)
+    return out
+
+
+def split_edges(edges: np.ndarray, new_edges: np.ndarray) -> int:
+    """How many of ``new_edges`` are not edges of ``edges`` (each splits a trace interval in
+    `rebin_counts`); 0 means re-binning is an exact sum."""
+    pos = np.searchsorted(edges, new_edges)
+    on_edge = (pos < edges.size) & (edges[np.minimum(pos, edges.size - 1)] == new_edges)
+    return int((~on_edge).sum())
 
 
 def _check_names(names: tuple, what: str) -> None:

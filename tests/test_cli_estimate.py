@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mpx.cli import main
-from mpx.cli.estimate import read_view
+from mpx.observation import Observation
 from mpx.readers.perfstat import read_perf_stat
 
 DATA = Path(__file__).parent / "data" / "perfstat"
@@ -23,7 +23,8 @@ def _json(capsys, *argv):
 @pytest.mark.parametrize("name", ["mux_global_semicolon.csv", "real_global.jsonl", "mux_percpu.jsonl"])
 def test_read_view_gives_back_perfs_scaling(name):
     run = read_perf_stat(DATA / name)
-    v, _ = read_view(run)
+    rv = run.read_view()
+    v = {"raw": rv.raw, "enabled": rv.enabled, "running": rv.running}
     counted = np.asarray(run.counted) & (v["running"] > 0)
     # perf's own scaling of the read view reproduces the printed value
     scaled = v["raw"] * v["enabled"] / np.where(v["running"] > 0, v["running"], 1.0)
@@ -32,6 +33,31 @@ def test_read_view_gives_back_perfs_scaling(name):
     # enabled agrees with perf's truncated percentage wherever the event ran
     pct = np.floor(100 * v["running"] / np.where(v["enabled"] > 0, v["enabled"], 1.0) + 1e-9)
     np.testing.assert_array_equal(pct[counted], run.pct_running[counted])
+
+
+def test_the_observation_is_on_perfs_time_axis_and_declares_no_pmu_by_default(capsys):
+    """perf stat's edges are in ns: the Observation says so, and without --pmu it carries no PMU (it
+    used to say "us" — a 100 ms interval labelled 100 s — on a made-up ``generic-2``)."""
+    run = read_perf_stat(DATA / "mux_global_semicolon.csv")
+    view = run.read_view()
+    obs = Observation.from_read_view(view)
+    assert view.time_unit == obs.time_unit == "ns" and obs.problem.pmu is None
+    np.testing.assert_allclose(obs.reads.edges[1:], np.asarray(run.timestamps) * 1e9)
+    out = _json(capsys, str(DATA / "mux_global_semicolon.csv"), "--scaler", "linear")
+    assert out["time_unit"] == "ns" and out["pmu"] is None
+    declared = _json(capsys, str(DATA / "mux_global_semicolon.csv"), "--scaler", "linear", "--pmu", "skylake")
+    assert declared["pmu"] == "skylake" and declared["time_unit"] == "ns"
+    assert [r["estimate"] for r in declared["rows"]] == [r["estimate"] for r in out["rows"]]
+
+
+def test_a_problem_without_pmu_refuses_hardware_questions():
+    from mpx.errors import ConfigError
+    from mpx.problem import Problem
+
+    p = Problem(("a", "b"), None)
+    assert p.pmu is None and p.events == ("a", "b")
+    with pytest.raises(ConfigError, match="declares no PMU"):
+        p.fits(["a", "b"])
 
 
 def test_linear_reproduces_perf_and_dira_differs(capsys):

@@ -24,8 +24,8 @@ from mpx.metrics import (
     load_catalog,
     vector_total_relations,
 )
-from mpx.metrics import armtelemetry, hperf, likwid, perfjson
-from mpx.metrics import toml as mtoml
+from mpx.metrics.formats import armtelemetry, hperf, likwid, perfjson
+from mpx.metrics.formats import toml as mtoml
 from mpx.trace import Trace
 
 M = Metric.from_expr
@@ -615,3 +615,24 @@ def test_arm_declared_events_must_match_formula(tmp_path, shared):
     p = write(tmp_path, "n1.json", json.dumps(d, indent=1))
     with pytest.raises(FormatError, match="declares"):
         armtelemetry.load(p)
+
+
+def test_resolve_catalog_takes_a_file_or_a_builtin_name(tmp_path):
+    from mpx.errors import ConfigError
+    from mpx.metrics import builtin, resolve_catalog
+
+    assert resolve_catalog("tma").name == builtin("tma").name
+    f = tmp_path / "c.toml"
+    f.write_text(TOML_CAT)
+    assert resolve_catalog(f).metrics.keys() == load_catalog(f).metrics.keys()
+    with pytest.raises(ConfigError, match=r"--metrics 'nope' is neither an existing file or folder nor a built-in"):
+        resolve_catalog("nope", what="--metrics")
+
+
+def test_catalog_formats_are_found_through_their_registry():
+    from mpx.metrics import formats
+
+    assert formats.detection_order()[:5] == ["perfjson", "likwid", "armtelemetry", "hperf", "toml"]
+    assert formats.get("likwid") is likwid and formats.get("toml") is mtoml
+    with pytest.raises(ConfigError, match="unknown catalog format 'nope'"):
+        formats.get("nope")

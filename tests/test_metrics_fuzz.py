@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.metrics import expr as E
-from mpx.metrics import armtelemetry, hperf, likwid, load_catalog, perfjson
-from mpx.metrics import toml as mtoml
+from mpx.metrics import load_catalog
+from mpx.metrics.formats import armtelemetry, hperf, likwid, perfjson
+from mpx.metrics.formats import toml as mtoml
 
 NAMES = ["a", "b", "EV.NAME", "cpu/X.Y,cmask=1/", "x-y", "ev:u", "2x", "if", "min", "1e5", "0x1f", "a b", "a@b", "_", "q?"]
 LITS = ["slots", "SMT_on", "w.x", "n-1"]

@@ -5,13 +5,15 @@ the guarantee that schedulers never see the truth (every registered scheduler is
 from __future__ import annotations
 
 import gc
+import re
 import types
 
 import numpy as np
 import pytest
 
 from mpx.errors import ConfigError
-from mpx.multiplex import Noise, Observation, multiplex, quantum_from_ms, read_every_from_ms
+from mpx.multiplex import Noise, multiplex, quantum_from_ms, read_every_from_ms, resolve_quantum
+from mpx.observation import Observation
 from mpx.pmu import PMU
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, SchedulerError
@@ -237,7 +239,7 @@ def test_static_scheduler_never_reads_the_trace():
     s.spy = spy
     obs = multiplex(spy, Problem(tr.events, "generic-2"), s, quantum=1.0, read_every=4)
     assert spy._locked and obs.n_quanta == 40
-    assert set(spy.reads) <= {"events", "counts", "edges", "meta", "time_unit", "checksum"}
+    assert set(spy.reads) <= {"events", "rebin", "edges", "meta", "time_unit", "checksum"}
 
 
 def test_online_scheduler_sees_only_what_ran():
@@ -349,3 +351,29 @@ def test_quantum_longer_than_the_trace_is_one_quantum():
     tr = random_trace(n_t=10)
     obs = multiplex(tr, Problem(tr.events, "generic-2"), "perf", quantum=1e6, read_every=25)
     assert obs.n_quanta == 1 and obs.reads.n_reads == 1 and isinstance(obs, Observation)
+
+
+def test_resolve_quantum_from_an_experiment_table():
+    tr = Trace(["a"], np.ones((4, 1)), [0.0, 2.0, 4.0, 7.0, 9.0], "ms")
+    assert resolve_quantum({"quantum": 3}, tr) == (3.0, "3 ms")
+    assert resolve_quantum({"quantum_intervals": 2}, tr)[0] == 4.0
+    assert resolve_quantum({"quantum_ms": 4}, tr)[0] == pytest.approx(4.0)
+    cyc = Trace(["a"], np.ones((2, 1)), [0.0, 1e6, 2e6], "cycles")
+    assert resolve_quantum({"quantum_ms": 1, "clock_hz": 2e9}, cyc)[0] == pytest.approx(2e6)
+    with pytest.raises(ConfigError, match="needs 'clock_hz'"):
+        resolve_quantum({"quantum_ms": 1}, cyc)
+
+
+def test_resolve_quantum_from_command_line_text():
+    tr = Trace(["a"], np.ones((4, 1)), [0.0, 2.0, 4.0, 7.0, 9.0], "us")
+    assert resolve_quantum(None, tr) == (2.0, "2 us (default: one median trace interval)")
+    assert resolve_quantum("5", tr) == (5.0, "5 us")
+    q, how = resolve_quantum("0.004ms", tr)
+    assert q == pytest.approx(4.0) and how.endswith("(0.004 ms)")
+    for bad, needle in (("x", "expected a number on the trace's time axis (us) or '<x>ms'"),
+                        ("xms", "expected a number or '<x>ms'"), ("-1", "--quantum must be > 0")):
+        with pytest.raises(ConfigError, match=re.escape(needle)):
+            resolve_quantum(bad, tr)
+    ins = Trace(["a"], np.ones((2, 1)), [0.0, 1.0, 2.0], "instructions")
+    with pytest.raises(ConfigError, match="--quantum '1ms': quantum_from_ms: the 'instructions' axis"):
+        resolve_quantum("1ms", ins)

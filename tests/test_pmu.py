@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import mpx.pmu as pmu_mod
+import mpx
 from mpx.errors import ConfigError, FormatError
 from mpx.pmu import PMU, Counter, UncountableEventError, preset, presets
 
@@ -518,7 +518,7 @@ def test_assign_is_valid_iff_brute_force_finds_one(case):
         assert len(set(greedy.values())) == len(greedy)
 
 
-_TOML = open(os.path.join(os.path.dirname(pmu_mod.__file__), "data", "pmu", "skylake-htoff.toml"), "rb").read()
+_TOML = open(os.path.join(os.path.dirname(mpx.__file__), "data", "pmu", "skylake-htoff.toml"), "rb").read()
 
 
 @settings(max_examples=150, deadline=None)
@@ -571,3 +571,41 @@ def test_problem_unplaceable_names_events_no_scheduler_can_place():
     assert ok.unplaceable == {}
     held = Problem([PREC, "A", "INST_RETIRED.ANY"], preset("skylake").with_nmi_watchdog(counter="gp1"))
     assert list(held.unplaceable) == [PREC] and "reserved" in held.unplaceable[PREC]
+
+
+# ---- one home: placement, the Counter field, the name-or-file resolver ------------------------------
+
+
+def test_placement_rules_greedy_and_matching():
+    from mpx.pmu import place_greedy, place_matching
+
+    c0, c1, c2 = (Counter(f"gp{i}", "generic", "cpu", i) for i in range(3))
+    allowed = [(c0,), (c1, c2), (c0, c1)]  # the PMU.assign docstring's example
+    assert place_greedy(allowed, [1, 2, 2]) is None
+    assert place_matching(allowed) == [c0, c2, c1]
+    assert place_matching([(c0,), (c0,)]) is None and place_matching([]) == []
+
+
+def test_parse_counter_field_is_the_one_reader():
+    from mpx.metrics import EventInfo
+    from mpx.pmu import CounterField, parse_counter_field
+
+    assert parse_counter_field("0, 1,3") == CounterField(numbers=(0, 1, 3))
+    assert parse_counter_field("Fixed counter 2") == CounterField(fixed=2)
+    assert parse_counter_field("FIXED") == CounterField(uncore_fixed=True)
+    with pytest.raises(ValueError, match="not a perf Counter value"):
+        parse_counter_field("zero")
+    assert EventInfo("X", counter="0,1").counters == frozenset({0, 1})
+    assert EventInfo("F", counter="Fixed counter 1").fixed_counter == 1 and EventInfo("U", counter="FIXED").is_fixed
+
+
+def test_resolve_pmu_takes_a_preset_name_or_a_toml_file(tmp_path):
+    from mpx.pmu import resolve_pmu
+
+    assert resolve_pmu("skylake") is preset("skylake")
+    f = tmp_path / "mine.toml"
+    f.write_text('name = "mine"\n[units.cpu]\ngeneric = 2\nfixed = {}\n')
+    assert resolve_pmu(f).name == "mine" and resolve_pmu(str(f)).name == "mine"
+    assert resolve_pmu(preset("generic-2")) is preset("generic-2")
+    with pytest.raises(ConfigError, match="unknown PMU preset 'nope'"):
+        resolve_pmu("nope")

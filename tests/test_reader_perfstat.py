@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.readers import perfstat
-from mpx.readers._io import head_text
+from mpx.readers.textio import head_text
 from mpx.readers.perfstat import (
     COUNTED,
     MISSING,
@@ -535,9 +535,9 @@ def test_read_trace_refuses_perfstat_output():
 
 
 def test_detect_format_picks_perfstat():
-    from mpx.readers import FORMATS, detect_format
+    from mpx.readers import REGISTRY, detect_format
 
-    missing = [m for m in FORMATS.values() if importlib.util.find_spec(m) is None]
+    missing = [m for m in REGISTRY.builtin.values() if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(f"reader modules not written yet: {missing}")
     for name in ("real_global_semicolon.csv", "real_percpu.jsonl", "mux_stalled_comma.csv"):
@@ -626,3 +626,12 @@ def test_plausible_field_soup_raises_only_format_error(tmp_path, fields, rows, s
     path = tmp_path / "soup.csv"
     path.write_text(text)
     read_or_format_error(path)
+
+
+def test_readers_are_found_through_their_registry():
+    from mpx.readers import REGISTRY, formats, reader
+
+    assert formats()[:5] == ["mpx", "jsonl", "gem5", "callgrind", "perfstat"]
+    assert reader("perfstat") is perfstat and "perfstat" in REGISTRY
+    with pytest.raises(FormatError, match="unknown format 'nope'; known: mpx, jsonl"):
+        reader("nope")

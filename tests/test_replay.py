@@ -11,7 +11,8 @@ from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.pmu import preset
-from mpx.replay import default_catalog, other_workloads, resolve_quantum, resolve_trace, score_scalers
+from mpx.multiplex import resolve_quantum
+from mpx.replay import default_catalog, other_workloads, resolve_trace, score_scalers
 from mpx.trace import Trace
 
 

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from mpx.errors import FormatError, TraceError
 from mpx.readers import detect_format, read_trace
-from mpx.trace import FORMAT_VERSION, Trace
+from mpx.trace import FORMAT_VERSION, SECONDS_PER_UNIT, Trace, rebin_counts, split_edges
 
 
 def small() -> Trace:
@@ -199,3 +199,43 @@ def test_round_trip_and_coarsen_properties(tmp_path_factory, counts, factor, dat
     assert c.n_intervals == -(-n_t // factor)
     np.testing.assert_allclose(c.counts.sum(axis=0), counts.sum(axis=0), rtol=1e-12)
     assert c.span == t.span
+
+
+class TestRebin:
+    def tr(self) -> Trace:
+        return Trace(["a", "b"], [[10.0, 1.0], [20.0, 2.0], [30.0, 3.0]], [0.0, 1.0, 2.0, 4.0], "ms")
+
+    def test_whole_intervals_are_exact_sums(self):
+        tr = self.tr()
+        np.testing.assert_array_equal(tr.rebin(["b", "a"], [0.0, 2.0, 4.0]), [[3.0, 30.0], [3.0, 30.0]])
+        assert split_edges(tr.edges, np.array([0.0, 2.0, 4.0])) == 0
+
+    def test_a_cut_interval_is_split_uniformly_in_time(self):
+        tr = self.tr()
+        out = tr.rebin(["a"], [0.0, 0.5, 3.0, 4.0])
+        np.testing.assert_allclose(out[:, 0], [5.0, 5.0 + 20.0 + 15.0, 15.0])
+        assert out.sum() == pytest.approx(60.0)
+        assert split_edges(tr.edges, np.array([0.0, 0.5, 3.0, 4.0])) == 2
+
+    def test_rebin_counts_is_the_same_rule_on_arrays(self):
+        tr = self.tr()
+        new = np.array([0.0, 1.5, 4.0])
+        np.testing.assert_array_equal(rebin_counts(np.asarray(tr.counts), tr.edges, new), tr.rebin(tr.events, new))
+
+    def test_unknown_event(self):
+        with pytest.raises(KeyError, match="no event 'zz'"):
+            self.tr().rebin(["zz"], [0.0, 4.0])
+
+
+def test_checksum_is_computed_once_and_survives_pickling():
+    import pickle
+
+    tr = small()
+    first = tr.checksum()
+    assert tr.checksum() is first
+    assert pickle.loads(pickle.dumps(tr)).checksum() == first
+    assert tr.select(list(tr.events)[::-1]).checksum() != first
+
+
+def test_seconds_per_unit_covers_the_wall_time_axes_only():
+    assert SECONDS_PER_UNIT == {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}

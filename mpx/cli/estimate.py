@@ -1,17 +1,11 @@
 """``mpx estimate``: re-estimate a real ``perf stat -I`` run with any read-view scaler.
 
 A real run has no ground truth: the output is each interval's estimate beside perf's own scaled value.
-The library does the work: `mpx.readers.perfstat.read_perf_stat` reads the CSV or JSON output;
-`read_view` turns it into the read view a scaler sees (`mpx.scalers.check.observation_from_reads`):
-
-- ``running`` = perf's ``time_running`` of the interval (ns);
-- ``enabled`` = the interval length (times the CPUs perf aggregated), which is ``time_enabled`` for
-  system-wide counting; where that contradicts perf's printed (integer-truncated) running percentage
-  (per-task counting: an event is enabled only while the task runs), the largest enabled time the
-  percentage allows, ``100 * running / pct``, instead (said in the output);
-- ``raw`` = ``value * running / enabled``, so that perf's own scaling ``raw * enabled / running``
-  gives back exactly the value perf printed and ``linear`` reproduces perf;
-- ``<not counted>``: running 0 (nothing to scale); ``<not supported>`` and missing cells: enabled 0.
+The library does the work: `mpx.readers.perfstat.read_perf_stat` reads the CSV or JSON output,
+`~mpx.readers.perfstat.PerfStatRun.read_view` turns it into the read view a scaler sees (times in ns;
+how running, enabled and raw are chosen is documented there), and
+`mpx.observation.Observation.from_read_view` makes the Observation, on the PMU given with ``--pmu`` or,
+without it, on no PMU at all (read-view scalers need none; nothing is made up).
 
 Only scalers that work from the read view (``view == "read"``) can run here: perf stat -I prints one
 value per interval, not the per-quantum samples that quantum-view scalers (BayesPerf's Student-t
@@ -23,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_parser", "run", "read_view"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,37 +33,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "tam, dcam, cam)")
     p.add_argument("--relations", metavar="CATALOG", help="relations for a scaler that takes them (a catalog file "
                    "or built-in name)")
+    p.add_argument("--pmu", metavar="NAME|FILE", help="the PMU the run counted on (a preset name or TOML file); "
+                   "default: none declared")
     p.add_argument("--events", metavar="LIST", help="comma-separated counters to print (default: all)")
     p.add_argument("--plot", metavar="OUT.png", help="also plot perf's values and the estimates per counter")
     p.add_argument("--json", action="store_true", help="print JSON (one object per interval and counter)")
-
-
-def read_view(run: Any) -> tuple[dict[str, Any], list[str]]:
-    """The read view of a `~mpx.readers.perfstat.PerfStatRun` (module docstring): ``edges`` (ns),
-    ``raw``, ``enabled``, ``running`` ``[T, E]``, and notes on the choices made."""
-    import numpy as np
-
-    notes: list[str] = []
-    edges = np.concatenate([[0.0], np.asarray(run.timestamps, dtype=np.float64) * 1e9])
-    present = np.asarray(run.present, dtype=bool)
-    counted = np.asarray(run.counted, dtype=bool)
-    running = np.where(counted, np.nan_to_num(np.asarray(run.running_ns, dtype=np.float64)), 0.0)
-    enabled = np.nan_to_num(run.enabled_ns(), nan=0.0)
-    lo, hi = run.enabled_ns_bounds()
-    with np.errstate(invalid="ignore"):
-        bad = counted & (running > 0) & np.isfinite(hi) & ~((enabled > lo * (1 - 1e-12)) & (enabled <= hi * (1 + 1e-12)))
-    if bad.any():
-        enabled = np.where(bad, hi, enabled)
-        notes.append(f"{int(bad.sum())} of {int(counted.sum())} counted cells: the interval length contradicts "
-                     "perf's running percentage (per-task counting?); enabled = 100 * running / pct there")
-    not_supported = np.asarray(run.not_supported, dtype=bool) | ~present
-    enabled = np.where(not_supported, 0.0, enabled)
-    running = np.minimum(running, np.where(enabled > 0, enabled, running))
-    value = np.asarray(run.value, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        raw = np.where(counted & (enabled > 0), value * running / np.where(enabled > 0, enabled, 1.0), 0.0)
-    raw = np.nan_to_num(raw)
-    return {"edges": edges, "raw": raw, "enabled": enabled, "running": running}, notes
 
 
 def _plot(path: str, times: Any, labels: list[str], perf: Any, est: Any, std: Any, scaler: str) -> None:
@@ -109,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
 
     from mpx import scalers
     from mpx.errors import ConfigError
+    from mpx.observation import Observation
     from mpx.readers.perfstat import read_perf_stat
-    from mpx.conformance.scalers import observation_from_reads
 
     if args.scaler not in scalers.available():
         raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")
@@ -121,16 +89,22 @@ def run(args: argparse.Namespace) -> int:
                           f"does not print; read-view scalers: {', '.join(readable)}")
     params: dict[str, Any] = {}
     if args.relations is not None:
-        if "relations" not in cls._param_names():
+        if not cls.needs_relations:
             raise ConfigError(f"scaler {args.scaler!r} takes no relations (--relations is for scalers that do)")
         from mpx.cli.schedule import load_catalog_arg
 
         params["relations"] = load_catalog_arg(args.relations)
     run_ = read_perf_stat(args.perfstat)
     labels = list(run_.labels)
-    view, notes = read_view(run_)
-    obs = observation_from_reads(labels, view["edges"], view["raw"], view["enabled"], view["running"],
-                                 meta={"workload": str(args.perfstat), "scheduler": None, "source": "perf stat -I"})
+    view = run_.read_view()
+    notes = list(view.notes)
+    pmu = None
+    if args.pmu is not None:
+        from mpx.cli.schedule import pmu_arg
+
+        pmu = pmu_arg(args.pmu)
+    obs = Observation.from_read_view(view, pmu=pmu, meta={"workload": str(args.perfstat), "scheduler": None,
+                                                          "source": "perf stat -I"})
     est = cls(**params).estimate(obs)
     perf = np.where(np.asarray(run_.counted, dtype=bool), np.asarray(run_.value, dtype=np.float64), np.nan)
     show = list(range(len(labels)))
@@ -152,8 +126,9 @@ def run(args: argparse.Namespace) -> int:
                 "std": None if std is None or not np.isfinite(std[t, i]) else float(std[t, i]),
                 "not_estimated": bool(est.not_estimated[t, i]), "running_pct": float(run_.pct_running[t, i])}
                for t in range(times.size) for i in show]
-        print(json.dumps({"scaler": args.scaler, "causal": est.causal, "notes": notes + list(est.notes),
-                          "rows": out}, indent=1))
+        print(json.dumps({"scaler": args.scaler, "causal": est.causal, "time_unit": obs.time_unit,
+                          "pmu": None if obs.problem.pmu is None else obs.problem.pmu.name,
+                          "notes": notes + list(est.notes), "rows": out}, indent=1))
         return 0
     print(f"{args.perfstat}: {times.size} intervals, {len(labels)} counters ({run_.format}); scaler {args.scaler} "
           f"({'causal' if est.causal else 'offline'})")

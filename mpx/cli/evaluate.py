@@ -118,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
     from mpx.errors import ConfigError
     from mpx.multiplex import multiplex
     from mpx.problem import Problem
-    from mpx.replay import resolve_quantum, resolve_trace, score_scalers, training_traces
+    from mpx.multiplex import resolve_quantum
+    from mpx.replay import resolve_trace, score_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")

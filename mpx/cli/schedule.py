@@ -51,29 +51,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def load_catalog_arg(text: str) -> Any:
-    """A catalog from a path (file or folder, any supported format) or a built-in catalog name."""
-    import os
+    """A catalog from a path (file or folder, any supported format) or a built-in catalog name
+    (`mpx.metrics.resolve_catalog`)."""
+    from mpx.metrics import resolve_catalog
 
-    from mpx.errors import ConfigError
-    from mpx.metrics import builtin, builtin_names, load_catalog
-
-    if os.path.exists(text):
-        return load_catalog(text)
-    if text in builtin_names():
-        return builtin(text)
-    raise ConfigError(f"--metrics {text!r} is neither an existing file or folder nor a built-in catalog "
-                      f"({', '.join(builtin_names())})")
+    return resolve_catalog(text, what="--metrics")
 
 
 def pmu_arg(text: str, counters: int | None = None) -> Any:
     """A PMU preset name or TOML file, with ``counters`` generic counters on its core unit
     (`mpx.pmu.PMU.with_generic_counters`)."""
-    import os
-
     from mpx.errors import ConfigError
-    from mpx.pmu import PMU, preset
+    from mpx.pmu import resolve_pmu
 
-    pmu = PMU.from_file(text) if os.path.isfile(text) else preset(text)
+    pmu = resolve_pmu(text)
     if counters is None:
         return pmu
     if isinstance(counters, bool) or not isinstance(counters, int) or counters < 1:

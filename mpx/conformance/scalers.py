@@ -11,10 +11,9 @@ member ``z`` never counts; ``cycles`` on a fixed counter — raises `ScalerError
    with a ``relations`` parameter, the constructor stores its hyper-parameters (given and default)
    unchanged, ``param_constraints`` name parameters and the given ones satisfy them, ``clone`` works;
 2. **refuses_trace** (`check_refuses_trace`): ``estimate`` refuses a Trace with a ConfigError;
-3. **shapes** (`check_shapes`): on an observation whose trace is deleted (and mpx.multiplex's checksum
-   cache emptied), the Estimate covers every event and read window of the observation (and every
-   quantum when it has quantum counts), non-flagged windows hold finite numbers (enforced by
-   `Estimate`), ``Estimate.causal`` is the scaler's flag;
+3. **shapes** (`check_shapes`): on an observation whose trace is deleted, the Estimate covers every event
+   and read window of the observation (and every quantum when it has quantum counts), non-flagged
+   windows hold finite numbers (enforced by `Estimate`), ``Estimate.causal`` is the scaler's flag;
 4. **never_ran** (`check_never_ran`): ``z`` (in error: ΔE = ΔR = 0 everywhere) is flagged in every window;
 5. **nan_tolerant** (`check_nan_tolerant`): reads and quantum counts with NaN cells do not make it raise;
 6. **deterministic** (`check_deterministic`): two runs and a clone give identical estimates;
@@ -44,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from mpx import multiplex as mx
 from mpx import scalers as scaler_registry
 from mpx.errors import ConfigError
-from mpx.multiplex import Observation, QuantumView, ReadView, multiplex
+from mpx.multiplex import multiplex
+from mpx.observation import Observation, QuantumView, ReadView
 from mpx.params import satisfies
 from mpx.pmu import PMU
 from mpx.problem import Problem
@@ -92,43 +91,16 @@ def generic_observation(trace=None, read_every: int = 2):
 
 
 def observation_from_reads(events: list[str] | tuple[str, ...], edges: Any, raw: Any, enabled: Any,
-                           running: Any, *, meta: dict | None = None):
-    """A trace-free Observation built from a read view by hand (formula tests, third-party data): one
-    quantum per read window (``running`` > 0 marks the quanta an event ran in; its quantum count is the
-    window's raw count). Only read-view scalers should be fed such an observation."""
-    events = tuple(events)
-    edges = np.asarray(edges, dtype=np.float64)
-    raw, enabled, running = (np.asarray(x, dtype=np.float64).reshape(edges.size - 1, len(events))
-                             for x in (raw, enabled, running))
-    ran = running > 0
-    problem = Problem(events, "generic-2")
-    q = QuantumView(edges, ran, np.where(ran, raw, np.nan))
-    r = ReadView(edges, np.arange(edges.size), raw, enabled, running)
-    errors = {e: "never enabled" for j, e in enumerate(events) if not (enabled[:, j] > 0).any()}
-    return Observation(problem, "us", float(edges[1] - edges[0]) if edges.size > 1 else 1.0, 1, q, r, (), errors,
-                       None, dict(meta or {"workload": "hand-made", "scheduler": None}))
+                           running: Any, *, meta: dict | None = None) -> Observation:
+    """`mpx.observation.Observation.from_reads` in the check's world (time in us, PMU ``generic-2``)."""
+    return Observation.from_reads(events, edges, raw, enabled, running, time_unit="us", pmu="generic-2", meta=meta)
 
 
 def observation_from_quanta(events: list[str] | tuple[str, ...], edges: Any, counts: Any, running: Any,
-                            read_every: int, *, meta: dict | None = None):
-    """A trace-free Observation from per quantum counts and a running mask, with the read view computed
-    the way `mpx.multiplex.multiplex` does (raw = Σ counts while running, enabled = window length,
-    running = Σ durations while running)."""
-    events = tuple(events)
-    edges = np.asarray(edges, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    run = np.asarray(running, dtype=bool)
-    n_q = counts.shape[0]
-    dur = np.diff(edges)
-    starts = np.arange(0, n_q, read_every)
-    r_idx = np.append(starts, n_q)
-    raw = np.add.reduceat(np.where(run, counts, 0.0), starts, axis=0)
-    rt = np.add.reduceat(run * dur[:, None], starts, axis=0)
-    ena = np.repeat(np.add.reduceat(dur, starts)[:, None], len(events), axis=1)
-    q = QuantumView(edges, run, np.where(run, counts, np.nan))
-    r = ReadView(edges[r_idx], r_idx, raw, ena, rt)
-    return Observation(Problem(events, "generic-2"), "us", float(dur[0]), int(read_every), q, r, (), {}, None,
-                       dict(meta or {"workload": "hand-made", "scheduler": None}))
+                            read_every: int, *, meta: dict | None = None) -> Observation:
+    """`mpx.observation.Observation.from_quanta` in the check's world (time in us, PMU ``generic-2``)."""
+    return Observation.from_quanta(events, edges, counts, running, read_every, time_unit="us", pmu="generic-2",
+                                   meta=meta)
 
 
 def _param_equal(a: Any, b: Any) -> bool:
@@ -213,7 +185,6 @@ def _base(s: Scaler, check: str) -> tuple[Scaler, Observation, np.ndarray, Estim
     obs = generic_observation(trace)
     counts = np.array(trace.counts)
     del trace
-    mx._CHECKSUMS.clear()
     gc.collect()
     try:
         est = c.estimate(obs)
@@ -364,7 +335,6 @@ def check_never_reads_truth(s: Scaler) -> dict[str, Any]:
         del tr_b
     except Exception as exc:  # noqa: BLE001
         fails.append(f"estimate on the two-truth test raised {type(exc).__name__}: {exc}")
-    mx._CHECKSUMS.clear()
     _fail("never_reads_truth", s, fails)
     return {}
 
@@ -387,7 +357,6 @@ def check_causal(s: Scaler) -> dict[str, Any]:
         tr_p = Trace(list(EVENTS), np.round(pert), generic_trace().edges, "us", meta={"workload": "check"})
         obs_p = generic_observation(tr_p)
         del tr_p
-        mx._CHECKSUMS.clear()
         try:
             est_p = c.estimate(obs_p)
         except Exception as exc:  # noqa: BLE001

@@ -51,7 +51,8 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.multiplex import Observation, multiplex
+from mpx.multiplex import multiplex
+from mpx.observation import Observation
 from mpx.params import satisfies
 from mpx.pmu import PMU
 from mpx.problem import EventGroup, MetricEdge, Problem

@@ -29,7 +29,8 @@ from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
 from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
-from mpx.replay import other_workloads, resolve_quantum, score_scalers
+from mpx.multiplex import resolve_quantum
+from mpx.replay import other_workloads, score_scalers
 from mpx.schedule_scores import schedule_scores
 
 __all__ = ["ScalingKind", "MULTIPLEX_KEYS", "SWEEP_ROOTS", "check_replay_common"]

@@ -16,23 +16,23 @@ What is *not* an event of a hyperedge:
   `evaluate_metrics` (``duration_time`` in seconds, as perf scales it inside metrics).
 
 Software and uncore events (``cpu-clock``, ``msr/tsc/``, ``UNC_*``) *are* events of the hyperedge; the
-per-event information (`EventInfo`: perf ``Counter`` masks, ``Unit``, hperf's pinned/other flags,
+per-event information (`EventInfo`, `mpx.metrics.eventinfo`: perf ``Counter`` masks, ``Unit``, hperf's pinned/other flags,
 LIKWID's counter class) lets the PMU model decide which of them need a core counter.
 
-A `Relation` is an exact linear identity or inequality among events, ``sum_i a_i x_i == 0`` or
+A `Relation` (`mpx.metrics.relation`) is an exact linear identity or inequality among events, ``sum_i a_i x_i == 0`` or
 ``<= 0`` per interval (TMA slot identities, gem5 ``::total`` = sum of its parts, misses <= accesses).
 BayesPerf-style estimators use them as factors; tests use them as sanity checks of ground truth.
 
 A `Catalog` holds metrics by name, relations, per-event information, platform literals and
 predefined groups (LIKWID event sets, hperf event groups, Arm and perf metric groups), loaded from any
-supported format by `load_catalog` or from the built-in TOML catalogs by `builtin`.
+supported format by `load_catalog` (formats: `mpx.metrics.formats`) or from the built-in TOML catalogs
+by `builtin`; `resolve_catalog` takes either (a file or folder, or a built-in name).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import importlib
 import json
 import os
 import re
@@ -45,14 +45,17 @@ import numpy as np
 
 from mpx.errors import ConfigError, FormatError
 from mpx.metrics import expr as E
+from mpx.metrics import formats
+from mpx.metrics.evaluation import PSEUDO_EVENTS, CatalogEvaluator
+from mpx.metrics.eventinfo import EventInfo, Group
+from mpx.metrics.formats.common import read_source
+from mpx.metrics.relation import Relation
+from mpx.trace import SECONDS_PER_UNIT, Trace
 
 __all__ = [
     "PSEUDO_EVENTS",
     "CONSTRAINTS",
     "Metric",
-    "Relation",
-    "EventInfo",
-    "Group",
     "Catalog",
     "load_catalog",
     "detect_format",
@@ -60,27 +63,12 @@ __all__ = [
     "evaluate_trace",
     "builtin",
     "builtin_names",
-    "vector_total_relations",
+    "resolve_catalog",
 ]
-
-PSEUDO_EVENTS: dict[str, str] = {
-    "duration_time": "length of the window in seconds (perf's tool event; perf scales it to seconds in metrics)",
-    "user_time": "user CPU time of the window in seconds (perf tool event)",
-    "system_time": "system CPU time of the window in seconds (perf tool event)",
-}
-"""Names that are properties of the measurement window, not counters."""
 
 CONSTRAINTS = ("NO_GROUP_EVENTS", "NO_GROUP_EVENTS_NMI", "NO_GROUP_EVENTS_SMT")
 """perf ``MetricConstraint`` values: the metric's events must not be put in one group (always; when
 the NMI watchdog is on; when SMT is on) — see ``tools/perf/util/metricgroup.c``."""
-
-GROUP_KINDS = ("eventset", "event_group", "metric_group", "function")
-"""`Group.kind`: ``eventset`` (LIKWID group: events measured together on named counters),
-``event_group`` (hperf: events that should be co-scheduled), ``metric_group`` (perf ``MetricGroup``,
-Arm ``groups.metrics``: a set of metrics; events = union of theirs), ``function`` (Arm
-``groups.function``: events sorted by function, informational). The events of a metric group that
-lists metrics are derived from them (and re-pruned whenever the literals change)."""
-
 
 # -- Metric -----------------------------------------------------------------------------------------
 
@@ -152,248 +140,6 @@ class Metric:
     def evaluate(self, counts: Mapping[str, Any], literals: Mapping[str, Any] | None = None) -> np.ndarray:
         """Value over ``counts`` (name → array); references to other metrics need a `Catalog`."""
         return evaluate_metrics([self], counts, literals)[self.name]
-
-
-# -- Relation ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Relation:
-    """``sum_i a_i * x_i == 0`` (kind ``"=="``) or ``<= 0`` (kind ``"<="``) for every interval.
-
-    ``terms`` are (event, coefficient) pairs sorted by event name. Build one with `from_expr`
-    (``"ILmr <= I1mr"``, ``"a + b == c"``), `identity` or `at_most`.
-    """
-
-    name: str
-    terms: tuple[tuple[str, float], ...]
-    kind: str = "=="
-    description: str = ""
-    source: str | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("==", "<="):
-            raise ValueError(f"relation {self.name!r}: kind must be '==' or '<=', got {self.kind!r}")
-        if not self.terms:
-            raise ValueError(f"relation {self.name!r} has no terms")
-
-    @classmethod
-    def from_coeffs(cls, name: str, coeffs: Mapping[str, float], kind: str = "==", **kw: Any) -> Relation:
-        terms = tuple(sorted((k, float(v)) for k, v in coeffs.items() if v != 0))
-        return cls(name=name, terms=terms, kind=kind, **kw)
-
-    @classmethod
-    def from_expr(
-        cls, text: str, name: str, *, literals: Mapping[str, Any] | None = None, path=None, line=None, **kw: Any
-    ) -> Relation:
-        """Parse ``lhs OP rhs`` with OP in ``== <= >=``; both sides must be linear in event names with
-        constant (number or known literal) coefficients and no constant term."""
-        what = f"relation {name!r}"
-        ast = E.parse(text, path=path, line=line, what=what)
-        if not (isinstance(ast, E.Binary) and ast.op in ("==", "<=", ">=")):
-            raise FormatError(path, line, f"{what}: must be 'lhs == rhs', 'lhs <= rhs' or 'lhs >= rhs': {text!r}")
-        lhs, rhs = (ast.left, ast.right) if ast.op != ">=" else (ast.right, ast.left)
-        try:
-            coeffs = E.linear_form(E.Binary("-", lhs, rhs), literals)
-        except ValueError as exc:
-            raise FormatError(path, line, f"{what}: {exc}") from None
-        if not coeffs:
-            raise FormatError(path, line, f"{what}: both sides are equal, nothing to relate: {text!r}")
-        return cls.from_coeffs(name, coeffs, "==" if ast.op == "==" else "<=", **kw)
-
-    @classmethod
-    def identity(cls, name: str, total: str, parts: Iterable[str], **kw: Any) -> Relation:
-        """``total == sum(parts)``."""
-        coeffs: dict[str, float] = {total: -1.0}
-        for p in parts:
-            coeffs[p] = coeffs.get(p, 0.0) + 1.0
-        return cls.from_coeffs(name, coeffs, "==", **kw)
-
-    @classmethod
-    def at_most(cls, name: str, small: str, big: str, **kw: Any) -> Relation:
-        """``small <= big``."""
-        return cls.from_coeffs(name, {small: 1.0, big: -1.0}, "<=", **kw)
-
-    @property
-    def coeffs(self) -> dict[str, float]:
-        return dict(self.terms)
-
-    @property
-    def events(self) -> frozenset[str]:
-        return frozenset(k for k, _ in self.terms)
-
-    def to_expr(self) -> str:
-        """Readable form with positive coefficients on each side (``a + b == c``)."""
-        def side(items):
-            parts = [E._fmt_name(k) if v == 1 else f"{E._fmt_num(v)} * {E._fmt_name(k)}" for k, v in items]
-            return " + ".join(parts) if parts else "0"
-
-        lhs = [(k, v) for k, v in self.terms if v > 0]
-        rhs = [(k, -v) for k, v in self.terms if v < 0]
-        return f"{side(lhs)} {self.kind} {side(rhs)}"
-
-    def residual(self, counts: Mapping[str, Any]) -> np.ndarray:
-        """``sum_i a_i x_i`` per interval (0 for an exact identity, <= 0 for a satisfied inequality)."""
-        total = 0.0
-        for k, v in self.terms:
-            if k not in counts:
-                raise ConfigError(f"relation {self.name!r} needs event {k!r}, which the counts do not have")
-            total = total + v * np.asarray(counts[k], dtype=np.float64)
-        return np.asarray(total, dtype=np.float64)
-
-    def violation(self, counts: Mapping[str, Any]) -> np.ndarray:
-        """How far each interval is from satisfying the relation (>= 0; 0 when satisfied)."""
-        r = self.residual(counts)
-        return np.abs(r) if self.kind == "==" else np.maximum(r, 0.0)
-
-    def holds(self, counts: Mapping[str, Any], *, rtol: float = 0.0, atol: float = 0.0) -> np.ndarray:
-        """Per interval: is the violation <= ``atol + rtol * sum_i |a_i x_i|``? Exact by default."""
-        scale = sum(abs(v) * np.abs(np.asarray(counts[k], dtype=np.float64)) for k, v in self.terms)
-        return self.violation(counts) <= atol + rtol * scale
-
-
-def vector_total_relations(event_names: Iterable[str], *, within: Iterable[str] | None = None,
-                           source: str = "gem5 vector ::total") -> list[Relation]:
-    """gem5 vector identities ``prefix::total == sum of prefix::<part>`` for every ``prefix::total``
-    among ``event_names`` (additive counters only: pass a Trace's events, never formulas).
-
-    Distributions (a part named ``samples``, ``mean``, ``stdev``, ``underflows``, ...) are skipped: their
-    ``::total`` is not the sum of the other rows. Parts gem5 left out (zero ``nozero`` stats) are zero,
-    so the identity still holds with the parts present. A part that *is* in the stats but not in
-    ``event_names`` is not zero: pass every event of the trace, not a selection of it, and ``within``
-    (e.g. the problem's events) to keep only the vectors with an event there — the parts outside it are
-    then latent variables of the relations (`mpx.scalers.relations.relation_set`).
-    """
-    dist_keys = {"samples", "mean", "gmean", "stdev", "underflows", "overflows", "min_value", "max_value"}
-    by_prefix: dict[str, list[str]] = {}
-    for name in event_names:
-        prefix, sep, part = name.rpartition("::")
-        if sep:
-            by_prefix.setdefault(prefix, []).append(part)
-    keep = None if within is None else {n.rpartition("::")[0] for n in within if "::" in n}
-    out = []
-    for prefix, parts in by_prefix.items():
-        if "total" not in parts or dist_keys & set(parts) or (keep is not None and prefix not in keep):
-            continue
-        others = [p for p in parts if p != "total"]
-        if others:
-            out.append(
-                Relation.identity(
-                    f"{prefix}::total", f"{prefix}::total", [f"{prefix}::{p}" for p in others], source=source
-                )
-            )
-    return out
-
-
-# -- per-event information and groups ---------------------------------------------------------------
-
-_COUNTER_LIST = re.compile(r"^\s*\d+(\s*,\s*\d+)*\s*$")
-_COUNTER_FIXED = re.compile(r"^\s*fixed counter\s*(\d+)\s*$", re.IGNORECASE)
-
-
-def check_counter_spec(text: str | None) -> str | None:
-    """Raise ValueError unless ``text`` is a perf ``Counter`` value (``"0,1,2,3"``, ``"Fixed counter 1"``,
-    ``"FIXED"``) or None."""
-    if text is None:
-        return None
-    if not isinstance(text, str) or not (
-        _COUNTER_LIST.match(text) or _COUNTER_FIXED.match(text) or text.strip().upper() == "FIXED"
-    ):
-        raise ValueError(f"not a perf Counter value: {text!r}")
-    return text
-
-
-@dataclass(frozen=True)
-class EventInfo:
-    """What a catalog knows about one event. ``counter`` and ``counter_ht_off`` are perf's raw strings
-    (``"0,1,2,3"``, ``"Fixed counter 1"``, ``"FIXED"`` for an uncore fixed counter); `counters` and
-    `fixed_counter` parse them. ``kind`` is one of ``general``, ``fixed``, ``uncore``, ``energy``,
-    ``thermal``, ``msr``, ``topdown``, ``software``, ``pinned``, ``other`` or None (unknown)."""
-
-    name: str
-    counter: str | None = None
-    counter_ht_off: str | None = None
-    unit: str | None = None
-    kind: str | None = None
-    code: str | None = None
-    description: str = ""
-    source: str | None = field(default=None, compare=False)
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
-
-    @staticmethod
-    def _parse(text: str | None) -> frozenset[int] | None:
-        if text is None or not _COUNTER_LIST.match(text):
-            return None
-        return frozenset(int(x) for x in text.split(","))
-
-    @property
-    def counters(self) -> frozenset[int] | None:
-        """General-purpose counters the event may use (HT on), or None (unknown or fixed)."""
-        return self._parse(self.counter)
-
-    @property
-    def counters_ht_off(self) -> frozenset[int] | None:
-        """General-purpose counters with hyper-threading off (perf ``CounterHTOff``), or None."""
-        return self._parse(self.counter_ht_off)
-
-    @property
-    def is_fixed(self) -> bool:
-        return self.counter is not None and (
-            bool(_COUNTER_FIXED.match(self.counter)) or self.counter.strip().upper() == "FIXED"
-        )
-
-    @property
-    def fixed_counter(self) -> int | None:
-        """Index of the fixed counter (``"Fixed counter 1"`` → 1); None otherwise (also for ``"FIXED"``,
-        whose index perf does not give)."""
-        m = _COUNTER_FIXED.match(self.counter or "")
-        return int(m.group(1)) if m else None
-
-    def merged(self, other: EventInfo) -> tuple[EventInfo, str | None]:
-        """Fill this record's missing fields from ``other``; returns (merged, conflict message or None)
-        — on a conflict this record's value is kept."""
-        changes: dict[str, Any] = {}
-        conflict = None
-        for f in ("counter", "counter_ht_off", "unit", "kind", "code"):
-            mine, theirs = getattr(self, f), getattr(other, f)
-            if mine is None and theirs is not None:
-                changes[f] = theirs
-            elif mine is not None and theirs is not None and mine != theirs and f in ("counter", "counter_ht_off", "unit"):
-                conflict = (
-                    f"{f} {theirs!r} of {self.name!r} from {other.source} conflicts with {mine!r} "
-                    f"(record first seen in {self.source})"
-                )
-        if not self.description and other.description:
-            changes["description"] = other.description
-        extra = dict(other.extra)
-        for k, v in self.extra.items():
-            if isinstance(v, list) and isinstance(extra.get(k), list):
-                extra[k] = list(dict.fromkeys(v + extra[k]))
-            else:
-                extra[k] = v
-        changes["extra"] = extra
-        return dataclasses.replace(self, **changes), conflict
-
-
-@dataclass(frozen=True)
-class Group:
-    """A predefined group (see `GROUP_KINDS`). ``counters`` pairs events with the register a LIKWID
-    group puts them on (``("INSTR_RETIRED_ANY", "FIXC0")``); ``requires`` lists LIKWID ``REQUIRE_*``
-    conditions without the prefix (``("NOHT",)``: the group needs hyper-threading off, e.g. because it
-    uses PMC4-7)."""
-
-    name: str
-    kind: str
-    events: tuple[str, ...] = ()
-    metrics: tuple[str, ...] = ()
-    description: str = field(default="", repr=False)
-    counters: tuple[tuple[str, str], ...] = ()
-    requires: tuple[str, ...] = ()
-    source: str | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.kind not in GROUP_KINDS:
-            raise ValueError(f"group {self.name!r}: kind must be one of {GROUP_KINDS}, got {self.kind!r}")
 
 
 # -- Catalog ----------------------------------------------------------------------------------------
@@ -719,41 +465,6 @@ class Catalog:
 # -- evaluation -------------------------------------------------------------------------------------
 
 
-class _CatalogEvaluator(E.Evaluator):
-    def __init__(self, catalog: Catalog, env: Mapping[str, Any], literals: Mapping[str, Any]):
-        super().__init__(env, literals)
-        self.catalog = catalog
-        self.values: dict[str, Any] = {}
-        self.stack: list[str] = []
-
-    def _missing(self, kind: str, name: str) -> ConfigError:
-        who = f"metric {self.stack[-1]!r}" if self.stack else "the expression"
-        hint = ""
-        if name in PSEUDO_EVENTS:
-            hint = f"; it is a pseudo-event ({PSEUDO_EVENTS[name]}): put it in the counts"
-        elif kind == "literal":
-            hint = "; the platform must supply it (no default)"
-        return ConfigError(f"{kind} {name!r} needed by {who} is not available{hint}")
-
-    def name_value(self, name: str):
-        if name in self.catalog.metrics:
-            return self.metric_value(name)
-        return super().name_value(name)
-
-    def has(self, name: str) -> bool:
-        return name in self.env or name in self.catalog.metrics
-
-    def metric_value(self, name: str):
-        if name not in self.values:
-            self.stack.append(name)
-            try:
-                with np.errstate(all="ignore"):
-                    self.values[name] = self._eval(self.catalog.metrics[name].ast)
-            finally:
-                self.stack.pop()
-        return self.values[name]
-
-
 def evaluate_metrics(
     catalog_or_metrics: Catalog | Iterable[Metric] | Mapping[str, Metric],
     counts: Mapping[str, Any],
@@ -783,7 +494,7 @@ def evaluate_metrics(
     if len(lengths) > 1:
         raise ConfigError(f"counts arrays have different lengths: {sorted(lengths)}")
     shape = (lengths.pop(),) if lengths else ()
-    ev = _CatalogEvaluator(catalog, counts, {**catalog.literals, **(literals or {})})
+    ev = CatalogEvaluator(catalog, counts, {**catalog.literals, **(literals or {})})
     out: dict[str, np.ndarray] = {}
     for name in (list(catalog.metrics) if names is None else list(names)):
         catalog.metric(name)
@@ -795,9 +506,6 @@ def evaluate_metrics(
             raise
         out[name] = np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), shape), dtype=np.float64)
     return out
-
-
-_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
 
 def evaluate_trace(
@@ -812,12 +520,10 @@ def evaluate_trace(
     """`evaluate_metrics` over the intervals of a `mpx.trace.Trace`. ``duration_time`` is the interval
     length in seconds when the time axis is in s/ms/us/ns, or when ``seconds_per_unit`` converts it
     (e.g. 1e-12 for gem5 ticks at the default 1 THz tick rate — no silent default is assumed)."""
-    from mpx.trace import Trace
-
     if not isinstance(trace, Trace):
         raise TypeError(f"expected a Trace, got {type(trace).__name__}")
     counts: dict[str, Any] = {e: trace.counts[:, i] for i, e in enumerate(trace.events)}
-    factor = seconds_per_unit if seconds_per_unit is not None else _SECONDS.get(trace.time_unit)
+    factor = seconds_per_unit if seconds_per_unit is not None else SECONDS_PER_UNIT.get(trace.time_unit)
     if factor is not None and "duration_time" not in counts:
         counts["duration_time"] = trace.durations * factor
     return evaluate_metrics(catalog_or_metrics, counts, literals, names=names, missing=missing)
@@ -825,46 +531,12 @@ def evaluate_trace(
 
 # -- loading ----------------------------------------------------------------------------------------
 
-FORMATS: dict[str, str] = {
-    "perfjson": "mpx.metrics.perfjson",
-    "likwid": "mpx.metrics.likwid",
-    "armtelemetry": "mpx.metrics.armtelemetry",
-    "hperf": "mpx.metrics.hperf",
-    "toml": "mpx.metrics.toml",
-}
-"""Catalog format name → module. Each module has ``NAME``, ``sniff(path, text, obj) -> bool`` (``obj``
-is the parsed JSON or None) and ``load(path) -> Catalog``."""
-
-
-def _module(name: str):
-    return importlib.import_module(FORMATS[name])
-
-
-_TOML_HEADER = re.compile(r"\s*\[\s*[A-Za-z_\"'][^\]\n]*\]\s*(#[^\n]*)?\n")
-
-
-def _read(path: str | os.PathLike) -> tuple[str, Any]:
-    from mpx.readers._io import read_text
-
-    text = read_text(path)
-    obj = None
-    if text.lstrip()[:1] in ("[", "{"):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if not (".toml" in Path(path).name or _TOML_HEADER.match(text)):
-                raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
-        except RecursionError:
-            raise FormatError(path, None, "invalid JSON: nested too deeply") from None
-    return text, obj
-
-
 def detect_format(path: str | os.PathLike, text: str | None = None, obj: Any = None) -> str | None:
     """The catalog format of file ``path`` by content (None when no format claims it)."""
     if text is None:
-        text, obj = _read(path)
-    for name in FORMATS:
-        if _module(name).sniff(path, text, obj):
+        text, obj = read_source(path)
+    for name in formats.detection_order():
+        if formats.get(name).sniff(path, text, obj):
             return name
     return None
 
@@ -879,12 +551,12 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
     if p.is_dir():
         cats, skipped = [], []
         for f in sorted(x for x in p.rglob("*") if x.is_file()):
-            text, obj = _read(f)
+            text, obj = read_source(f)
             fmt = format or detect_format(f, text, obj)
             if fmt is None:
                 skipped.append(str(f))
                 continue
-            cats.append(_module(fmt).load(f))
+            cats.append(formats.get(fmt).load(f))
         if not cats:
             raise FormatError(path, None, "no metric catalog file in this directory")
         cat = cats[0].merge(*cats[1:]) if len(cats) > 1 else cats[0]
@@ -898,9 +570,10 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
                 path, None, "not a metric catalog (perf pmu-events JSON, LIKWID group, Arm telemetry JSON, "
                 "hperf JSON or mpx TOML)",
             )
-    elif format not in FORMATS:
-        raise FormatError(path, None, f"unknown catalog format {format!r}; known: {', '.join(FORMATS)}")
-    return _module(format).load(p)
+    elif format not in formats.REGISTRY:
+        known = ", ".join(formats.detection_order())
+        raise FormatError(path, None, f"unknown catalog format {format!r}; known: {known}")
+    return formats.get(format).load(p)
 
 
 _BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
@@ -916,38 +589,17 @@ def builtin(name: str) -> Catalog:
     f = _BUILTIN_DIR / f"{name}.toml"
     if not f.is_file():
         raise KeyError(f"no built-in catalog {name!r}; available: {', '.join(builtin_names())}")
-    return _module("toml").load(f)
+    return formats.get("toml").load(f)
 
 
-# -- helpers shared by the format modules -----------------------------------------------------------
+def resolve_catalog(name_or_path: str | os.PathLike, *, what: str = "catalog") -> Catalog:
+    """The one name-or-file resolver: `load_catalog` of an existing file or folder, else the built-in
+    catalog of that name; anything else is a `ConfigError` (``what`` names the input, e.g. an option)."""
+    if os.path.exists(name_or_path):
+        return load_catalog(name_or_path)
+    if name_or_path in builtin_names():
+        return builtin(os.fspath(name_or_path))
+    raise ConfigError(f"{what} {os.fspath(name_or_path)!r} is neither an existing file or folder nor a built-in "
+                      f"catalog ({', '.join(builtin_names())})")
 
-
-def line_of(text: str, needle: str, start: int = 0) -> int | None:
-    """1-based line of the first occurrence of ``needle`` in ``text`` (None when absent)."""
-    i = text.find(needle, start)
-    return None if i < 0 else text.count("\n", 0, i) + 1
-
-
-def json_line(text: str, key: str, value: str) -> int | None:
-    """Line of ``"key": "value"`` in JSON ``text`` (tolerates any spacing after the colon)."""
-    m = re.search(re.escape(json.dumps(key)) + r"\s*:\s*" + re.escape(json.dumps(value)), text)
-    return None if m is None else text.count("\n", 0, m.start()) + 1
-
-
-def where(path, line: int | None) -> str:
-    return f"{path}:{line}" if line else str(path)
-
-
-def as_str(v: Any, path, line, what: str, *, optional: bool = False) -> str | None:
-    if v is None and optional:
-        return None
-    if not isinstance(v, str):
-        raise FormatError(path, line, f"{what} must be a string, got {v!r}")
-    return v
-
-
-def as_str_list(v: Any, path, line, what: str) -> list[str]:
-    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise FormatError(path, line, f"{what} must be a list of strings, got {v!r}")
-    return list(v)
 

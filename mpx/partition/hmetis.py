@@ -15,7 +15,7 @@ import numpy as np
 
 from mpx.errors import ConfigError, FormatError
 from mpx.partition.hypergraph import Hypergraph
-from mpx.readers._io import read_text
+from mpx.readers.textio import read_text
 
 _FORMATS = (0, 1, 10, 11)
 

@@ -1,7 +1,8 @@
 """Readers: stat dumps of every supported simulator or tool → `Trace`.
 
 One module per format, each exposing ``NAME``, ``sniff(path, head) -> bool`` (does this file look like
-mine? ``head`` is the first few KiB of decompressed text) and ``read(path, **options) -> Trace``.
+mine? ``head`` is the first few KiB of decompressed text) and ``read(path, **options) -> Trace``, found
+through `REGISTRY` (built-ins, and plugins from the entry-point group ``mpx.readers``).
 `read_trace` picks the format by content, never by file name alone, and reads compressed files
 transparently. Every malformed input raises `mpx.errors.FormatError` naming file, line and problem.
 
@@ -11,31 +12,43 @@ transparently. Every malformed input raises `mpx.errors.FormatError` naming file
 
 from __future__ import annotations
 
-import importlib
 import os
 import zipfile
-from types import ModuleType
+from typing import Any
 
 from mpx.errors import FormatError
-from mpx.readers._io import head_text
+from mpx.readers.textio import head_text
+from mpx.registry import Registry
 from mpx.trace import Trace
 
-#: format name → module (imported lazily: ``mpx --help`` must stay fast)
-FORMATS: dict[str, str] = {
+__all__ = ["REGISTRY", "detect_format", "formats", "read_trace", "reader"]
+
+
+def _check(obj: Any) -> str | None:
+    missing = [a for a in ("NAME", "sniff", "read") if not hasattr(obj, a)]
+    return f"not a trace reader (it lacks {', '.join(missing)})" if missing else None
+
+
+#: format name → reader module (imported on first use: ``mpx --help`` must stay fast)
+REGISTRY = Registry("format", "mpx.readers", builtin={
     "mpx": "mpx.readers.native",
     "jsonl": "mpx.readers.jsonl",
     "gem5": "mpx.readers.gem5",
     "callgrind": "mpx.readers.callgrind",
     "perfstat": "mpx.readers.perfstat",
-}
+}, check=_check)
 
 
-def reader(name: str) -> ModuleType:
-    """The reader module of format ``name``."""
-    try:
-        return importlib.import_module(FORMATS[name])
-    except KeyError:
-        raise FormatError(None, None, f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
+def formats() -> list[str]:
+    """Format names in detection order: the built-ins in their fixed order, then plugins by name."""
+    return list(REGISTRY.builtin) + [n for n in REGISTRY.available() if n not in REGISTRY.builtin]
+
+
+def reader(name: str) -> Any:
+    """The reader (a module, or a plugin object) of format ``name``."""
+    if name not in REGISTRY.builtin and name not in REGISTRY:
+        raise FormatError(None, None, f"unknown format {name!r}; known: {', '.join(formats())}")
+    return REGISTRY.load(name)
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -49,12 +62,12 @@ def detect_format(path: str | os.PathLike) -> str:
     if zipfile.is_zipfile(path):
         return "mpx"
     head = head_text(path)
-    for name in FORMATS:
+    for name in formats():
         if name != "mpx" and reader(name).sniff(path, head):
             return name
     first = next((ln for ln in head.splitlines() if ln.strip()), "")[:80]
     raise FormatError(
-        path, 1, f"unknown format (first line {first!r}); known formats: {', '.join(FORMATS)}"
+        path, 1, f"unknown format (first line {first!r}); known formats: {', '.join(formats())}"
     )
 
 

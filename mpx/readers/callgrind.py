@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mpx.errors import FormatError, TraceError
-from mpx.readers._io import head_text, read_bytes
+from mpx.readers.textio import head_text, read_bytes
 from mpx.trace import Trace
 
 NAME = "callgrind"

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import FormatError, TraceError
-from mpx.readers._io import open_binary
+from mpx.readers.textio import open_binary
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
 from mpx.trace import TIME_UNITS, Trace
 

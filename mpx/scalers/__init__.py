@@ -1,6 +1,6 @@
 """Multiplexing scalers (estimators), by name: ``mpx.scalers.get("linear")``, ``available()``.
 
-A scaler turns an `~mpx.multiplex.Observation` into an `~mpx.scalers.base.Estimate`; read
+A scaler turns an `~mpx.observation.Observation` into an `~mpx.scalers.base.Estimate`; read
 `mpx.scalers.base` for the interface and how to write one. Built-in scalers are listed in `BUILTIN`
 (name → ``"module:Class"``, imported on first use):
 

@@ -1,6 +1,6 @@
 """The scaler interface: what a multiplexing scaler (estimator) gets, and what it returns.
 
-A scaler turns an `~mpx.multiplex.Observation` — what a real PMU driver would have read — into an
+A scaler turns an `~mpx.observation.Observation` — what a real PMU driver would have read — into an
 `Estimate` of every event's count in every read window (and, for methods that work per quantum, in
 every quantum). It never sees a `~mpx.trace.Trace`: `mpx.multiplex.multiplex` owns the truth and hands
 out only Observations; `mpx.evaluate.score` compares an Estimate with the truth afterwards.
@@ -69,7 +69,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError, MpxError
-from mpx.multiplex import Observation
+from mpx.observation import Observation
 from mpx.params import Params
 
 __all__ = ["Estimate", "Scaler", "ScalerError", "ScalerTags", "VIEWS"]
@@ -207,7 +207,7 @@ class ScalerTags:
 
 def sum_quanta(per_quantum: np.ndarray, read_quanta: np.ndarray) -> np.ndarray:
     """Per read window sums of a per quantum array ``[Q, E]``; ``read_quanta[W+1]`` are the quantum
-    index of each read (`~mpx.multiplex.ReadView.quanta`)."""
+    index of each read (`~mpx.observation.ReadView.quanta`)."""
     per_quantum = np.asarray(per_quantum, dtype=np.float64)
     starts = np.asarray(read_quanta[:-1], dtype=np.intp)
     if starts.size == 0:
@@ -270,7 +270,7 @@ class Scaler(Params, ABC):
         """Estimate every event's count per read window of ``observation`` (an Observation, never a
         Trace); checks the result's shapes against the observation."""
         if not isinstance(observation, Observation):
-            raise ConfigError(f"{type(self).__name__}.estimate expects a mpx.multiplex.Observation, got "
+            raise ConfigError(f"{type(self).__name__}.estimate expects a mpx.observation.Observation, got "
                               f"{type(observation).__name__} (a scaler never receives a Trace: use "
                               "mpx.multiplex.multiplex first)")
         self.validate_params()

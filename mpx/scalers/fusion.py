@@ -72,7 +72,7 @@ from mpx.errors import ConfigError
 from mpx.params import Interval
 from mpx.scalers.base import Estimate, Scaler, sum_quanta
 from mpx.scalers.inference.relations import relation_set
-from mpx.trace import Trace
+from mpx.trace import Trace, rebin_counts
 
 __all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
 
@@ -85,14 +85,12 @@ def window_counts(counts: np.ndarray, edges: np.ndarray, length: float) -> np.nd
     """Per-interval ``counts[T, E]`` on ``edges[T+1]`` resampled into consecutive windows of ``length``
     (an interval a boundary cuts is split uniformly in time, as `mpx.multiplex.multiplex` does); the
     incomplete last window is dropped. Returns ``[n_windows, E]``."""
-    from mpx.multiplex import _per_quantum
-
     counts = np.nan_to_num(np.asarray(counts, dtype=np.float64))
     edges = np.asarray(edges, dtype=np.float64)
     n = int(math.floor((edges[-1] - edges[0]) / length + 1e-9))
     if n < 1:
         return np.zeros((0, counts.shape[1]))
-    return _per_quantum(counts, edges, edges[0] + length * np.arange(n + 1))[0]
+    return rebin_counts(counts, edges, edges[0] + length * np.arange(n + 1))
 
 
 def _ledoit_wolf(x: np.ndarray, centered: bool) -> np.ndarray:

@@ -48,18 +48,11 @@ import sys
 from typing import Any
 
 from mpx.errors import FormatError
-from mpx.metrics.catalog import (
-    CONSTRAINTS,
-    GROUP_KINDS,
-    Catalog,
-    EventInfo,
-    Group,
-    Metric,
-    Relation,
-    as_str,
-    as_str_list,
-    check_counter_spec,
-)
+from mpx.metrics.catalog import CONSTRAINTS, Catalog, Metric
+from mpx.metrics.eventinfo import GROUP_KINDS, EventInfo, Group, check_counter_spec
+from mpx.metrics.formats.common import as_str, as_str_list
+from mpx.metrics.relation import Relation
+from mpx.readers.textio import read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -106,8 +99,6 @@ def _check_keys(d: Any, allowed: set[str], path, line, what: str) -> dict:
 
 def load(path: str | os.PathLike) -> Catalog:
     """Read an mpx TOML catalog (schema in the module docstring)."""
-    from mpx.readers._io import read_text
-
     text = read_text(path)
     try:
         doc = tomllib.loads(text)

@@ -21,7 +21,9 @@ from typing import Any
 
 from mpx.errors import FormatError
 from mpx.metrics import expr as E
-from mpx.metrics.catalog import PSEUDO_EVENTS, Catalog, EventInfo, Group, Metric, _read, json_line, line_of
+from mpx.metrics.catalog import PSEUDO_EVENTS, Catalog, Metric
+from mpx.metrics.eventinfo import EventInfo, Group
+from mpx.metrics.formats.common import json_line, line_of, read_source
 
 NAME = "hperf"
 
@@ -43,7 +45,7 @@ def _int(v: Any, path, line, what: str) -> int:
 
 def load(path: str | os.PathLike) -> Catalog:
     """Read one hperf configuration (JSON) into a Catalog."""
-    text, obj = _read(path)
+    text, obj = read_source(path)
     if not isinstance(obj, dict):
         raise FormatError(path, 1, "an hperf configuration is a JSON object")
     unknown = set(obj) - set(_KEYS)

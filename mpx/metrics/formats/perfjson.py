@@ -22,18 +22,9 @@ from typing import Any
 
 from mpx.errors import FormatError
 from mpx.metrics import expr as E
-from mpx.metrics.catalog import (
-    CONSTRAINTS,
-    Catalog,
-    EventInfo,
-    Group,
-    Metric,
-    _read,
-    as_str,
-    check_counter_spec,
-    json_line,
-    where,
-)
+from mpx.metrics.catalog import CONSTRAINTS, Catalog, Metric
+from mpx.metrics.eventinfo import EventInfo, Group, check_counter_spec
+from mpx.metrics.formats.common import as_str, json_line, read_source, where
 
 NAME = "perfjson"
 
@@ -55,7 +46,7 @@ def sniff(path, text: str, obj: Any) -> bool:
 
 def load(path: str | os.PathLike) -> Catalog:
     """Read one perf pmu-events JSON file into a Catalog."""
-    text, obj = _read(path)
+    text, obj = read_source(path)
     if obj is None:
         raise FormatError(path, 1, "not JSON: perf pmu-events files are JSON lists")
     metrics: list[Metric] = []

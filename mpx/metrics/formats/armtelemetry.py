@@ -20,7 +20,9 @@ import os
 from typing import Any
 
 from mpx.errors import FormatError
-from mpx.metrics.catalog import Catalog, EventInfo, Group, Metric, _read, as_str, as_str_list, line_of
+from mpx.metrics.catalog import Catalog, Metric
+from mpx.metrics.eventinfo import EventInfo, Group
+from mpx.metrics.formats.common import as_str, as_str_list, line_of, read_source
 
 NAME = "armtelemetry"
 
@@ -35,7 +37,7 @@ def _key_line(text: str, key: str, after: int = 0) -> int | None:
 
 def load(path: str | os.PathLike) -> Catalog:
     """Read one Arm telemetry specification JSON file into a Catalog."""
-    text, obj = _read(path)
+    text, obj = read_source(path)
     if not isinstance(obj, dict):
         raise FormatError(path, 1, "an Arm telemetry specification is a JSON object")
     for key in ("events", "metrics"):

@@ -36,7 +36,9 @@ from typing import Any
 
 from mpx.errors import FormatError
 from mpx.metrics import expr as E
-from mpx.metrics.catalog import Catalog, EventInfo, Group, Metric, _read
+from mpx.metrics.catalog import Catalog, Metric
+from mpx.metrics.eventinfo import EventInfo, Group
+from mpx.metrics.formats.common import read_source
 
 NAME = "likwid"
 
@@ -71,7 +73,7 @@ def sniff(path, text: str, obj: Any) -> bool:
 
 def load(path: str | os.PathLike) -> Catalog:
     """Read one LIKWID group file; the group is named after the file (``TMA.txt`` → ``TMA``)."""
-    text, _ = _read(path)
+    text, _ = read_source(path)
     group = Path(path).name.split(".")[0]
     short = None
     section = None

@@ -7,9 +7,9 @@ counters an event may use; an event without a mask may use any generic counter o
 counters can be **reserved** by someone else (the NMI watchdog, see `PMU.with_nmi_watchdog`).
 
 Whether a set of events fits in one quantum is a bipartite matching, events → allowed, unreserved
-counters (`PMU.assign`, `PMU.fits`). The Linux x86 kernel does *not* solve that matching: it assigns
-greedily (`method="perf"`), see `PMU.assign` for the algorithm, its source and an example where it
-fails although a matching exists.
+counters (`PMU.assign`, `PMU.fits`; the placement rules live in `mpx.pmu.placement`). The Linux x86
+kernel does *not* solve that matching: it assigns greedily (`method="perf"`), see `PMU.assign` for the
+algorithm, its source and an example where it fails although a matching exists.
 
 Hardware descriptions are TOML files with the schema below (the presets live in ``mpx/data/pmu/``).
 There are no silent defaults for hardware parameters: a missing key is a `ConfigError` naming the key
@@ -44,152 +44,26 @@ HT-exclusive counter workaround (``gpmax``); arm64 chained 64-bit events (counte
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from mpx.errors import ConfigError, FormatError
+from mpx.errors import ConfigError
+from mpx.pmu.describe import describe
+from mpx.pmu.files import read_toml, required_key, str_list
+from mpx.pmu.perfjson import counter_fields
+from mpx.pmu.placement import place_greedy, place_matching
+from mpx.pmu.units import FIXED, GENERIC, GLOB_CHARS, KINDS, Counter, UncountableEventError, Unit
 
-FIXED = "fixed"
-GENERIC = "generic"
-KINDS = (FIXED, GENERIC)
+__all__ = ["PMU"]
 
 #: a perf-style event name ``unit/event/`` with optional trailing modifiers (``cpu/event/u``)
 _PREFIXED = re.compile(r"^([A-Za-z0-9_.\-]+)/(.+)/([A-Za-z]*)$")
-_GLOB_CHARS = frozenset("*?[")
 _TOP_KEYS = ("name", "description", "sources", "units", "reserved", "default_unit", "event_units")
 _UNIT_KEYS = ("generic", "fixed", "masks", "instances")
 _CACHE_MAX = 1 << 17  # entries per PMU before the assignment cache is cleared
-_MAX_COUNTERS = 1024  # per unit; x86 has X86_PMC_IDX_MAX = 64 counter indices in all
-
-
-class UncountableEventError(ConfigError):
-    """An event can never be counted on this PMU (unknown unit, no allowed counter left, ...)."""
-
-
-@dataclass(frozen=True)
-class Counter:
-    """One hardware counter: its name, kind (``"fixed"`` or ``"generic"``), unit and index in the unit.
-
-    ``str(counter)`` is ``"unit/name"``, the form used in ``reserved`` lists.
-    """
-
-    name: str
-    kind: str
-    unit: str
-    index: int
-
-    def __str__(self) -> str:
-        return f"{self.unit}/{self.name}"
-
-    @property
-    def sort_key(self) -> tuple[str, int, int]:
-        return (self.unit, KINDS.index(self.kind), self.index)
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One perf PMU: fixed counters with their bound events, generic counters, event masks.
-
-    ``fixed_events`` holds ``(event, fixed counter name)`` pairs; ``masks`` holds
-    ``(event or pattern, generic counter names)`` pairs in declaration order. Build one with
-    `Unit.make`, which validates.
-    """
-
-    name: str
-    fixed: tuple[Counter, ...]
-    generic: tuple[Counter, ...]
-    fixed_events: tuple[tuple[str, str], ...]
-    masks: tuple[tuple[str, tuple[str, ...]], ...]
-
-    @classmethod
-    def make(
-        cls,
-        name: str,
-        generic: int | Sequence[str],
-        fixed: Mapping[str, Sequence[str]],
-        masks: Mapping[str, Sequence[str]] | None = None,
-        *,
-        where: str = "<unit>",
-    ) -> Unit:
-        """Build and validate a unit; ``where`` prefixes error messages (file and key)."""
-        _check_name(name, f"{where}: unit name")
-        if isinstance(generic, bool) or not isinstance(generic, (int, list, tuple)):
-            raise ConfigError(f"{where}.generic: expected a count or a list of counter names, got {generic!r}")
-        if isinstance(generic, int):
-            if not 0 <= generic <= _MAX_COUNTERS:
-                raise ConfigError(f"{where}.generic: {generic} counters is not a plausible unit (0..{_MAX_COUNTERS})")
-            generic_names = [f"gp{i}" for i in range(generic)]
-        else:
-            generic_names = list(generic)
-            for g in generic_names:
-                _check_name(g, f"{where}.generic: counter name")
-        if not isinstance(fixed, Mapping):
-            raise ConfigError(f"{where}.fixed: expected a table fixed counter → list of events, got {fixed!r}")
-        names = list(fixed) + generic_names
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise ConfigError(f"{where}: duplicate counter name(s) {', '.join(dup)}")
-        fixed_ctrs = tuple(Counter(n, FIXED, name, i) for i, n in enumerate(fixed))
-        generic_ctrs = tuple(Counter(n, GENERIC, name, i) for i, n in enumerate(generic_names))
-        bound: dict[str, str] = {}
-        for cname, events in fixed.items():
-            _check_name(cname, f"{where}.fixed: counter name")
-            if isinstance(events, str) or not isinstance(events, (list, tuple)):
-                raise ConfigError(f"{where}.fixed.{cname}: expected a list of event names, got {events!r}")
-            for ev in events:
-                if not isinstance(ev, str) or not ev:
-                    raise ConfigError(f"{where}.fixed.{cname}: event names must be non-empty strings, got {ev!r}")
-                if any(ch in _GLOB_CHARS for ch in ev):
-                    raise ConfigError(f"{where}.fixed.{cname}: fixed bindings take exact names, not patterns ({ev!r})")
-                if ev in bound:
-                    raise ConfigError(
-                        f"{where}.fixed: event {ev!r} is bound to two fixed counters ({bound[ev]}, {cname})"
-                    )
-                bound[ev] = cname
-        mask_items: list[tuple[str, tuple[str, ...]]] = []
-        masks = {} if masks is None else masks
-        if not isinstance(masks, Mapping):
-            raise ConfigError(f"{where}.masks: expected a table event → list of generic counters, got {masks!r}")
-        gset = set(generic_names)
-        for ev, ctrs in masks.items():
-            key = f"{where}.masks.{ev!r}"
-            if not isinstance(ev, str) or not ev:
-                raise ConfigError(f"{where}.masks: event names must be non-empty strings, got {ev!r}")
-            if ev in bound:
-                raise ConfigError(
-                    f"{key}: {ev!r} is bound to fixed counter {bound[ev]}; a mask lists generic counters only"
-                )
-            if isinstance(ctrs, str) or not isinstance(ctrs, (list, tuple)) or not ctrs:
-                raise ConfigError(f"{key}: expected a non-empty list of generic counter names, got {ctrs!r}")
-            for c in ctrs:
-                if not isinstance(c, str):
-                    raise ConfigError(f"{key}: counter names are strings, got {c!r}")
-                if c in fixed:
-                    raise ConfigError(
-                        f"{key}: {c!r} is a fixed counter; bind fixed events under 'fixed', masks name generic counters"
-                    )
-                if c not in gset:
-                    known = ", ".join(generic_names) or "none"
-                    raise ConfigError(f"{key}: unknown counter {c!r} (generic counters: {known})")
-            if len(set(ctrs)) != len(ctrs):
-                raise ConfigError(f"{key}: a counter is listed twice in {list(ctrs)}")
-            mask_items.append((ev, tuple(ctrs)))
-        return cls(name, fixed_ctrs, generic_ctrs, tuple(sorted(bound.items())), tuple(mask_items))
-
-    def to_dict(self) -> dict[str, Any]:
-        fixed: dict[str, list[str]] = {c.name: [] for c in self.fixed}
-        for ev, cname in self.fixed_events:
-            fixed[cname].append(ev)
-        return {
-            "generic": [c.name for c in self.generic],
-            "fixed": fixed,
-            "masks": {ev: list(ctrs) for ev, ctrs in self.masks},
-        }
 
 
 @dataclass(frozen=True)
@@ -266,7 +140,7 @@ class PMU:
                 if missing:
                     raise ConfigError(f"{where}: unit {u.name!r}: mask of {ev!r} names unknown counter(s) {missing}")
                 ctrs = tuple(sorted((self._counter[(u.name, c)] for c in cnames), key=lambda c: c.index))
-                if any(ch in _GLOB_CHARS for ch in ev):
+                if any(ch in GLOB_CHARS for ch in ev):
                     pats.append((ev, ctrs))
                 else:
                     exact[ev] = ctrs
@@ -294,14 +168,14 @@ class PMU:
         unknown = sorted(set(data) - set(_TOP_KEYS))
         if unknown:
             raise ConfigError(f"{src}: unknown key(s) {', '.join(map(repr, unknown))} (known: {', '.join(_TOP_KEYS)})")
-        name = _required(data, "name", src)
+        name = required_key(data, "name", src)
         if not isinstance(name, str) or not name:
             raise ConfigError(f"{src}: key 'name' must be a non-empty string, got {name!r}")
         description = data.get("description", "")
         if not isinstance(description, str):
             raise ConfigError(f"{src}: key 'description' must be a string, got {description!r}")
-        sources = _str_list(data.get("sources", []), src, "sources")
-        units_tbl = _required(data, "units", src)
+        sources = str_list(data.get("sources", []), src, "sources")
+        units_tbl = required_key(data, "units", src)
         if not isinstance(units_tbl, Mapping) or not units_tbl:
             raise ConfigError(f"{src}: key 'units' must be a non-empty table of units, got {units_tbl!r}")
         units: list[Unit] = []
@@ -313,14 +187,14 @@ class PMU:
             if bad:
                 listed = ", ".join(f"{key}.{b}" for b in bad)
                 raise ConfigError(f"{src}: unknown key(s) {listed} (known: {', '.join(_UNIT_KEYS)})")
-            generic = _required(tbl, "generic", src, key)
-            fixed = _required(tbl, "fixed", src, key)
-            instances = _str_list(tbl.get("instances", [label]), src, f"{key}.instances")
+            generic = required_key(tbl, "generic", src, key)
+            fixed = required_key(tbl, "fixed", src, key)
+            instances = str_list(tbl.get("instances", [label]), src, f"{key}.instances")
             if not instances:
                 raise ConfigError(f"{src}: key '{key}.instances' is empty")
             for inst in instances:
                 units.append(Unit.make(inst, generic, fixed, tbl.get("masks"), where=f"{src}: {key}"))
-        reserved = _str_list(data.get("reserved", []), src, "reserved")
+        reserved = str_list(data.get("reserved", []), src, "reserved")
         default_unit = data.get("default_unit")
         if default_unit is not None and not isinstance(default_unit, str):
             raise ConfigError(f"{src}: key 'default_unit' must be a string, got {default_unit!r}")
@@ -333,11 +207,13 @@ class PMU:
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> PMU:
         """A PMU from a TOML file with the schema of the module docstring."""
-        return cls.from_dict(_read_toml(path), source=path)
+        return cls.from_dict(read_toml(path), source=path)
 
     @classmethod
     def preset(cls, name: str) -> PMU:
-        """A preset by name (see `presets`)."""
+        """A preset by name (see `mpx.pmu.presets.presets`)."""
+        from mpx.pmu.presets import preset  # presets build PMUs: imported on use, not at the top (a cycle)
+
         return preset(name)
 
     def to_dict(self) -> dict[str, Any]:
@@ -463,34 +339,8 @@ class PMU:
         if unit not in self._unit:
             raise ConfigError(f"PMU {self.name!r} has no unit {unit!r} ({', '.join(self._unit)})")
         u = self._unit[unit]
-        files = _json_files(paths)
-        specs: dict[str, tuple[tuple[int | None, tuple[int, ...]], str, int | None, str]] = {}
-        skipped_uncore = skipped_nofield = skipped_other = 0
-        for path in files:
-            for entry, line in _read_perf_json(path):
-                ev = entry.get("EventName")
-                if ev is None:
-                    skipped_other += 1
-                    continue
-                if not isinstance(ev, str) or not ev:
-                    raise FormatError(path, line, f"EventName must be a non-empty string, got {ev!r}")
-                if ("Unit" in entry and entry["Unit"] != json_unit) or ev.startswith("UNC_"):
-                    skipped_uncore += 1
-                    continue
-                value = entry.get(field)
-                if value is None:
-                    skipped_nofield += 1
-                    continue
-                if not isinstance(value, str):
-                    raise FormatError(path, line, f"event {ev}: {field} must be a string, got {value!r}")
-                value = value.strip()
-                parsed = _parse_counter_field(value, path, line, ev)
-                prev = specs.get(ev)
-                if prev is not None and prev[0] != parsed:
-                    raise ConfigError(
-                        f"event {ev}: {field} is {prev[1]!r} in {prev[3]} but {value!r} in {os.fspath(path)}:{line}"
-                    )
-                specs[ev] = (parsed, value, line, os.fspath(path))
+        read = counter_fields(paths, field=field, json_unit=json_unit)
+        files, specs = read.files, read.specs
         fixed_events = dict(u.fixed_events)
         masks = dict(u.masks)
         changed = 0
@@ -536,8 +386,8 @@ class PMU:
         names = ", ".join(os.path.basename(os.fspath(f)) for f in files)
         note = (
             f"masks of unit {unit!r} from perf JSON field {field!r} ({names}): "
-            f"{len(specs)} events read, {changed} changed; left out: {skipped_uncore} uncore, "
-            f"{skipped_nofield} without {field}, {skipped_other} non-event entries"
+            f"{len(specs)} events read, {changed} changed; left out: {read.skipped_uncore} uncore, "
+            f"{read.skipped_nofield} without {field}, {read.skipped_other} non-event entries"
         )
         units = tuple(new_unit if x.name == unit else x for x in self.units)
         return self._replace(units=units, sources=(*self.sources, note))
@@ -621,7 +471,7 @@ class PMU:
             hit = self._cache[key]
         except KeyError:
             infos = [(ev, self._event(ev)) for ev in order]
-            hit = _assign_greedy(infos) if method == "perf" else _assign_matching(infos)
+            hit = _assign(infos, method)
             if len(self._cache) >= _CACHE_MAX:
                 self._cache.clear()
             self._cache[key] = hit
@@ -637,33 +487,9 @@ class PMU:
                 f"masks={nm}, reserved={len(self.reserved)})")
 
     def describe(self) -> str:
-        """A short text table: units with the same layout share a row; then fixed bindings and masks."""
-        head = f"PMU {self.name}" + (f": {self.description}" if self.description else "")
-        groups: dict[Any, list[Unit]] = {}
-        for u in self.units:
-            res = tuple(c.name for c in (*u.fixed, *u.generic) if c in self.reserved)
-            layout = (tuple(c.name for c in u.fixed), tuple(c.name for c in u.generic), u.fixed_events, u.masks, res)
-            groups.setdefault(layout, []).append(u)
-        rows = [("unit", "fixed", "generic", "masks", "reserved")]
-        bindings: list[str] = []
-        masks: list[str] = []
-        for (fixed, generic, fixed_events, umasks, res), us in groups.items():
-            label = us[0].name if len(us) == 1 else f"{us[0].name} .. {us[-1].name} ({len(us)} units)"
-            rows.append((label, _span(list(fixed)), _span(list(generic)), str(len(umasks)), ",".join(res) or "-"))
-            where = us[0].name if len(us) == 1 else "(each)"
-            for c in fixed:
-                evs = [ev for ev, cn in fixed_events if cn == c]
-                bindings.append(f"  {where}/{c}: {', '.join(evs) or '(no event bound)'}")
-            masks += [f"  {where}: {ev} -> {_span(list(ctrs))}" for ev, ctrs in umasks]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [head] + ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
-        if bindings:
-            lines += ["fixed counters:"] + bindings
-        if masks:
-            lines += ["masks:"] + (masks if len(masks) <= 40 else masks[:40] + [f"  ... {len(masks) - 40} more"])
-        if self.reserved:
-            lines.append("reserved: " + ", ".join(sorted(str(c) for c in self.reserved)))
-        return "\n".join(lines)
+        """A short text table: units with the same layout share a row; then fixed bindings and masks
+        (`mpx.pmu.describe.describe`)."""
+        return describe(self)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PMU) and self._key == other._key
@@ -750,240 +576,22 @@ class PMU:
         return info
 
 
-# ---- assignment -----------------------------------------------------------------------------------
+# ---- assignment (the rules live in mpx.pmu.placement) ----------------------------------------------
 
 
-def _assign_greedy(infos: Sequence[tuple[str, _EventInfo]]) -> dict[str, Counter] | None:
-    """perf's weight-ordered greedy assignment (see `PMU.assign`); ``infos`` in list order."""
-    used: set[Counter] = set()
-    out: dict[str, Counter] = {}
-    for ev, info in sorted(infos, key=lambda p: p[1].weight):  # stable: ties keep list order
-        for c in info.allowed:
-            if c not in used:
-                used.add(c)
-                out[ev] = c
-                break
-        else:
-            return None
-    return out
-
-
-def _assign_matching(infos: Sequence[tuple[str, _EventInfo]]) -> dict[str, Counter] | None:
-    """An exact assignment by maximum bipartite matching, or None when none exists."""
-    out = _assign_greedy(infos)
-    if out is not None:
-        return out
+def _assign(infos: Sequence[tuple[str, _EventInfo]], method: str) -> dict[str, Counter] | None:
+    """``method="perf"``: perf's greedy; ``"matching"``: the greedy as a fast path, then an exact
+    matching of the generic events (fixed events keep their own counter)."""
+    out = place_greedy([i.allowed for _, i in infos], [i.weight for _, i in infos])
+    if out is not None or method == "perf":
+        return None if out is None else {ev: c for (ev, _), c in zip(infos, out)}
     fixed = [(ev, i.fixed) for ev, i in infos if i.fixed is not None]
     if len({c for _, c in fixed}) < len(fixed):
         return None
     gen = [(ev, i) for ev, i in infos if i.fixed is None]
-    cols = sorted({c for _, i in gen for c in i.allowed}, key=lambda c: c.sort_key)
-    if len(cols) < len(gen):
+    placed = place_matching([i.allowed for _, i in gen])
+    if placed is None:
         return None
-    import numpy as np
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-
-    col_of = {c: j for j, c in enumerate(cols)}
-    rows = [r for r, (_, i) in enumerate(gen) for _ in i.allowed]
-    colidx = [col_of[c] for _, i in gen for c in i.allowed]
-    graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, colidx)), shape=(len(gen), len(cols)))
-    match = maximum_bipartite_matching(graph, perm_type="column")
-    if (match < 0).any():
-        return None
-    out = dict(fixed)
-    out.update((ev, cols[j]) for (ev, _), j in zip(gen, match.tolist()))
-    return out
-
-
-# ---- presets --------------------------------------------------------------------------------------
-
-_GENERIC_N = re.compile(r"^generic-(\d+)$")
-
-
-def _preset_dir():
-    from importlib import resources
-
-    return resources.files("mpx").joinpath("data", "pmu")
-
-
-def presets() -> list[str]:
-    """Names of the presets: the TOML files of ``mpx/data/pmu/`` and the pattern ``generic-N``."""
-    names = sorted(p.name[:-5] for p in _preset_dir().iterdir() if p.name.endswith(".toml"))
-    return names + ["generic-N"]
-
-
-@lru_cache(maxsize=None)
-def preset(name: str) -> PMU:
-    """The preset ``name`` (one PMU object per name, so its assignment cache is shared).
-
-    ``generic-N`` is N generic counters and no fixed counter on one unit ``cpu``, for traces whose
-    events are not hardware events (callgrind, simulator stats).
-    """
-    m = _GENERIC_N.match(name)
-    if m:
-        n = int(m.group(1))
-        if n < 1:
-            raise ConfigError(f"preset {name!r}: a PMU needs at least one counter")
-        return PMU.from_dict(
-            {"name": name, "description": f"{n} generic counters, no fixed counter",
-             "units": {"cpu": {"generic": n, "fixed": {}}}},
-            source=f"<preset {name}>",
-        )
-    if name.lower() == "generic-n":
-        raise ConfigError(f"preset {name!r}: replace N by the number of generic counters, e.g. generic-4")
-    path = _preset_dir().joinpath(f"{name}.toml")
-    if not path.is_file():
-        raise ConfigError(f"unknown PMU preset {name!r}; presets: {', '.join(presets())} (N: a number of counters)")
-    with path.open("rb") as fh:
-        data = _loads_toml(fh.read(), path)
-    return PMU.from_dict(data, source=f"<preset {name}>")
-
-
-# ---- file helpers ---------------------------------------------------------------------------------
-
-
-def _check_name(name: Any, what: str) -> None:
-    if not isinstance(name, str) or not name or "/" in name or name != name.strip():
-        raise ConfigError(f"{what} must be a non-empty string without '/' or surrounding spaces, got {name!r}")
-
-
-def _required(tbl: Mapping[str, Any], key: str, src: str, prefix: str = "") -> Any:
-    if key not in tbl:
-        full = f"{prefix}.{key}" if prefix else key
-        raise ConfigError(f"{src}: missing key '{full}' (hardware parameters have no defaults)")
-    return tbl[key]
-
-
-def _str_list(value: Any, src: str, key: str) -> list[str]:
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{src}: key '{key}' must be a list of strings, got {value!r}")
-    if len(set(value)) != len(value):
-        raise ConfigError(f"{src}: key '{key}' lists a name twice: {list(value)}")
-    return list(value)
-
-
-def _span(names: list[str]) -> str:
-    """``gp0..gp7`` for a run of numbered names, else the names joined by commas."""
-    if not names:
-        return "-"
-    m = [re.fullmatch(r"(.*?)(\d+)", n) for n in names]
-    if len(names) > 2 and all(m) and len({x.group(1) for x in m}) == 1:
-        nums = [int(x.group(2)) for x in m]
-        if nums == list(range(nums[0], nums[0] + len(nums))):
-            return f"{names[0]}..{names[-1]}"
-    return ",".join(names)
-
-
-def _loads_toml(raw: bytes, path: Any) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise FormatError(path, raw.count(b"\n", 0, e.start) + 1, f"not UTF-8 text ({e.reason})") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"line (\d+)", str(e))
-        raise FormatError(path, int(m.group(1)) if m else None, f"invalid TOML: {e}") from None
-
-
-def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
-    with open(path, "rb") as fh:
-        return _loads_toml(fh.read(), path)
-
-
-def _json_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str | os.PathLike]:
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    files: list[str | os.PathLike] = []
-    for p in items:
-        if os.path.isdir(p):
-            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".json"))
-        elif os.path.exists(p):
-            files.append(p)
-        else:
-            raise FileNotFoundError(f"no such file or directory: {os.fspath(p)}")
-    if not files:
-        raise ConfigError(f"no perf JSON files in {[os.fspath(p) for p in items]}")
-    return files
-
-
-def _read_perf_json(path: str | os.PathLike) -> list[tuple[dict[str, Any], int | None]]:
-    """The entries of a perf pmu-events JSON file with the line each starts on.
-
-    Accepts the kernel's list of event objects and a mapping ``EventName → fields``; a mapping of
-    strings (``metricgroups.json``) has no events.
-    """
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise FormatError(path, raw.count(b"\n", 0, e.start) + 1, f"not UTF-8 text ({e.reason})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(path, e.lineno, f"invalid JSON: {e.msg}") from None
-    if isinstance(data, dict):
-        out = []
-        for k, v in data.items():
-            if isinstance(v, str):  # metricgroups.json: group name → description
-                out.append(({"MetricGroup": k, "Description": v}, _line_of(text, json.dumps(k))))
-                continue
-            if not isinstance(v, dict):
-                line = _line_of(text, json.dumps(k))
-                raise FormatError(path, line, f"entry {k!r} must be an object, got {type(v).__name__}")
-            out.append(({"EventName": k, **v}, _line_of(text, json.dumps(k))))
-        return out
-    if not isinstance(data, list):
-        raise FormatError(path, 1, f"expected a JSON list of events, got {type(data).__name__}")
-    starts = _element_lines(text)
-    out = []
-    for i, entry in enumerate(data):
-        line = starts[i] if i < len(starts) else None
-        if not isinstance(entry, dict):
-            raise FormatError(path, line, f"entry {i} must be an object, got {type(entry).__name__}")
-        out.append((entry, line))
-    return out
-
-
-def _element_lines(text: str) -> list[int]:
-    """1-based start lines of the elements of a top-level JSON list (valid JSON assumed)."""
-    dec = json.JSONDecoder()
-    i = text.index("[") + 1
-    lines: list[int] = []
-    n = len(text)
-    while True:
-        while i < n and text[i] in " \t\r\n,":
-            i += 1
-        if i >= n or text[i] == "]":
-            return lines
-        lines.append(text.count("\n", 0, i) + 1)
-        _, i = dec.raw_decode(text, i)
-
-
-def _line_of(text: str, needle: str) -> int | None:
-    i = text.find(needle)
-    return None if i < 0 else text.count("\n", 0, i) + 1
-
-
-def _parse_counter_field(
-    value: str, path: Any, line: int | None, event: str
-) -> tuple[int | None, tuple[int, ...]]:
-    """perf's ``Counter`` value → (fixed counter index, None) or (None, generic indices)."""
-    m = re.fullmatch(r"[Ff]ixed counter (\d+)", value)
-    if m:
-        return int(m.group(1)), ()
-    parts = [p.strip() for p in value.split(",")]
-    if not all(re.fullmatch(r"[0-9]{1,4}", p) for p in parts):
-        raise FormatError(path, line, f"event {event}: cannot read counter list {value!r}")
-    idx = [int(p) for p in parts]
-    fixed = [i - 32 for i in idx if i >= 32]  # INTEL_PMC_IDX_FIXED = 32 in the kernel's numbering
-    if fixed:
-        if len(idx) != 1:
-            raise FormatError(path, line, f"event {event}: mixes fixed and generic counters in {value!r}")
-        return fixed[0], ()
-    return None, tuple(sorted(set(idx)))
+    result = dict(fixed)
+    result.update((ev, c) for (ev, _), c in zip(gen, placed))
+    return result

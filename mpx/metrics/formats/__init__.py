@@ -1,0 +1,38 @@
+"""Catalog formats: one module per format, found through `REGISTRY` (entry points ``mpx.catalog_formats``).
+
+Built in: ``perfjson`` (Linux perf pmu-events), ``likwid`` (LIKWID groups), ``armtelemetry`` (Arm Top-down
+Tool specifications), ``hperf`` (hperf configurations), ``toml`` (mpx's own format, schema in its
+docstring). A format is a module (or any object) with ``NAME``, ``sniff(path, text, obj) -> bool`` (``obj``
+is the parsed JSON or None) and ``load(path) -> Catalog``; `mpx.metrics.load_catalog` detects a file's
+format by asking each in `detection_order`. Shared helpers: `mpx.metrics.formats.common`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mpx.registry import Registry
+
+__all__ = ["REGISTRY", "detection_order", "get"]
+
+
+def _check(obj: Any) -> str | None:
+    missing = [a for a in ("NAME", "sniff", "load") if not hasattr(obj, a)]
+    return f"not a catalog format (it lacks {', '.join(missing)})" if missing else None
+
+
+REGISTRY = Registry("catalog format", "mpx.catalog_formats", builtin={
+    "perfjson": "mpx.metrics.formats.perfjson",
+    "likwid": "mpx.metrics.formats.likwid",
+    "armtelemetry": "mpx.metrics.formats.armtelemetry",
+    "hperf": "mpx.metrics.formats.hperf",
+    "toml": "mpx.metrics.formats.toml",
+}, check=_check)
+
+get = REGISTRY.load
+
+
+def detection_order() -> list[str]:
+    """Format names in the order they are asked to claim a file: the built-ins in their fixed order
+    (specific formats before mpx's TOML), then plugins by name."""
+    return list(REGISTRY.builtin) + [n for n in REGISTRY.available() if n not in REGISTRY.builtin]

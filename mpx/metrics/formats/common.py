@@ -1,0 +1,67 @@
+"""Helpers every catalog format shares: reading a file once (text, and the parsed JSON when it is
+JSON), finding the line of a key for messages, and typed field checks that name file and line."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mpx.errors import FormatError
+from mpx.readers.textio import read_text
+
+__all__ = ["as_str", "as_str_list", "json_line", "line_of", "read_source", "where"]
+
+_TOML_HEADER = re.compile(r"\s*\[\s*[A-Za-z_\"'][^\]\n]*\]\s*(#[^\n]*)?\n")
+
+
+def read_source(path: str | os.PathLike) -> tuple[str, Any]:
+    """The text of ``path`` (decompressed) and, when it looks like JSON, the parsed object (None
+    otherwise). Invalid JSON is a `FormatError` with the line, unless the file is TOML (a ``.toml``
+    name or a ``[table]`` header)."""
+    text = read_text(path)
+    obj = None
+    if text.lstrip()[:1] in ("[", "{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if not (".toml" in Path(path).name or _TOML_HEADER.match(text)):
+                raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        except RecursionError:
+            raise FormatError(path, None, "invalid JSON: nested too deeply") from None
+    return text, obj
+
+
+def line_of(text: str, needle: str, start: int = 0) -> int | None:
+    """1-based line of the first occurrence of ``needle`` in ``text`` (None when absent)."""
+    i = text.find(needle, start)
+    return None if i < 0 else text.count("\n", 0, i) + 1
+
+
+def json_line(text: str, key: str, value: str) -> int | None:
+    """Line of ``"key": "value"`` in JSON ``text`` (tolerates any spacing after the colon)."""
+    m = re.search(re.escape(json.dumps(key)) + r"\s*:\s*" + re.escape(json.dumps(value)), text)
+    return None if m is None else text.count("\n", 0, m.start()) + 1
+
+
+def where(path: Any, line: int | None) -> str:
+    """``path:line`` (just the path when the line is unknown), for messages."""
+    return f"{path}:{line}" if line else str(path)
+
+
+def as_str(v: Any, path: Any, line: int | None, what: str, *, optional: bool = False) -> str | None:
+    """``v`` checked to be a string (or None when ``optional``); else a `FormatError` at ``path:line``."""
+    if v is None and optional:
+        return None
+    if not isinstance(v, str):
+        raise FormatError(path, line, f"{what} must be a string, got {v!r}")
+    return v
+
+
+def as_str_list(v: Any, path: Any, line: int | None, what: str) -> list[str]:
+    """``v`` checked to be a list of strings; else a `FormatError` at ``path:line``."""
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise FormatError(path, line, f"{what} must be a list of strings, got {v!r}")
+    return list(v)

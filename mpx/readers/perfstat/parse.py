@@ -1,0 +1,102 @@
+"""Reading ``perf stat -I`` output (CSV with any ``-x`` separator, ``-j`` JSON lines) into a
+`~mpx.readers.perfstat.run.PerfStatRun` (`read_perf_stat`); `sniff` recognises it (layouts: the package
+docstring)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Literal
+
+from mpx.errors import FormatError
+from mpx.readers.textio import read_text
+from mpx.readers.perfstat.csv_output import CsvParser
+from mpx.readers.perfstat.json_output import JsonParser
+from mpx.readers.perfstat.rows import CSV_START, INT, PCT, RowError, RowParser
+from mpx.readers.perfstat.run import PerfStatRun
+
+__all__ = ["read_perf_stat", "sniff"]
+
+
+def sniff(path: str | os.PathLike, head: str) -> bool:
+    """Does ``head`` (the start of the file, decompressed) look like ``perf stat -I -x SEP`` or ``-j`` output?"""
+    for raw in head.split("\n")[:50]:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                return False
+            return (isinstance(obj, dict) and "format" not in obj
+                    and any(k in obj for k in ("counter-value", "event-runtime", "pcnt-running")))
+        m = CSV_START.match(raw)
+        if not m:
+            return False
+        fields = [f.strip() for f in raw.rstrip("\r").split(m.group(2))]
+        return any(INT.match(a) and PCT.match(b) for a, b in zip(fields[3:], fields[4:]))
+    return False
+
+
+
+# -- the reader -----------------------------------------------------------------------------------
+
+
+def read_perf_stat(
+    path: str | os.PathLike,
+    sep: str | None = None,
+    *,
+    missing: Literal["error", "record"] = "error",
+    cgroup: bool | None = None,
+    scaled: bool = True,
+) -> PerfStatRun:
+    """Read ``perf stat -I`` output (CSV with any ``-x`` separator, or ``-j`` JSON lines).
+
+    ``sep``: the CSV separator (detected from the first row when None: the character after the first
+    timestamp; give it for multi-character separators). ``missing``: what to do with a counter absent from
+    some intervals ("error" or "record", see module doc). ``cgroup``: whether CSV rows carry a cgroup column
+    (``-G``; detected when None). ``scaled=False`` says perf ran with ``--no-scale`` (values are raw).
+    Compressed files (.xz, .gz, .bz2) are read transparently. Bad input raises `FormatError` with the line.
+    """
+    if missing not in ("error", "record"):
+        raise ValueError(f"missing must be 'error' or 'record', got {missing!r}")
+    text = read_text(path)
+    lines = text.split("\n")
+    first = None
+    for i, raw in enumerate(lines):
+        s = raw.strip()
+        if s and not s.startswith("#"):
+            first = (i + 1, raw)
+            break
+    if first is None:
+        raise FormatError(path, None, "no perf stat rows (the file is empty or holds only comments)")
+    lineno, raw = first
+    s = raw.strip()
+    if s.startswith("{"):
+        parser: RowParser = JsonParser(path, scaled)
+    else:
+        if s.startswith("time,") or s.startswith("time" + (sep or ",")):
+            raise FormatError(path, lineno, "perf stat --metric-only output is not supported "
+                              "(it holds no counter values): re-run without --metric-only")
+        if sep is None:
+            m = CSV_START.match(raw)
+            if not m:
+                raise FormatError(
+                    path, lineno, "not perf stat -I CSV or JSON output: expected a timestamp and a field "
+                    f"separator at the start of {s[:60]!r} (human-readable output? run perf stat with "
+                    "-x ';' or -j; plain perf stat without -I is not read either)")
+            sep = m.group(2)
+        elif sep == "" or sep.isspace() and sep != "\t":
+            raise ValueError(f"sep must be a non-blank string (or tab), got {sep!r}")
+        parser = CsvParser(path, scaled, sep, cgroup)
+    for i in range(lineno - 1, len(lines)):
+        raw = lines[i].rstrip("\r")
+        s = raw.strip()
+        if not s or s.startswith("#"):
+            continue
+        try:
+            parser.feed(i + 1, raw)
+        except RowError as exc:
+            raise FormatError(path, i + 1, str(exc)) from None
+    return parser.finish(missing)

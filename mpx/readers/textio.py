@@ -1,0 +1,82 @@
+"""Opening inputs: compressed files (``.xz``, ``.gz``, ``.bz2``, ``.zst`` by magic bytes) read transparently."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+from typing import IO
+
+from mpx.errors import FormatError
+
+_MAGIC = {
+    b"\xfd7zXZ\x00": "xz",
+    b"\x1f\x8b": "gz",
+    b"BZh": "bz2",
+    b"\x28\xb5\x2f\xfd": "zst",
+}
+
+
+def compression(path: str | os.PathLike) -> str | None:
+    """The compression of ``path`` by its magic bytes (``'xz'``, ``'gz'``, ``'bz2'``, ``'zst'``) or None."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    for magic, name in _MAGIC.items():
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def open_binary(path: str | os.PathLike) -> IO[bytes]:
+    """A binary stream of the decompressed content of ``path``."""
+    kind = compression(path)
+    if kind is None:
+        return open(path, "rb")
+    if kind == "xz":
+        return lzma.open(path, "rb")
+    if kind == "gz":
+        return gzip.open(path, "rb")
+    if kind == "bz2":
+        return bz2.open(path, "rb")
+    try:
+        import zstandard
+    except ImportError:
+        raise FormatError(path, None, "zstd-compressed file: install the 'zstandard' package to read it") from None
+    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"))
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The whole decompressed content of ``path``; corrupt compression becomes a FormatError."""
+    try:
+        with open_binary(path) as fh:
+            return fh.read()
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise FormatError(path, None, f"cannot decompress: {exc}") from None
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """The whole decompressed content of ``path`` as text (UTF-8; undecodable bytes are an error)."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(path, line, f"not UTF-8 text (byte {data[exc.start]:#04x})") from None
+
+
+def head_text(path: str | os.PathLike, n_bytes: int = 4096) -> str:
+    """The first ``n_bytes`` of the decompressed content, decoded leniently (for format detection)."""
+    try:
+        with open_binary(path) as fh:
+            return fh.read(n_bytes).decode("utf-8", errors="replace")
+    except (OSError, EOFError, lzma.LZMAError):
+        return ""
+
+
+def text_stream(path: str | os.PathLike) -> IO[str]:
+    """A text stream over the decompressed content (for line-by-line readers of huge files)."""
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline="")
