@@ -8,7 +8,7 @@ import pytest
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.observation import Observation, ReadView
-from mpx.pmu import PMU
+from mpx.pmu import preset
 from mpx.problem import Problem
 from mpx.trace import Trace
 
@@ -34,7 +34,7 @@ def test_from_reads_on_a_declared_pmu():
 def test_the_read_view_of_quanta_is_the_multiplexers():
     rng = np.random.default_rng(1)
     tr = Trace(["a", "b", "c"], rng.integers(0, 100, (30, 3)), np.arange(31.0), "us")
-    obs = multiplex(tr, Problem(tr.events, PMU.preset("generic-2")), "perf", quantum=2.0, read_every=4)
+    obs = multiplex(tr, Problem(tr.events, preset("generic-2")), "perf", quantum=2.0, read_every=4)
     again = ReadView.from_quanta(obs.quanta, 4)
     for k in ("edges", "quanta", "raw", "enabled", "running"):
         np.testing.assert_array_equal(getattr(again, k), getattr(obs.reads, k), err_msg=k)

@@ -65,7 +65,7 @@ def test_presets_listed_and_loadable():
     for n in names:
         p = preset("generic-4" if n == "generic-N" else n)
         assert isinstance(p, PMU) and p.sources or n == "generic-N"
-    assert PMU.preset("skylake") is preset("skylake")  # one object per name: shared caches
+    assert preset("skylake") is preset("skylake")  # one object per name: shared caches
 
 
 def test_preset_errors():

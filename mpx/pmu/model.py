@@ -209,13 +209,6 @@ class PMU:
         """A PMU from a TOML file with the schema of the module docstring."""
         return cls.from_dict(read_toml(path), source=path)
 
-    @classmethod
-    def preset(cls, name: str) -> PMU:
-        """A preset by name (see `mpx.pmu.presets.presets`)."""
-        from mpx.pmu.presets import preset  # presets build PMUs: imported on use, not at the top (a cycle)
-
-        return preset(name)
-
     def to_dict(self) -> dict[str, Any]:
         """The TOML schema as a dict (units written out one by one); ``from_dict`` reads it back."""
         out: dict[str, Any] = {"name": self.name}

@@ -210,7 +210,7 @@ class Problem:
         ``meta`` also holds ``catalog`` (its name) and ``platform`` (the catalog's scalar platform
         entries, e.g. hperf's ``available_GP``).
         """
-        return problem_from_catalog(cls, catalog, pmu, groups=groups, metrics=metrics)
+        return cls(**problem_from_catalog(catalog, pmu, groups=groups, metrics=metrics))
 
     # -- lookup ---------------------------------------------------------------------------------
 

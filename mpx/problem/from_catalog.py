@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mpx.errors import ConfigError
 from mpx.pmu import UncountableEventError
@@ -10,8 +10,6 @@ from mpx.problem.groups import EventGroup, MetricEdge
 from mpx.problem.hardware import pmu_of
 from mpx.problem.perf import SOFTWARE_EVENTS, perf_metric_groups
 
-if TYPE_CHECKING:  # annotations only: Problem.from_catalog passes its class in
-    from mpx.problem.core import Problem
 
 __all__ = ["problem_from_catalog"]
 
@@ -38,8 +36,8 @@ def _arm_metric_order(catalog: Any) -> list[str] | None:
     return order + [m for m in catalog.metrics if m not in set(order)]
 
 
-def problem_from_catalog(cls: type[Problem], catalog: Any, pmu: Any, *, groups: str, metrics: Any) -> Problem:
-    """`Problem.from_catalog` (see its docstring); ``cls`` is the Problem class to build."""
+def problem_from_catalog(catalog: Any, pmu: Any, *, groups: str, metrics: Any) -> dict[str, Any]:
+    """The arguments of the `~mpx.problem.Problem` that `Problem.from_catalog` builds (see its docstring)."""
     pmu = pmu_of(pmu)
     kinds = {g.kind for g in catalog.groups.values()}
     if groups == "auto":
@@ -139,5 +137,6 @@ def problem_from_catalog(cls: type[Problem], catalog: Any, pmu: Any, *, groups: 
         "renamed": rename,
         "platform": {k: v for k, v in catalog.platform.items() if isinstance(v, (int, float, str))},
     }
-    return cls(events, pmu, groups=tuple(pgroups), metrics=tuple(edges),
-               software=frozenset(SOFTWARE_EVENTS) | {ren(e) for e in free}, meta=meta, relations=tuple(relations))
+    return {"events": events, "pmu": pmu, "groups": tuple(pgroups), "metrics": tuple(edges),
+            "software": frozenset(SOFTWARE_EVENTS) | {ren(e) for e in free}, "meta": meta,
+            "relations": tuple(relations)}

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mpx.errors import ConfigError
 from mpx.pmu import UncountableEventError, place_greedy, place_matching, resolve_pmu
 
-if TYPE_CHECKING:  # annotations only: the Problem builds its Hardware
-    from mpx.problem.core import Problem
 
 __all__ = ["Hardware", "pmu_of"]
 
@@ -34,7 +32,7 @@ class Hardware:
     not modelled: Intel does not widen REF_CYCLES (fixed 2) and SLOTS (fixed 3).
     """
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Any) -> None:  # the Problem (mpx.problem.core) that builds it
         self._uncountable_exc = UncountableEventError
         pmu = problem.pmu
         for attr in ("fits", "unit_of", "fixed_counter", "countable", "available", "reserved"):
