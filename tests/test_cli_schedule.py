@@ -10,7 +10,7 @@ import pytest
 
 from mpx import schedulers
 from mpx.cli import main
-from mpx.cli.schedule import load_catalog_arg, pmu_arg
+from mpx.cli.common import load_catalog_arg, pmu_arg
 from mpx.errors import ConfigError
 from mpx.problem import Problem
 

@@ -91,16 +91,16 @@ def run(args: argparse.Namespace) -> int:
     if args.relations is not None:
         if not cls.needs_relations:
             raise ConfigError(f"scaler {args.scaler!r} takes no relations (--relations is for scalers that do)")
-        from mpx.cli.schedule import load_catalog_arg
+        from mpx.cli.common import load_catalog_arg
 
-        params["relations"] = load_catalog_arg(args.relations)
+        params["relations"] = load_catalog_arg(args.relations, "--relations")
     run_ = read_perf_stat(args.perfstat)
     labels = list(run_.labels)
     view = run_.read_view()
     notes = list(view.notes)
     pmu = None
     if args.pmu is not None:
-        from mpx.cli.schedule import pmu_arg
+        from mpx.cli.common import pmu_arg
 
         pmu = pmu_arg(args.pmu)
     obs = Observation.from_read_view(view, pmu=pmu, meta={"workload": str(args.perfstat), "scheduler": None,

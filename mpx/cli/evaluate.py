@@ -106,7 +106,7 @@ def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ..
         return vector_total_relations(trace.events, within=events), "gem5-totals (::total = sum of its parts)"
     from mpx.cli.common import load_catalog_arg
 
-    relations = load_catalog_arg(text)
+    relations = load_catalog_arg(text, "--relations")
     return relations, relations.name
 
 

@@ -85,7 +85,7 @@ def _run_hgr(args: argparse.Namespace) -> int:
 def _run_grouping(args: argparse.Namespace) -> int:
     import json
 
-    from mpx.cli.schedule import load_catalog_arg, pmu_arg
+    from mpx.cli.common import load_catalog_arg, pmu_arg
     from mpx.errors import ConfigError
     from mpx.grouping import group_events
     from mpx.problem import Problem

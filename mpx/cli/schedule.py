@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_parser", "run", "load_catalog_arg", "pmu_arg"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -50,31 +50,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 # -- arguments --------------------------------------------------------------------------------------
 
 
-def load_catalog_arg(text: str) -> Any:
-    """A catalog from a path (file or folder, any supported format) or a built-in catalog name
-    (`mpx.metrics.resolve_catalog`)."""
-    from mpx.metrics import resolve_catalog
-
-    return resolve_catalog(text, what="--metrics")
-
-
-def pmu_arg(text: str, counters: int | None = None) -> Any:
-    """A PMU preset name or TOML file, with ``counters`` generic counters on its core unit
-    (`mpx.pmu.PMU.with_generic_counters`)."""
-    from mpx.errors import ConfigError
-    from mpx.pmu import resolve_pmu
-
-    pmu = resolve_pmu(text)
-    if counters is None:
-        return pmu
-    if isinstance(counters, bool) or not isinstance(counters, int) or counters < 1:
-        raise ConfigError(f"--counters must be a positive integer, got {counters!r}")
-    try:
-        return pmu.with_generic_counters(counters)
-    except ConfigError as exc:
-        raise ConfigError(f"--counters {counters}: {exc}") from None
-
-
 # -- output -----------------------------------------------------------------------------------------
 
 
@@ -90,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from mpx import schedulers
+    from mpx.cli.common import load_catalog_arg, pmu_arg
     from mpx.errors import ConfigError
     from mpx.problem import Problem
     from mpx.schedule_scores import score_schedulers
