@@ -15,7 +15,7 @@ from typing import Any
 
 from mpx.errors import ConfigError
 from mpx.metrics import builtin, builtin_names, load_catalog
-from mpx.pmu import PMU, preset, presets
+from mpx.pmu import is_preset, resolve_pmu
 from mpx.problem import EventGroup, Problem
 
 __all__ = ["HARDWARE_KEYS", "require_hardware", "check_hardware_variant", "resolve_hardware", "resolve_catalog_path",
@@ -52,7 +52,7 @@ def is_builtin(kind: str, value: str) -> bool:
     """Is ``value`` a built-in catalog (``kind = "metrics"``) or PMU preset (``"pmu"``) name?"""
     if kind == "metrics":
         return value in builtin_names()
-    return value in presets() or (value.startswith("generic-") and value[8:].isdigit())
+    return is_preset(value)
 
 
 def resolve_hardware(cfg: dict, base: Path, where: str) -> dict:
@@ -93,7 +93,7 @@ def build_problem(hardware: dict) -> tuple[Problem, Any]:
         if counters == "preset":
             raise ConfigError("[hardware] pmu = \"generic-N\" needs counters = a number (N)")
         name = f"generic-{counters}"
-    pmu = PMU.from_file(name) if os.path.isfile(name) else preset(name)
+    pmu = resolve_pmu(name)
     if counters != "preset":
         try:
             pmu = pmu.with_generic_counters(counters)

@@ -12,8 +12,8 @@
 from mpx.pmu.model import PMU
 from mpx.pmu.perfjson import CounterField, parse_counter_field
 from mpx.pmu.placement import place_greedy, place_matching
-from mpx.pmu.presets import preset, presets, resolve_pmu
+from mpx.pmu.presets import is_preset, preset, presets, resolve_pmu
 from mpx.pmu.units import FIXED, GENERIC, KINDS, Counter, UncountableEventError, Unit
 
 __all__ = ["FIXED", "GENERIC", "KINDS", "PMU", "Counter", "CounterField", "UncountableEventError", "Unit",
-           "parse_counter_field", "place_greedy", "place_matching", "preset", "presets", "resolve_pmu"]
+           "is_preset", "parse_counter_field", "place_greedy", "place_matching", "preset", "presets", "resolve_pmu"]

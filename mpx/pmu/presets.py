@@ -54,6 +54,9 @@ def preset(name: str) -> PMU:
     return PMU.from_dict(data, source=f"<preset {name}>")
 
 
+def is_preset(name: str) -> bool:
+    """Is ``name`` a preset name (a file of ``mpx/data/pmu/`` or ``generic-<n>``)?"""
+    return bool(_GENERIC_N.match(name)) or name in presets()
 
 
 def resolve_pmu(name_or_path: str | os.PathLike | PMU) -> PMU:
