@@ -33,7 +33,6 @@ so two schedulers compared with one seed see the same noise.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -264,7 +263,7 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         "read_every": read_every,
         "read_window": quantum * read_every,
         "scheduler": sched.name or type(sched).__name__,
-        "scheduler_params": {k: _jsonable(v) for k, v in sched.get_params().items()},
+        "scheduler_params": sched.params_json(),
         "seed": seed,
         "noise": None if noise is None else asdict(noise),
         "apportioned": bool(inside),
@@ -307,14 +306,6 @@ def _run_online(sched: OnlineScheduler, problem: Problem, quantum: float, q_edge
         shown_counts[q:q + k] = np.where(block[:k], measured[q:q + k], np.nan)
         q += k
     return running
-
-
-def _jsonable(v: Any) -> Any:
-    try:
-        json.dumps(v)
-    except (TypeError, ValueError):
-        return repr(v)
-    return v
 
 
 def _view(a: np.ndarray, n: int) -> np.ndarray:

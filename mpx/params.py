@@ -24,6 +24,7 @@ then calls the ``_check_params`` hook for rules that tie several parameters toge
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import numbers
 from collections.abc import Iterable, Mapping
@@ -202,11 +203,9 @@ class Params:
         return [p.name for p in sig.parameters.values()
                 if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        """Transition alias of `param_names` for callers not yet updated (``mpx/experiment.py``,
-        ``mpx/cli/estimate.py``, ``mpx/cli/evaluate.py``); remove once they call `param_names`."""
-        return cls.param_names()
+    def params_json(self) -> dict[str, Any]:
+        """`get_params` as JSON values for provenance (what JSON cannot hold: its ``repr``)."""
+        return {k: _jsonable(v) for k, v in self.get_params().items()}
 
     def _label(self) -> str:
         """How messages name this object."""
@@ -249,3 +248,15 @@ class Params:
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({params})"
+
+
+def _jsonable(v: Any) -> Any:
+    try:
+        json.dumps(v)
+    except (TypeError, ValueError):
+        if isinstance(v, (tuple, list)):
+            return [_jsonable(x) for x in v]
+        if isinstance(v, Mapping):
+            return {str(k): _jsonable(x) for k, x in v.items()}
+        return repr(v)
+    return v

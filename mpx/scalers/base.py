@@ -60,9 +60,8 @@ What the Observation offers (see `mpx.multiplex`): ``reads`` (per read window ``
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -298,7 +297,7 @@ class Scaler(Params, ABC):
         counts = np.asarray(counts, dtype=np.float64)
         if not_estimated is None:
             not_estimated = ~np.isfinite(counts)
-        params = {k: _jsonable(v) for k, v in self.get_params().items()}
+        params = self.params_json()
         meta = dict(observation.meta)
         meta["scaler"] = self.name or type(self).__name__
         meta["scaler_params"] = params
@@ -318,15 +317,3 @@ class Scaler(Params, ABC):
             notes=tuple(notes),
             ran=np.asarray(observation.reads.running) > 0,
         )
-
-
-def _jsonable(v: Any) -> Any:
-    try:
-        json.dumps(v)
-    except (TypeError, ValueError):
-        if isinstance(v, (tuple, list)):
-            return [_jsonable(x) for x in v]
-        if isinstance(v, Mapping):
-            return {str(k): _jsonable(x) for k, x in v.items()}
-        return repr(v)
-    return v
