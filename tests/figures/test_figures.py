@@ -12,7 +12,7 @@ import pytest
 from mpx.cli import main
 from tests._exp_helpers import write_config
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FIGURES = ["error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
            "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline"]
 
@@ -27,7 +27,7 @@ def store(tmp_path_factory):
                                   'headline = ["bayesperf"]\n')
     cfg.write_text(cfg.read_text().replace('use = ["linear", "dira"]', 'use = ["linear", "dira", "bayesperf"]'))
     assert main(["run", str(cfg), "--out", str(tmp / "res"), "--no-progress", "--no-figures"]) == 0
-    from tests.test_experiment_partition import write as write_partition  # same store: partitioner figure
+    from tests.experiment.test_partition import write as write_partition  # same store: partitioner figure
 
     assert main(["run", str(write_partition(tmp)), "--out", str(tmp / "res"), "--no-progress", "--no-figures"]) == 0
     mp.undo()

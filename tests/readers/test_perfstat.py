@@ -29,7 +29,7 @@ from mpx.readers.perfstat import (
     sniff,
 )
 
-DATA = Path(__file__).resolve().parent / "data" / "perfstat"
+DATA = Path(__file__).resolve().parents[1] / "data" / "perfstat"
 TRUTH = json.loads((DATA / "truth.json").read_text())
 ALL_FIXTURES = sorted(p.name for p in DATA.iterdir() if p.suffix in (".csv", ".jsonl"))
 

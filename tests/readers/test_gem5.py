@@ -179,7 +179,7 @@ def test_every_real_file_is_detected_and_fast_equals_strict(shared, monkeypatch)
 
 @pytest.fixture(scope="module")
 def compute(request):
-    from conftest import shared_path
+    from tests.conftest import shared_path
 
     return gem5.read(shared_path("data", "gem5-periodic", "compute.stats.txt.xz"))
 

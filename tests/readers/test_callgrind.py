@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mpx.errors import FormatError
 from mpx.readers import callgrind
 
-DATA = Path(__file__).parent / "data" / "callgrind"
+DATA = Path(__file__).resolve().parents[1] / "data" / "callgrind"
 SPLIT = DATA / "split"
 COMBINED = DATA / "combined" / "cg.out.xz"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED
+from tests.conftest import SHARED
 
 from mpx.errors import ConfigError, FormatError
 from mpx.metrics import (
@@ -508,7 +508,7 @@ def test_different_platforms_do_not_merge_silently(shared):
 
 @pytest.fixture(scope="module")
 def skylake():
-    from conftest import shared_path
+    from tests.conftest import shared_path
 
     return load_catalog(shared_path("data", "metrics", "linux-perf", "x86", "skylake"))
 

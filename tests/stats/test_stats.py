@@ -24,7 +24,7 @@ from mpx.stats import (
 )
 from mpx.trace import Trace
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 # -- the four types -----------------------------------------------------------------------------------

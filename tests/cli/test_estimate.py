@@ -12,7 +12,7 @@ from mpx.cli import main
 from mpx.observation import Observation
 from mpx.readers.perfstat import read_perf_stat
 
-DATA = Path(__file__).parent / "data" / "perfstat"
+DATA = Path(__file__).resolve().parents[1] / "data" / "perfstat"
 
 
 def _json(capsys, *argv):
