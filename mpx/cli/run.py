@@ -8,6 +8,7 @@ summary tables (`mpx.report`) and draws the figures the config lists under ``[ou
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 __all__ = ["add_parser", "run"]
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     exp = load_config(args.config)
     out = Path(args.out) if args.out else Path("results") / exp.name
     cells = exp.cells()
+    check_figures(exp.output.get("figures", []), args.config)  # before any cell runs
     with ResultsStore(out / "results.sqlite") as store:
         if args.dry_run:
             cached = len({c["key"] for c in cells} & store.finished_keys())
@@ -65,3 +67,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"figures: {', '.join(str(p) for p in written)}")
     print(f"total {time.perf_counter() - t0:.1f} s")
     return 0
+
+
+def check_figures(names: Any, config: str) -> None:
+    """``[output] figures``: names of registered figures (a typo fails before the run, not after it)."""
+    from mpx.errors import ConfigError
+    from mpx.figures import available
+
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ConfigError(f"{config}: [output] figures must be a list of figure names")
+    bad = [n for n in names if n not in available()]
+    if bad:
+        raise ConfigError(f"{config}: [output] figures: unknown figure(s) {bad}; figures: {', '.join(available())}")

@@ -100,6 +100,14 @@ class Experiment:
                 bad = sorted(set(val) - allowed)
                 if bad:
                     raise ConfigError(f"{w}: unknown key(s) {bad} in [{sec}]; known: {sorted(allowed)}")
+        for path in raw.get("sweep", {}):  # a typo would run identical copies of one cell: refuse it here
+            sec, _, key = str(path).partition(".")
+            allowed = known.get(sec, frozenset())
+            if sec == "sweep" or sec not in known or not key:
+                raise ConfigError(f"{w}: [sweep] {path!r} names no config key (a path 'section.key'; sections: "
+                                  f"{', '.join(s for s in known if s != 'sweep')})")
+            if allowed is not None and key.split(".")[0] not in allowed:
+                raise ConfigError(f"{w}: [sweep] {path!r} names no config key: [{sec}] keys are {sorted(allowed)}")
         exp = raw.get("experiment")
         if not exp or not isinstance(exp.get("name"), str) or not exp["name"]:
             raise ConfigError(f"{w}: [experiment] name is required (a non-empty string)")

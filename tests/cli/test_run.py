@@ -128,3 +128,12 @@ def test_report_prints_the_headline_of_the_config(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "headline: dira against the best other scaler" in out
     assert "linear" in out.split("headline:")[1]
+
+
+def test_an_unknown_figure_is_refused_before_any_cell_runs(tmp_path, capsys):
+    cfg = write_config(tmp_path, extra='[output]\nfigures = ["timeline", "timline"]')
+    out = tmp_path / "r"
+    assert main(["run", str(cfg), "--out", str(out), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "timline" in err and "unknown figure" in err
+    assert not (out / "results.sqlite").exists()  # nothing ran, no store was made

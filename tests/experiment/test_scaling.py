@@ -53,6 +53,9 @@ def raw(**edits):
     ({"sweep__hardware.counters": 4}, ["[sweep]", "list"]),
     ({"sweep__hardware.counters": [2, -1]}, ["counters", "positive"]),
     ({"sweep__output.figures": [["a"]]}, ["[sweep]", "can be swept"]),
+    ({"sweep__multiplex.read_evry": [5, 18]}, ["[sweep]", "multiplex.read_evry", "names no config key", "read_every"]),
+    ({"sweep__hardware": [1, 2]}, ["[sweep]", "'hardware'", "names no config key"]),
+    ({"sweep__nosuch.x": [1, 2]}, ["[sweep]", "nosuch.x", "names no config key"]),
     ({"hardware__events": ["Ir", "nosuch"]}, ["nosuch"]),
 ])
 def test_validation_errors_name_the_key(edits, words):
