@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
+from mpx.measures import MEASURES, coverage, event_measures, window_sets
 from mpx.trace import SECONDS_PER_UNIT
 
 __all__ = ["Scores", "score", "true_windows"]
@@ -207,6 +208,14 @@ def score(
 
     never = flagged.all(axis=0) if w else np.zeros(e, dtype=bool)
 
+    # every measure on the common window sets (missing values charged, coverage beside)
+    sets = window_sets(ran)
+    ev_sets: dict[str, np.ndarray] = {}
+    for name, mask in sets.items():
+        for m, v in event_measures(est, truth, mask, floor, c=max(floor_abs, 1e-12)).items():
+            ev_sets[f"{m}_{name}"] = v
+        ev_sets[f"coverage_{name}"] = coverage(est, mask)
+
     # calibration
     std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)
     cal50 = cal90 = None
@@ -275,6 +284,7 @@ def score(
         "total_error": ev_total,
         "calibration_50": ev_cal50,
         "calibration_90": ev_cal90,
+        **ev_sets,
     })
     for k, v in prov.items():
         ev_rows[k] = v
@@ -313,6 +323,11 @@ def score(
         "calibration_50": _finite_or_none(cal50),
         "calibration_90": _finite_or_none(cal90),
     }
+    for name, mask in sets.items():
+        for m in MEASURES:
+            summary[f"{m}_{name}"] = _nanmean_or_none(ev_sets[f"{m}_{name}"][keep])
+        n_set = int(mask[:, keep].sum())
+        summary[f"coverage_{name}"] = (float((has & mask)[:, keep].sum() / n_set) if n_set else None)
     for k, v in summary.items():
         if isinstance(v, float) and not math.isfinite(v):  # pragma: no cover - guarded above
             raise AssertionError(f"non-finite summary value {k}={v}")

@@ -1,0 +1,89 @@
+"""Error measures on named window sets: every scaler of a comparison scored on the same windows.
+
+A scaler may leave a window without a value (perf's ``<not counted>``); a measure that simply skipped
+those windows would score each scaler on the windows it chose to fill. Here the windows are fixed first
+— a **window set**, the same for every scaler of one replay because it depends on the schedule only —
+and a window of the set without a value is **charged** as an estimate of 0 (what a user summing perf's
+output gets); the share of the set a scaler did fill is its **coverage**, reported beside its error.
+
+Window sets (per event and read window): ``ran`` — the event was counted in the window (some quantum of
+it); ``unran`` — it was not (every value there is inferred); ``all`` — both.
+
+Measures, per event over the windows of a set (``est`` charged, ``true`` the truth, ``floor`` the
+event's floor of `mpx.evaluate`):
+
+- ``mape``: mean of ``|est − true| / true`` over the windows with ``true ≥ floor`` (relative errors of
+  near-zero truths are noise, not information);
+- ``wape``: ``Σ |est − true| / Σ true`` over every window of the set — errors weighted by counts, so a
+  handful of near-empty windows cannot dominate it;
+- ``mdape``: the median of ``|est − true| / true`` over the windows with ``true ≥ floor``;
+- ``lnq``: mean of ``|ln((est⁺ + c) / (true + c))|`` over every window of the set, the log accuracy
+  ratio (Tofallis, J. Oper. Res. Soc. 66, 2015) with ``c`` = the absolute floor (1 count by default)
+  so that empty windows are defined and ``est⁺ = max(est, 0)``: symmetric in over- and under-estimation.
+
+Each measure is NaN for an event whose set has no window it can use (``docs/scoring.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures", "window_sets"]
+
+WINDOW_SETS = ("ran", "unran", "all")
+MEASURES = ("mape", "wape", "mdape", "lnq")
+
+
+def window_sets(ran: np.ndarray) -> dict[str, np.ndarray]:
+    """The window sets of a ``[W, E]`` mask of windows where each event was counted."""
+    ran = np.asarray(ran, dtype=bool)
+    return {"ran": ran, "unran": ~ran, "all": np.ones_like(ran)}
+
+
+def charge(est: np.ndarray) -> np.ndarray:
+    """``est`` with every window left without a value (NaN) charged as an estimate of 0."""
+    est = np.asarray(est, dtype=np.float64)
+    return np.where(np.isfinite(est), est, 0.0)
+
+
+def coverage(est: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per event: the share of the windows of ``mask`` where ``est`` has a value (NaN for an empty set)."""
+    mask = np.asarray(mask, dtype=bool)
+    n = mask.sum(axis=0)
+    have = (np.isfinite(np.asarray(est, dtype=np.float64)) & mask).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, have / np.maximum(n, 1), np.nan)
+
+
+def _masked_mean(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    n = mask.sum(axis=0)
+    s = np.where(mask, x, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, s / np.maximum(n, 1), np.nan)
+
+
+def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.array([np.median(x[mask[:, j], j]) if mask[:, j].any() else np.nan for j in range(x.shape[1])])
+
+
+def event_measures(est: np.ndarray, truth: np.ndarray, mask: np.ndarray, floor: np.ndarray,
+                   c: float = 1.0) -> Mapping[str, np.ndarray]:
+    """Every measure of `MEASURES`, per event, of ``est`` (not yet charged) against ``truth`` over the
+    windows of ``mask`` (all ``[W, E]``); ``floor[E]`` is the relative-error floor, ``c`` the offset of
+    ``lnq``."""
+    est = charge(est)
+    truth = np.asarray(truth, dtype=np.float64)
+    mask = np.asarray(mask, dtype=bool)
+    floor = np.asarray(floor, dtype=np.float64)
+    err = np.abs(est - truth)
+    rel_ok = mask & (truth >= floor[None, :]) & (truth > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.where(rel_ok, err / np.where(truth > 0, truth, 1.0), np.nan)
+        tot = np.where(mask, truth, 0.0).sum(axis=0)
+        wape = np.where(tot > 0, np.where(mask, err, 0.0).sum(axis=0) / np.where(tot > 0, tot, 1.0), np.nan)
+        lnq = np.abs(np.log((np.maximum(est, 0.0) + c) / (np.maximum(truth, 0.0) + c)))
+    return {"mape": _masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
+            "lnq": _masked_mean(lnq, mask)}
