@@ -13,6 +13,8 @@ run id says otherwise):
   apart, not ranked (`rank_pairs`);
 - **scalers**: per scaler median window MAPE, whole-run total error, metric MAPE, calibration and
   throughput (event-windows per second);
+- **scalers on common windows** (`common_windows_table`): per scaler, coverage, WAPE, median APE, MAPE
+  and log accuracy on the window sets ``ran`` and ``all`` of `mpx.measures` (``docs/scoring.md``);
 - **headline** (when the config lists methods under ``[output] headline``): per scheduler, counter count
   and workload set (shipped / ``[data] heldout``), each method's mean error over workloads beside the
   best other scaler's (a causal method against causal scalers only; an offline one against all), their
@@ -34,8 +36,8 @@ import pandas as pd
 
 from mpx.compare import headline, headline_methods
 
-__all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "headline_table", "partition_table",
-           "summary_text"]
+__all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "common_windows_table", "headline_table",
+           "partition_table", "summary_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
 #: linear scaling (scaler ``linear``): what a user gets without choosing anything
@@ -124,6 +126,10 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                                       "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
                                       "event_windows_per_s": "event-windows/s"})
             out["scalers (medians over cells)"] = per.sort_values("window MAPE %")
+            common = common_windows_table(ok)
+            if common is not None:
+                out["scalers on common windows (docs/scoring.md: missing values charged as 0; medians over "
+                    "cells; % except lnq)"] = common
         methods = headline_methods(store, experiment, run_id)
         if methods:
             out.update(headline_table(ok, methods))
@@ -171,6 +177,21 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             g["reason"] = g["reason"].astype(str).str.slice(0, 110)
             out["cells skipped or failed"] = g
     return out
+
+
+def common_windows_table(ok: pd.DataFrame) -> pd.DataFrame | None:
+    """Per scaler, the measures of `mpx.measures` on the window sets ``ran`` and ``all`` (the same windows
+    for every scaler of a cell) with coverage beside them: medians over cells, sorted by WAPE on ``all``.
+    None for scores recorded before these measures existed."""
+    cols = [f"{m}_{s}" for s in ("ran", "all") for m in ("coverage", "wape", "mdape", "mape", "lnq")]
+    if not all(c in ok for c in cols):
+        return None
+    t = ok[cols].apply(pd.to_numeric, errors="coerce").groupby(ok["scaler"]).median()
+    for c in cols:
+        t[c] = t[c].round(3) if c.startswith("lnq") else (t[c] * 100).round(2)
+    t.columns = pd.MultiIndex.from_tuples([(s, m) for s, m in (c.split("_")[::-1] for c in cols)],
+                                          names=["windows", "measure"])
+    return t.sort_values(("all", "wape"))
 
 
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:

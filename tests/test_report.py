@@ -30,3 +30,21 @@ def test_winner_runner_up_and_the_linux_default_baseline():
     assert lines[3].startswith("not ranked: 2 pair(s)") and "tintin + cam, 5.00%" in lines[3]
     other = winner_text(ok, baseline=("perf", "dira"))
     assert "baseline (perf + dira): 15.00% (1.50x the winner's error)" in other and "Linux default" not in other
+
+
+def test_common_windows_table_medians_coverage_and_order():
+    from mpx.report import common_windows_table
+
+    rows = []
+    for scaler, wape_all, cov in (("linear", 0.4, 0.7), ("dcam", 0.3, 1.0)):
+        for wl, k in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
+            row = {"scaler": scaler, "workload": wl}
+            for s in ("ran", "all"):
+                row.update({f"coverage_{s}": cov if s == "all" else 1.0, f"wape_{s}": wape_all * k / 2,
+                            f"mdape_{s}": 0.1 * k, f"mape_{s}": 0.2 * k, f"lnq_{s}": 0.05 * k})
+            rows.append(row)
+    t = common_windows_table(pd.DataFrame(rows))
+    assert list(t.index) == ["dcam", "linear"]  # by WAPE on all windows
+    assert t.loc["linear", ("all", "wape")] == 40.0 and t.loc["linear", ("all", "coverage")] == 70.0
+    assert t.loc["dcam", ("ran", "mdape")] == 20.0 and t.loc["dcam", ("all", "lnq")] == 0.1
+    assert common_windows_table(pd.DataFrame([{"scaler": "x", "window_mape": 0.1}])) is None  # older stores
