@@ -126,10 +126,13 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                                       "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
                                       "event_windows_per_s": "event-windows/s"})
             out["scalers (medians over cells)"] = per.sort_values("window MAPE %")
-            common = common_windows_table(ok)
+            scheds = sorted(ok["scheduler"].dropna().unique())
+            shown = baseline[0] if baseline[0] in scheds else (scheds[0] if scheds else None)
+            common = common_windows_table(ok[ok["scheduler"] == shown]) if shown is not None else None
             if common is not None:
-                out["scalers on common windows (docs/scoring.md: missing values charged as 0; medians over "
-                    "cells; % except lnq)"] = common
+                others = f"; the other {len(scheds) - 1} schedulers: csv/scores.csv" if len(scheds) > 1 else ""
+                out[f"scalers on common windows, scheduler {shown}{others} (docs/scoring.md: missing values "
+                    "charged as 0; medians over cells; % except lnq)"] = common
         methods = headline_methods(store, experiment, run_id)
         if methods:
             out.update(headline_table(ok, methods))
@@ -179,19 +182,27 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     return out
 
 
+#: configured settings an experiment may sweep (not values derived per dataset, such as the quantum in trace
+#: units): a table never pools cells that differ in one of them
+SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantum_ms", "noise_rel_sigma",
+            "noise_read_overhead")
+
+
 def common_windows_table(ok: pd.DataFrame) -> pd.DataFrame | None:
-    """Per scaler, the measures of `mpx.measures` on the window sets ``ran`` and ``all`` (the same windows
-    for every scaler of a cell) with coverage beside them: medians over cells, sorted by WAPE on ``all``.
-    None for scores recorded before these measures existed."""
+    """Per scaler (and per value of every setting that varies across ``ok``, `SETTINGS`), the measures of
+    `mpx.measures` on the window sets ``ran`` and ``all`` (the same windows for every scaler of a cell)
+    with coverage beside them: medians over cells, sorted by WAPE on ``all``. None for scores recorded
+    before these measures existed. Callers pass one scheduler's rows."""
     cols = [f"{m}_{s}" for s in ("ran", "all") for m in ("coverage", "wape", "mdape", "mape", "lnq")]
     if not all(c in ok for c in cols):
         return None
-    t = ok[cols].apply(pd.to_numeric, errors="coerce").groupby(ok["scaler"]).median()
+    by = [k for k in SETTINGS if k in ok and ok[k].nunique(dropna=False) > 1] + ["scaler"]
+    t = ok[cols].apply(pd.to_numeric, errors="coerce").groupby([ok[k] for k in by]).median()
     for c in cols:
         t[c] = t[c].round(3) if c.startswith("lnq") else (t[c] * 100).round(2)
     t.columns = pd.MultiIndex.from_tuples([(s, m) for s, m in (c.split("_")[::-1] for c in cols)],
                                           names=["windows", "measure"])
-    return t.sort_values(("all", "wape"))
+    return t.sort_values([*by[:-1], ("all", "wape")]) if len(by) > 1 else t.sort_values(("all", "wape"))
 
 
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:

@@ -48,3 +48,6 @@ def test_common_windows_table_medians_coverage_and_order():
     assert t.loc["linear", ("all", "wape")] == 40.0 and t.loc["linear", ("all", "coverage")] == 70.0
     assert t.loc["dcam", ("ran", "mdape")] == 20.0 and t.loc["dcam", ("all", "lnq")] == 0.1
     assert common_windows_table(pd.DataFrame([{"scaler": "x", "window_mape": 0.1}])) is None  # older stores
+    swept = pd.DataFrame([{**r, "read_every": re} for r in rows for re in (4, 18)])
+    t = common_windows_table(swept)  # a swept setting is a level of the index, never pooled
+    assert t.index.names == ["read_every", "scaler"] and len(t) == 4
