@@ -83,7 +83,7 @@ class PMU:
     """
 
     __slots__ = (
-        "name", "description", "sources", "units", "reserved", "default_unit", "event_units",
+        "name", "description", "sources", "units", "reserved", "default_unit", "event_units", "resized_from",
         "_unit", "_counter", "_fixed_of", "_exact", "_patterns", "_info", "_cache", "_key",
     )
 
@@ -104,6 +104,7 @@ class PMU:
         if not units:
             raise ConfigError(f"{where}: a PMU needs at least one unit")
         self.name = name
+        self.resized_from: PMU | None = None  # set by `with_generic_counters` on its copy
         self.description = description
         self.sources = tuple(sources)
         self.units = tuple(units)
@@ -270,7 +271,7 @@ class PMU:
         ones: masks are cut to them (an event left with no counter is a `ConfigError`) and reserved
         counters that no longer exist are dropped. More counters add ``gp<k>`` counters that no mask
         names (so masked events keep their masks). The same count returns ``self``; otherwise the copy
-        is named ``<name>-<n>gp``.
+        is named ``<name>-<n>gp`` and its ``resized_from`` is this PMU (None on a PMU as declared).
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ConfigError(f"PMU {self.name!r}: the number of generic counters must be a positive integer, "
@@ -306,7 +307,9 @@ class PMU:
                 k += 1
         tbl["generic"] = names
         data["name"] = f"{self.name}-{n}gp"
-        return PMU.from_dict(data, source=f"<{self.name} with {n} generic counters>")
+        copy = PMU.from_dict(data, source=f"<{self.name} with {n} generic counters>")
+        object.__setattr__(copy, "resized_from", self)  # the one field set after construction
+        return copy
 
     def with_event_masks_from_perf_json(
         self,

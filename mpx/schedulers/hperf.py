@@ -30,7 +30,6 @@ arm 6 groups (the first merge fails: 3 + 4 > 6), kunpeng 1 group.
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from mpx.errors import ConfigError
@@ -69,12 +68,12 @@ def hperf_merge(groups: list[list[str]], available_gp: int) -> tuple[list[list[s
 def catalog_available_gp(problem: Problem) -> int | None:
     """The ``available_GP`` of the hperf configuration ``problem`` was built from
     (``Problem.from_catalog`` keeps the catalog's platform entries in ``meta['platform']``), or None:
-    no such entry, or the PMU's counter budget was changed (`mpx.pmu.PMU.with_generic_counters` names
-    the copy ``<pmu>-<n>gp``): the catalog's budget describes its own hardware, not a what-if."""
+    no such entry, or the PMU's counter budget was changed (`mpx.pmu.PMU.with_generic_counters` sets
+    ``resized_from``): the catalog's budget describes its own hardware, not a what-if."""
     gp = (problem.meta.get("platform") or {}).get("available_GP")
     if isinstance(gp, bool) or not isinstance(gp, int) or gp < 1:
         return None
-    if re.search(r"-\d+gp$", str(getattr(problem.pmu, "name", ""))):
+    if getattr(problem.pmu, "resized_from", None) is not None:
         return None
     return gp
 

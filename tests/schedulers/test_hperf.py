@@ -159,3 +159,19 @@ def test_merge_keeps_every_event_and_only_merges_within_the_budget(groups, gp):
         if len(s) > 1:
             assert len(m) <= gp  # a union is only made when it fits available_GP
     assert sorted(i for s in src for i in s) == [i for i, g in enumerate(groups) if g]
+
+
+def test_the_catalog_budget_is_hperf_s_own_default_unless_the_counters_were_changed():
+    from mpx.metrics import Catalog, Metric
+    from mpx.pmu import preset
+    from mpx.problem import Problem
+    from mpx.schedulers.hperf import HperfScheduler, catalog_available_gp
+
+    cat = Catalog([Metric.from_expr("m", "a + b")], name="hp", platform={"available_GP": 3})
+    as_declared = Problem.from_catalog(cat, preset("generic-4"))
+    resized = Problem.from_catalog(cat, preset("generic-4").with_generic_counters(6))
+    assert preset("generic-4").with_generic_counters(6).resized_from is preset("generic-4")
+    assert catalog_available_gp(as_declared) == 3 and catalog_available_gp(resized) is None
+    assert HperfScheduler().params_for(as_declared)["available_gp"] == 3  # what a result row records
+    assert HperfScheduler().params_for(resized)["available_gp"] is None
+    assert HperfScheduler(available_gp=2).params_for(as_declared)["available_gp"] == 2  # given wins
