@@ -75,14 +75,6 @@ class ReadView:
         return int(self.raw.shape[0])
 
     @classmethod
-    def from_read_view(cls, view: Any, *, pmu: Any = None, meta: dict | None = None) -> Observation:
-        """`from_reads` of a read view a reader made: any object with ``events``, ``edges``, ``raw``,
-        ``enabled``, ``running`` and ``time_unit`` (`mpx.readers.perfstat.PerfStatRun.read_view`), so the
-        time unit is the reader's, never assumed. ``pmu``: the PMU the user declared, or None."""
-        return cls.from_reads(view.events, view.edges, view.raw, view.enabled, view.running,
-                              time_unit=view.time_unit, pmu=pmu, meta=meta)
-
-    @classmethod
     def from_quanta(cls, quanta: QuantumView, read_every: int, disabled: np.ndarray | None = None) -> ReadView:
         """The read view of ``quanta`` read every ``read_every`` quanta (module docstring): raw = Σ counts
         while running, enabled = window length (0 for the ``disabled[E]`` events), running = Σ durations
