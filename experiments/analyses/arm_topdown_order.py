@@ -15,33 +15,12 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-from mpx.schedulers.arm_topdown import optimize_event_groups
+from mpx.schedulers.arm_topdown import optimize_event_groups, tool_metric_order
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "metrics" / "arm-telemetry"
-
-CHILD = r"""
-import json, sys
-spec = json.load(open(sys.argv[1]))
-ev = spec["events"]
-def key(name):
-    e = ev[name]
-    code = e.get("code")
-    code = int(code, 16) if isinstance(code, str) else code
-    return (name, e.get("title"), e.get("description"), code)
-stages = spec["methodologies"]["topdown_methodology"]["metric_grouping"]
-metrics = []
-for g in stages["stage_1"] + stages["stage_2"]:
-    for m in sorted(spec["groups"]["metrics"][g]["metrics"]):
-        metrics.append(tuple(key(e) for e in sorted(spec["metrics"][m]["events"])))
-order = list({g: None for g in set(metrics)})
-print(json.dumps([[k[0] for k in t] for t in order]))
-"""
-
 
 def tool_tuples_listed(spec: dict) -> list[tuple[str, ...]]:
     stages = spec["methodologies"]["topdown_methodology"]["metric_grouping"]
@@ -60,11 +39,7 @@ def main() -> None:
         listed = len(optimize_event_groups(tool_tuples_listed(spec), 6))
         counts: collections.Counter = collections.Counter()
         for seed in range(n):
-            env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-            out = subprocess.run([sys.executable, "-c", CHILD, f], env=env, capture_output=True, text=True,
-                                 check=True).stdout
-            order = [tuple(t) for t in json.loads(out)]
-            counts[len(optimize_event_groups(order, 6))] += 1
+            counts[len(optimize_event_groups(tool_metric_order(f, seed), 6))] += 1
         dist = ", ".join(f"{k} groups: {v}" for k, v in sorted(counts.items()))
         print(f"{Path(f).name}: listed order {listed} groups; over {n} hash seeds: {dist}")
 

@@ -42,7 +42,12 @@ property of the specifications.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -53,7 +58,7 @@ from mpx.problem import EventGroup, Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
 from mpx.schedulers.perf import perf_rotation
 
-__all__ = ["ArmTopdownScheduler", "optimize_event_groups", "make_chunks"]
+__all__ = ["ArmTopdownScheduler", "optimize_event_groups", "make_chunks", "tool_metric_order"]
 
 _COLLECT_BY = ("metric", "group", "none")
 
@@ -108,6 +113,35 @@ def make_chunks(groups: Sequence[Sequence[str]], max_events: int,
     if cur:
         chunks.append(cur)
     return chunks
+
+
+# The tool's order: a child process builds the tool's list of metric tuples out of objects hashing like its
+# Event (hash((name, title, description, code))), puts them in a set under PYTHONHASHSEED and prints the
+# iteration order -- exactly what _generate_event_list feeds _optimize_event_groups.
+_TOOL_ORDER = r"""
+import json, sys
+spec = json.load(open(sys.argv[1]))
+ev = spec["events"]
+def key(name):
+    e = ev[name]
+    code = e.get("code")
+    code = int(code, 16) if isinstance(code, str) else code
+    return (name, e.get("title"), e.get("description"), code)
+stages = spec["methodologies"]["topdown_methodology"]["metric_grouping"]
+metrics = [tuple(key(e) for e in sorted(spec["metrics"][m]["events"]))
+           for g in stages["stage_1"] + stages["stage_2"] for m in sorted(spec["groups"]["metrics"][g]["metrics"])]
+print(json.dumps([[k[0] for k in t] for t in {g: None for g in set(metrics)}]))
+"""
+
+
+def tool_metric_order(spec: str | os.PathLike, hash_seed: int) -> list[tuple[str, ...]]:
+    """The metrics' event tuples of an Arm telemetry ``spec`` in the order the Top-down Tool merges them
+    under ``PYTHONHASHSEED = hash_seed`` (it merges ``set(metrics)``, whose order depends on the seed);
+    feed it to `optimize_event_groups` to get the tool's own groups for that seed."""
+    env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
+    out = subprocess.run([sys.executable, "-c", _TOOL_ORDER, str(Path(spec))], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    return [tuple(t) for t in json.loads(out)]
 
 
 class ArmTopdownScheduler(StaticScheduler):

@@ -3,16 +3,11 @@ telemetry specifications (reference: "with 6 counters Neoverse N1 needs 9 perf g
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
 from mpx.errors import ConfigError
 from mpx.problem import Problem
-from mpx.schedulers.arm_topdown import ArmTopdownScheduler, make_chunks, optimize_event_groups
+from mpx.schedulers.arm_topdown import ArmTopdownScheduler, make_chunks, optimize_event_groups, tool_metric_order
 
 
 def test_duplicates_and_contained_tuples_are_dropped():
@@ -84,30 +79,8 @@ def test_a_metric_that_never_fits_is_split():
 
 # -- the Neoverse specifications -------------------------------------------------------------------------
 
-# The tool's order: the child builds the tool's list of metric tuples out of objects hashing like its
-# Event (hash((name, title, description, code))), puts them in a set under PYTHONHASHSEED and prints the
-# iteration order -- exactly what _generate_event_list feeds _optimize_event_groups.
-_CHILD = r"""
-import json, sys
-spec = json.load(open(sys.argv[1]))
-ev = spec["events"]
-def key(name):
-    e = ev[name]
-    code = e.get("code")
-    code = int(code, 16) if isinstance(code, str) else code
-    return (name, e.get("title"), e.get("description"), code)
-stages = spec["methodologies"]["topdown_methodology"]["metric_grouping"]
-metrics = [tuple(key(e) for e in sorted(spec["metrics"][m]["events"]))
-           for g in stages["stage_1"] + stages["stage_2"] for m in sorted(spec["groups"]["metrics"][g]["metrics"])]
-print(json.dumps([[k[0] for k in t] for t in {g: None for g in set(metrics)}]))
-"""
-
-
 def _tool_groups(path, hash_seed: int) -> int:
-    env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], env=env, capture_output=True, text=True,
-                         check=True).stdout
-    return len(optimize_event_groups([tuple(t) for t in json.loads(out)], 6))
+    return len(optimize_event_groups(tool_metric_order(path, hash_seed), 6))
 
 
 def _spec_problem(shared, name, pmu):
