@@ -48,6 +48,7 @@ from mpx.trace import SECONDS_PER_UNIT, split_edges
 
 __all__ = [
     "Noise",
+    "in_ms",
     "multiplex",
     "quantum_from_ms",
     "read_every_from_ms",
@@ -121,6 +122,20 @@ def resolve_quantum(spec: Mapping[str, Any] | str | float | None, trace: Any) ->
     if not (math.isfinite(q) and q > 0):
         raise ConfigError(f"--quantum must be > 0, got {text!r}")
     return q, f"{q:,.6g} {unit}"
+
+
+def in_ms(value: float, time_unit: str, *, clock_hz: float | None = None,
+          ticks_per_second: float | None = None) -> float | None:
+    """A length on a trace's time axis in milliseconds (the inverse of `quantum_from_ms`), or None when the
+    axis has no declared relation to time (instructions, blocks; cycles without ``clock_hz``; ticks
+    without ``ticks_per_second``): no silent default clock."""
+    if time_unit in SECONDS_PER_UNIT:
+        return float(value) * SECONDS_PER_UNIT[time_unit] * 1e3
+    if time_unit == "cycles" and clock_hz:
+        return float(value) / clock_hz * 1e3
+    if time_unit == "ticks" and ticks_per_second:
+        return float(value) / ticks_per_second * 1e3
+    return None
 
 
 def read_every_from_ms(read_interval_ms: float, mux_interval_ms: float) -> int:
@@ -262,6 +277,7 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         "last_quantum_partial": bool(partial),
         "read_every": read_every,
         "read_window": quantum * read_every,
+        "rotation_quanta": None if schedule is None else schedule.period,  # static schedules: the cycle
         "scheduler": sched.name or type(sched).__name__,
         "scheduler_params": sched.params_json(),
         "seed": seed,

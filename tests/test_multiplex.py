@@ -377,3 +377,13 @@ def test_resolve_quantum_from_command_line_text():
     ins = Trace(["a"], np.ones((2, 1)), [0.0, 1.0, 2.0], "instructions")
     with pytest.raises(ConfigError, match="--quantum '1ms': quantum_from_ms: the 'instructions' axis"):
         resolve_quantum("1ms", ins)
+
+
+def test_in_ms_needs_a_declared_relation_to_time():
+    from mpx.multiplex import in_ms
+
+    assert in_ms(4e6, "ns") == pytest.approx(4.0) and in_ms(2, "s") == 2000.0
+    assert in_ms(8e6, "cycles", clock_hz=2e9) == pytest.approx(4.0)
+    assert in_ms(4e9, "ticks", ticks_per_second=1e12) == pytest.approx(4.0)
+    assert in_ms(1e6, "cycles") is None and in_ms(1e6, "instructions") is None and in_ms(5, "ticks") is None
+

@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "cell_row",
+from mpx.multiplex import in_ms
+
+__all__ = ["TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "regime", "cell_row",
            "event_class", "event_rows", "metric_rows", "series_rows"]
 
 #: columns of measured wall-clock time: the only values that differ between two runs of one cell
@@ -66,6 +68,22 @@ def provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) -> 
         "read_window": None if obs is None else float(obs.quantum * obs.read_every),
         "noise_rel_sigma": (mux.get("noise") or {}).get("rel_sigma", 0.0),
         "noise_read_overhead": (mux.get("noise") or {}).get("read_overhead", 0.0),
+        **({} if obs is None else regime(obs, mux)),
+    }
+
+
+def regime(obs: Any, mux: dict) -> dict[str, Any]:
+    """The multiplexing regime of a replay, as a real tool's settings read: quanta per full rotation of a
+    static schedule (None for online schedulers), read windows per rotation (< 1: a read window is
+    shorter than a rotation, so some events are never counted in some windows), and the quantum and
+    read window in ms where the trace's axis has a declared relation to time (`mpx.multiplex.in_ms`)."""
+    rot = obs.meta.get("rotation_quanta")
+    clock = {"clock_hz": mux.get("clock_hz"), "ticks_per_second": mux.get("ticks_per_second")}
+    return {
+        "rotation_quanta": rot,
+        "read_per_rotation": None if not rot else obs.read_every / rot,
+        "quantum_in_ms": in_ms(obs.quantum, obs.time_unit, **clock),
+        "read_window_in_ms": in_ms(obs.quantum * obs.read_every, obs.time_unit, **clock),
     }
 
 

@@ -29,8 +29,10 @@ KEEP_CSV = ("scores", "schedule", "partition")
 DROP = {"cell_key", "code_version", "reason", "estimate_seconds", "event_windows_per_s", "mux_seconds",
         "cell_seconds", "partition_seconds"}
 #: columns added after the reference was recorded, by changes that add numbers without moving any (each
-#: tested on its own): the error measures on common window sets of `mpx.measures` (scores and events)
-ADDED = {f"{m}_{s}" for m in ("mape", "wape", "mdape", "lnq", "coverage") for s in ("ran", "unran", "all")}
+#: tested on its own): the error measures on common window sets of `mpx.measures` (scores and events) and
+#: the regime of each replay (`mpx.experiment.rows.regime`)
+ADDED = ({f"{m}_{s}" for m in ("mape", "wape", "mdape", "lnq", "coverage") for s in ("ran", "unran", "all")}
+         | {"rotation_quanta", "read_per_rotation", "quantum_in_ms", "read_window_in_ms"})
 
 
 def _cell(v: object) -> str:
