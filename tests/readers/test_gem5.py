@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.readers import detect_format, gem5, read_trace
+from mpx.readers.gem5 import lines as grammar
 
 BEGIN = "---------- Begin Simulation Statistics ----------"
 END = "---------- End Simulation Statistics   ----------"
@@ -170,7 +171,7 @@ def test_every_real_file_is_detected_and_fast_equals_strict(shared, monkeypatch)
         assert detect_format(path) == "gem5"
         fast = read_trace(path)
         with monkeypatch.context() as mp:
-            mp.setattr(gem5, "_fast_chunk", lambda *a: None)
+            mp.setattr(grammar, "fast_chunk", lambda *a: None)  # every block through the strict parser
             assert gem5.read(path) == fast
 
 
@@ -481,12 +482,12 @@ def test_mutations_raise_only_format_error(tmp_path, data):
 def test_fast_and_strict_parsers_agree_on_any_value(tmp_path, value):
     text = SAMPLE.replace("system.cpu.committedInsts 1 #", f"system.cpu.committedInsts {value} #")
     fast = _read_or_format_error(tmp_path, text.encode())
-    original = gem5._fast_chunk
-    gem5._fast_chunk = lambda *a: None
+    original = grammar.fast_chunk
+    grammar.fast_chunk = lambda *a: None  # every block through the strict parser
     try:
         strict = _read_or_format_error(tmp_path, text.encode())
     finally:
-        gem5._fast_chunk = original
+        grammar.fast_chunk = original
     assert (fast is None) == (strict is None)
     if fast is not None:
         assert fast == strict
