@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         return 1 if bad else 0
     names = datasets.names() if args.name == ["all"] else args.name
     for n in names:
-        datasets.entry(n)
+        datasets.entry_or_recipe(n)
     status = 0
     for n in names:
         r = datasets.rebuild(n, check=args.check, keep_workdir=args.keep_workdir)
