@@ -92,6 +92,12 @@ HARDWARE: dict[str, Any] = {
 """The machine of the shipped gem5 datasets: gem5's O3 defaults, made explicit; 32 KiB 8-way L1s, a 512 KiB
 16-way L2 with stride prefetchers on L1D and L2, 64-entry TLBs, one DDR4-2400 channel."""
 
+EVENTS = Path(__file__).resolve().parent / "data" / "gem5" / "events.txt"
+"""Additive stats every gem5 trace has (one per line): gem5 omits a zero ``nozero`` stat from a dump, and a
+stat no dump printed would be no event at all, so the event set would change with the workload. These
+(the union over short runs of the shipped workloads on `HARDWARE`) are added as zero columns when absent,
+so that catalogs (``mpx/metrics/builtin/gem5.toml``) apply to every trace."""
+
 HOST_STATS = ("hostSeconds", "hostInstRate", "hostOpRate", "hostTickRate", "hostMemUsage", "hostMemory",
               "host_seconds", "host_inst_rate", "host_op_rate", "host_tick_rate", "host_mem_usage")
 """Stats of the host machine and wall time: differ between identical runs, dropped."""
@@ -240,6 +246,7 @@ def record_gem5(
             "config": CONFIG.name,
             "config_sha256": sha256_bytes(CONFIG.read_bytes()),
             "config_ini_sha256": sha256_bytes(config_ini),
+            "events_file_sha256": sha256_bytes(EVENTS.read_bytes()),
             "mode": "syscall emulation",
             "period_ps": period_ps,
             "period_cycles": round(period_ps / _clock_period_ps(hw["clock"]), 3),
@@ -292,8 +299,18 @@ def _finish(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
     for key in ("stats_per_dump",):
         if key in meta:
             meta[key] = meta[key][:n]
-    return Trace(raw.events, raw.counts[:n], raw.edges[: n + 1], raw.time_unit, meta,
+    have = set(raw.events) | set(raw.aux_names)
+    added = [e for e in standard_events() if e not in have]
+    meta["zero_filled"] = {"events": len(added), "why": "in mpx/data/gem5/events.txt but printed in no dump "
+                           "(gem5 omits zero nozero stats): zero in every interval"}
+    counts = np.concatenate([raw.counts[:n], np.zeros((n, len(added)))], axis=1)
+    return Trace(list(raw.events) + added, counts, raw.edges[: n + 1], raw.time_unit, meta,
                  [raw.aux_names[i] for i in keep_aux], raw.aux[:n, keep_aux])
+
+
+def standard_events() -> list[str]:
+    """The names in `EVENTS`, in file order."""
+    return [line.strip() for line in EVENTS.read_text().splitlines() if line.strip()]
 
 
 def _keep(stats: Path, dest: Path) -> None:
