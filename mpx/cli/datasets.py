@@ -45,12 +45,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.name}: {e.get('description', '')}")
         print(f"  behaviour: {e.get('behaviour', '')}")
         print(f"  file: {datasets.path(args.name)} (sha256 {e['trace']['sha256'][:16]}…)")
-        print(f"  command: {' '.join(trace.meta.get('command', []))}")
+        command = trace.meta.get("command") or trace.meta.get("recording", {}).get("command", [])
+        print(f"  command: {' '.join(command)}")
         print(f"  inputs: {e.get('inputs_doc', '')}")
-        cfg = trace.meta.get("config", {})
-        caches = ", ".join(f"{k} {v['size_bytes']} B {v['assoc']}-way {v['line_bytes']} B" for k, v in cfg.items()
-                           if k in ("I1", "D1", "LL"))
-        print(f"  recorded with {trace.meta.get('simulator')}, dump every {cfg.get('dump_every_bb'):,} blocks; {caches}")
+        if datasets.is_gem5(e["recipe"]):
+            print(_gem5_machine(trace.meta))
+        else:
+            cfg = trace.meta.get("config", {})
+            caches = ", ".join(f"{k} {v['size_bytes']} B {v['assoc']}-way {v['line_bytes']} B" for k, v in cfg.items()
+                               if k in ("I1", "D1", "LL"))
+            print(f"  recorded with {trace.meta.get('simulator')}, dump every {cfg.get('dump_every_bb'):,} blocks; {caches}")
         print(f"  intervals: {trace.n_intervals:,}; time span {lo:,.0f} .. {hi:,.0f} {trace.time_unit}")
         d = trace.durations
         print(f"  interval length: min {d.min():,.0f}, median {float(np.median(d)):,.0f}, "
@@ -97,3 +101,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"[{n}]   same inputs and tool versions: the difference comes from the host "
                   "(CPU features, kernel) or from non-determinism in the program")
     return status
+
+
+def _gem5_machine(meta: dict) -> str:
+    """Two lines on how a gem5 dataset was recorded: simulator, period, core, caches, memory."""
+    rec, hw = meta.get("recording", {}), meta.get("hardware", {})
+    core, caches = hw.get("core", {}), hw.get("caches", {})
+    cache = ", ".join(f"{k.upper()} {v.get('size')} {v.get('assoc')}-way" for k, v in caches.items())
+    return (f"  recorded with gem5 {rec.get('gem5_version')} ({rec.get('mode')}), stats dumped and reset every "
+            f"{rec.get('period_ps', 0) / 1e6:g} us ({rec.get('period_cycles')} cycles)\n"
+            f"  machine: {hw.get('cpu_model')} at {hw.get('clock')}, {core.get('renameWidth')}-wide, ROB "
+            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}")

@@ -1,0 +1,99 @@
+"""The gem5 catalog (mpx/metrics/builtin/gem5.toml) against the shipped gem5 datasets: every relation marked
+[exact] holds in every interval of every dataset, every [approximate N%] one holds at the rate
+datasets/gem5/relations.json measured (per dataset), and the metrics evaluate on every trace."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from mpx import datasets as ds
+from mpx.metrics.catalog import builtin, evaluate_trace, vector_total_relations
+from mpx.record_gem5 import HARDWARE, standard_events
+
+CATALOG = builtin("gem5")
+GEM5 = [n for n in ds.names() if ds.is_gem5(ds.entry(n)["recipe"])]
+RATES = ds.root() / "gem5" / "relations.json"
+MEASURED = json.loads(RATES.read_text()) if RATES.is_file() else {"datasets": {}, "relations": {}}
+need_data = pytest.mark.skipif(not GEM5, reason="no gem5 dataset recorded in datasets/manifest.json yet "
+                               "(datasets/gem5/record_all.sh)")
+
+
+def status(description: str) -> tuple[str, float]:
+    m = re.match(r"\[(exact|approximate) ?([0-9.]+)?%?\]", description)
+    assert m, f"relation description must start with [exact] or [approximate N%]: {description!r}"
+    return m.group(1), (float(m.group(2)) / 100 if m.group(2) else 1.0)
+
+
+def test_catalog_shape():
+    # perf-like names, TMA level 1 and 2, IPC/CPI, MPKI and miss ratios, DRAM bandwidth
+    for name in ("cycles", "instructions", "branches", "branch_misses", "L1_dcache_misses", "LLC_misses",
+                 "dTLB_load_misses", "ipc", "cpi", "tma_retiring", "tma_bad_speculation", "tma_frontend_bound",
+                 "tma_backend_bound", "tma_memory_bound", "tma_core_bound", "tma_fetch_latency",
+                 "tma_fetch_bandwidth", "tma_branch_mispredicts", "l1d_mpki", "l2_mpki", "dtlb_mpki",
+                 "branch_mpki", "l1d_miss_ratio", "dram_bw"):
+        assert name in CATALOG.metrics
+    assert len(CATALOG.relations) >= 20
+    for r in CATALOG.relations:
+        status(r.description)
+    # every event the catalog names is a standard gem5 event (present in every gem5 trace)
+    assert CATALOG.used_events <= set(standard_events())
+    assert {e for r in CATALOG.relations for e in r.events} <= set(standard_events())
+    # the literals are the recorded machine's
+    assert CATALOG.literals["width"] == HARDWARE["core"]["renameWidth"] == HARDWARE["core"]["commitWidth"]
+    assert CATALOG.literals["line_bytes"] == HARDWARE["cache_line_bytes"]
+    assert CATALOG.literals["clock_hz"] == 3.0e9 and HARDWARE["clock"] == "3GHz"
+    # cycles and instructions sit on fixed counters, like a real PMU
+    assert CATALOG.events["system.cpu.numCycles"].fixed_counter is not None
+    assert CATALOG.events["system.cpu.commitStats0.numInsts"].fixed_counter is not None
+
+
+@need_data
+@pytest.mark.parametrize("name", GEM5)
+def test_relations_hold_at_their_measured_rate(name: str):
+    trace = ds.load(name)
+    counts = {e: trace.counts[:, i] for i, e in enumerate(trace.events)}
+    per = MEASURED["datasets"].get(name)
+    assert per is not None, f"{name} not measured: run datasets/gem5/measure_relations.py --write"
+    for r in CATALOG.relations:
+        kind, _ = status(r.description)
+        held = r.holds(counts)
+        if kind == "exact":
+            bad = np.flatnonzero(~held)
+            assert not bad.size, f"{r.name} is marked exact but fails in interval {bad[:5]} of {name}"
+        else:
+            assert held.mean() == pytest.approx(per["rates"][r.name], abs=1e-6), r.name
+    # gem5's vector identities: ::total = sum of the parts, in every interval
+    for r in vector_total_relations(trace.events):
+        assert r.holds(counts, rtol=1e-12).all(), r.name
+
+
+@need_data
+def test_approximate_rates_in_the_catalog_are_the_measured_ones():
+    rates = MEASURED["relations"]
+    for r in CATALOG.relations:
+        kind, rate = status(r.description)
+        assert r.name in rates
+        assert rates[r.name]["status"] == kind
+        if kind == "approximate":
+            assert rate == pytest.approx(rates[r.name]["rate"], abs=0.0006)  # printed with one decimal in %
+    assert set(MEASURED["datasets"]) == set(GEM5), "relations.json is stale: run measure_relations.py --write"
+
+
+@need_data
+@pytest.mark.parametrize("name", GEM5)
+def test_metrics_evaluate_and_tma_level1_adds_up(name: str):
+    trace = ds.load(name)
+    v = evaluate_trace(CATALOG, trace)
+    ok = v["cycles"] > 0
+    assert ok.all()
+    tma = v["tma_retiring"] + v["tma_bad_speculation"] + v["tma_frontend_bound"] + v["tma_backend_bound"]
+    stage = v["tma_slots"] * 0 + 1  # the four level-1 fractions add up to the rename stage cycles / cycles
+    assert np.mean(np.abs(tma - stage) < 0.02) > 0.9
+    assert np.allclose(v["tma_fetch_latency"] + v["tma_fetch_bandwidth"], v["tma_frontend_bound"])
+    assert np.allclose(v["tma_memory_bound"] + v["tma_core_bound"], v["tma_backend_bound"])
+    assert (v["tma_memory_bound"] >= 0).all() and (v["tma_retiring"] <= 1).all()
+    assert (v["ipc"] >= 0).all() and np.nanmax(v["dram_bw"]) < 19.2 * 1.01  # DDR4-2400 x64 peak
