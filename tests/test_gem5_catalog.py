@@ -97,3 +97,18 @@ def test_metrics_evaluate_and_tma_level1_adds_up(name: str):
     assert np.allclose(v["tma_memory_bound"] + v["tma_core_bound"], v["tma_backend_bound"])
     assert (v["tma_memory_bound"] >= 0).all() and (v["tma_retiring"] <= 1).all()
     assert (v["ipc"] >= 0).all() and np.nanmax(v["dram_bw"]) < 19.2 * 1.01  # DDR4-2400 x64 peak
+
+
+@pytest.mark.parametrize("preset,generic", [("gem5-o3-g4", 4), ("gem5-o3-g8", 8)])
+def test_gem5_pmu_presets_put_cycles_and_instructions_on_fixed_counters(preset: str, generic: int):
+    from mpx.pmu import PMU
+
+    pmu = PMU.preset(preset)
+    fixed = ["system.cpu.numCycles", "system.cpu.commitStats0.numInsts"]
+    assert all(pmu.is_fixed(e) for e in fixed)
+    others = ["system.cpu.dcache.demandMisses::total", "system.cpu.rename.blockCycles", "system.cpu.iew.idleCycles",
+              "system.cpu.branchPred.mispredicted_0::total", "system.cpu.mmu.dtb.rdMisses",
+              "system.cpu.icache.demandMisses::total", "system.cpu.l2cache.demandMisses::total",
+              "system.mem_ctrl.dram.bytesRead::total", "system.cpu.rename.renamedInsts"]
+    assert pmu.fits(fixed + others[:generic])
+    assert not pmu.fits(fixed + others[: generic + 1])
