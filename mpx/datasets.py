@@ -1,4 +1,6 @@
-"""The shipped ground-truth datasets: real programs recorded with `mpx.record` (callgrind).
+"""The shipped ground-truth datasets: real programs recorded with `mpx.record` (callgrind) or
+`mpx.record_gem5` (gem5, recipes with ``"simulator": "gem5"``; their recipes live in
+``datasets/gem5/recipes.json`` until recorded, see `recipes`).
 
 ``datasets/manifest.json`` lists every dataset with its recipe (input generators, the command,
 the recording settings) and what the recording gave (events, interval count, sha256 of the trace
