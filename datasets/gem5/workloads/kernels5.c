@@ -4,7 +4,7 @@
      compute  dense FP: blocked 96x96 matrix multiply and a polynomial evaluation, repeated (L1-resident)
      branchy  data-dependent branches on random bytes: a tiny state machine, binary search, insertion sort
      stream   STREAM triad a[i] = b[i] + s*c[i] over three 8 MiB arrays (DRAM bandwidth)
-     chase    pointer chasing around one pseudo-random cycle over 8 MiB (DRAM latency, TLB misses)
+     chase    pointer chasing around one pseudo-random cycle over 4 MiB (DRAM latency, TLB misses)
      phases   short phases in turn: compute, stream, branchy, chase over 2 MiB (L2 misses), repeated */
 #include <stdint.h>
 #include <stdio.h>
@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
         for (long i = 0; i < na; i++) { b[i] = (double)i; c[i] = (double)(na - i); }
         out = stream(100000);
     } else if (!strcmp(mode, "chase")) {
-        long n = 2L << 20; next = make_cycle(n); out = (double)chase(next, 1L << 40);
+        long n = 1L << 20; next = make_cycle(n); out = (double)chase(next, 1L << 40);
     } else if (!strcmp(mode, "phases")) {
         na = 1 << 17; a = malloc(8 * na); b = malloc(8 * na); c = malloc(8 * na);
         for (long i = 0; i < na; i++) { b[i] = (double)i; c[i] = (double)(na - i); }
