@@ -64,9 +64,20 @@ def manifest() -> dict:
     return data
 
 
-def names() -> list[str]:
-    """Names of the shipped datasets, in manifest order."""
-    return [d["name"] for d in manifest()["datasets"]]
+SIMULATORS = ("callgrind", "gem5")
+
+
+def names(simulator: str | None = "callgrind") -> list[str]:
+    """Names of the shipped datasets recorded with ``simulator``, in manifest order; ``None``: all of them.
+
+    The default is the callgrind datasets, the meaning "all shipped datasets" has had everywhere
+    (experiments' ``datasets = ["all"]``, benchmarks): their traces share one event set and catalog,
+    which the gem5 traces do not.
+    """
+    if simulator is not None and simulator not in SIMULATORS:
+        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)} or None, got {simulator!r}")
+    return [d["name"] for d in manifest()["datasets"]
+            if simulator is None or d.get("recipe", {}).get("simulator", "callgrind") == simulator]
 
 
 def entry(name: str) -> dict:
@@ -74,7 +85,7 @@ def entry(name: str) -> dict:
     for d in manifest()["datasets"]:
         if d["name"] == name:
             return d
-    raise KeyError(f"no dataset {name!r}; known: {', '.join(names())}")
+    raise KeyError(f"no dataset {name!r}; known: {', '.join(names(None))}")
 
 
 def recipes_path() -> Path:
@@ -105,7 +116,7 @@ def entry_or_recipe(name: str) -> dict:
         for d in recipes():
             if d["name"] == name:
                 return d
-        raise KeyError(f"no dataset {name!r}; known: {', '.join(names())}; "
+        raise KeyError(f"no dataset {name!r}; known: {', '.join(names(None))}; "
                        f"recipes: {', '.join(d['name'] for d in recipes())}") from None
 
 
@@ -152,7 +163,7 @@ class Check:
 def verify(which: list[str] | None = None) -> list[Check]:
     """Compare the sha256 of every (or the given) dataset file with the manifest."""
     out = []
-    for name in which or names():
+    for name in which or names(None):
         want = (entry(name).get("trace") or {}).get("sha256")
         try:
             got = sha256_file(path(name))

@@ -17,9 +17,16 @@ from mpx import datasets as ds
 from mpx.errors import FormatError
 from mpx.record import parse_cache
 
-NAMES = ds.names()
+NAMES = ds.names(None)
 CALLGRIND = [n for n in NAMES if not ds.is_gem5(ds.entry(n)["recipe"])]
 GEM5 = [n for n in NAMES if ds.is_gem5(ds.entry(n)["recipe"])]
+
+
+def test_names_default_to_the_callgrind_datasets():
+    assert ds.names() == ds.names("callgrind") == CALLGRIND
+    assert ds.names("gem5") == GEM5
+    with pytest.raises(ValueError):
+        ds.names("qemu")
 BASIC = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim")
 HAVE_VALGRIND = shutil.which("valgrind") is not None
 

@@ -12,7 +12,7 @@ import pytest
 from mpx import datasets as ds
 from mpx.record_gem5 import HOST_STATS, standard_events
 
-GEM5 = [n for n in ds.names() if ds.is_gem5(ds.entry(n)["recipe"])]
+GEM5 = ds.names("gem5")
 RECIPES = {d["name"]: d for d in ds.recipes()}
 
 pytestmark = pytest.mark.skipif(not GEM5, reason="no gem5 dataset recorded in datasets/manifest.json yet "

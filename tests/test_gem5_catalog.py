@@ -15,7 +15,7 @@ from mpx.metrics.catalog import builtin, evaluate_trace, vector_total_relations
 from mpx.record_gem5 import HARDWARE, standard_events
 
 CATALOG = builtin("gem5")
-GEM5 = [n for n in ds.names() if ds.is_gem5(ds.entry(n)["recipe"])]
+GEM5 = ds.names("gem5")
 RATES = ds.root() / "gem5" / "relations.json"
 MEASURED = json.loads(RATES.read_text()) if RATES.is_file() else {"datasets": {}, "relations": {}}
 need_data = pytest.mark.skipif(not GEM5, reason="no gem5 dataset recorded in datasets/manifest.json yet "

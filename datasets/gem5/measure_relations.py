@@ -105,7 +105,7 @@ LITERALS = {"width": W, "line_bytes": 64}
 
 
 def gem5_names() -> list[str]:
-    return [n for n in datasets.names() if datasets.entry(n)["recipe"].get("simulator") == "gem5"]
+    return datasets.names("gem5")
 
 
 def relations() -> list[Relation]:

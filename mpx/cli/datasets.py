@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     cmd = args.datasets_command
     if cmd == "list":
         rows = []
-        for name in datasets.names():
+        for name in datasets.names(None):
             e = datasets.entry(name)
             t = e.get("trace") or {}
             rows.append((name, e.get("behaviour", ""), str(len(t.get("events", [])) or "-"),
@@ -75,9 +75,10 @@ def run(args: argparse.Namespace) -> int:
                 bad += 1
                 got = c.actual[:16] + "…" if c.actual else "missing"
                 print(f"DIFFERS  {c.name}: {c.message or 'sha256 differs'} (manifest {str(c.expected)[:16]}…, file {got})")
-        print(f"{len(datasets.names()) - bad} of {len(datasets.names())} datasets match the manifest")
+        n_all = len(datasets.names(None))
+        print(f"{n_all - bad} of {n_all} datasets match the manifest")
         return 1 if bad else 0
-    names = datasets.names() if args.name == ["all"] else args.name
+    names = datasets.names(None) if args.name == ["all"] else args.name
     for n in names:
         datasets.entry_or_recipe(n)
     status = 0
