@@ -89,6 +89,21 @@ RELATIONS: list[tuple[str, str, str]] = [
        f"{c}: demand misses <= demand accesses") for c in ("icache", "dcache", "l2cache")],
     *[(f"{c}_demand_le_overall", f"{C}{c}.demandMisses::total <= {C}{c}.overallMisses::total",
        f"{c}: demand misses are part of all misses") for c in ("icache", "dcache", "l2cache")],
+    *[(f"{short}_total",
+       f"{C}{v}::total == " + " + ".join(f"{C}{v}::{t}" for t in types),
+       f"::total of {v} = the sum of its parts (gem5 vector identity)")
+      for short, v, types in (
+          ("branches", "branchPred.committed_0", ("CallDirect", "CallIndirect", "DirectCond", "DirectUncond", "IndirectCond",
+                                      "IndirectUncond", "NoBranch", "Return")),
+          ("branch_misses", "branchPred.mispredicted_0", ("CallDirect", "CallIndirect", "DirectCond", "DirectUncond",
+                                         "IndirectCond", "IndirectUncond", "NoBranch", "Return")),
+          ("l2_accesses", "l2cache.demandAccesses", ("cpu.inst", "cpu.data", "cpu.dcache.prefetcher")),
+          ("l2_misses", "l2cache.demandMisses", ("cpu.inst", "cpu.data", "cpu.dcache.prefetcher")))],
+    ("dram_bytes_read_total",
+     "system.mem_ctrl.dram.bytesRead::total == system.mem_ctrl.dram.bytesRead::cpu.inst + "
+     "system.mem_ctrl.dram.bytesRead::cpu.data + system.mem_ctrl.dram.bytesRead::cpu.dcache.prefetcher + "
+     "system.mem_ctrl.dram.bytesRead::cpu.l2cache.prefetcher",
+     "::total of DRAM bytes read = the sum over requestors (gem5 vector identity)"),
     ("dtlb_read_misses", f"{C}mmu.dtb.rdMisses <= {C}mmu.dtb.rdAccesses", "DTLB read misses <= read accesses"),
     ("dtlb_write_misses", f"{C}mmu.dtb.wrMisses <= {C}mmu.dtb.wrAccesses", "DTLB write misses <= write accesses"),
     ("itlb_misses", f"{C}mmu.itb.rdMisses <= {C}mmu.itb.rdAccesses", "ITLB misses <= accesses"),
