@@ -99,3 +99,35 @@ def test_short_recording_is_deterministic(tmp_path: Path):
     assert (t["system.cpu.numCycles"] > 5000).all()
     assert str(tmp_path / "loop") == t.meta["recording"]["simulated_argv"][0]
     assert os.fspath(tmp_path) == t.meta["recording"]["cwd"]
+
+
+@pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
+                    "build one with datasets/gem5/build_gem5.sh")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
+def test_rebuild_a_gem5_recipe_adds_it_to_the_manifest(tmp_path: Path, monkeypatch):
+    """`mpx datasets rebuild` on a recipe of gem5/recipes.json: records it, appends the manifest entry
+    with the hardware, and a --check rebuild is byte-identical."""
+    import json
+
+    from mpx import datasets as ds
+
+    root = tmp_path / "datasets"
+    (root / "gem5").mkdir(parents=True)
+    (root / "loop.c").write_text("int main(void){volatile long s=0;for(long i=0;i<9000000;i++)s+=i;return 0;}\n")
+    recipe = {"simulator": "gem5", "steps": [{"copy": "loop.c"}, {"run": ["gcc", "-O2", "-o", "loop", "loop.c"]}],
+              "program": ["./loop"], "period_ps": 2000000, "max_dumps": 4, "hardware": "default", "env": {},
+              "stdin": None, "stdout": None, "versions": {"gcc": ["gcc", "--version"]}}
+    (root / "gem5" / "recipes.json").write_text(json.dumps({"datasets": [
+        {"name": "gem5-tiny", "behaviour": "loop", "description": "a counting loop", "recipe": recipe}]}))
+    (root / "manifest.json").write_text(json.dumps({"format": "mpx-datasets", "version": 1, "datasets": []}))
+    monkeypatch.setenv("MPX_DATASETS", str(root))
+    monkeypatch.setattr(ds, "WORKDIR_ROOT", tmp_path / "work")
+    assert ds.names(None) == []
+    first = ds.rebuild("gem5-tiny", log=None)
+    assert ds.names("gem5") == ["gem5-tiny"] and ds.names() == []
+    e = ds.entry("gem5-tiny")
+    assert e["trace"]["sha256"] == first.sha256 and e["trace"]["intervals"] == 4
+    assert e["hardware"] == HARDWARE and e["recording"]["period_ps"] == 2000000
+    assert "gem5_binary_sha256" in e["tools"] and e["tools"]["gem5"] == "24.0.0.1" and "valgrind" not in e["tools"]
+    again = ds.rebuild("gem5-tiny", check=True, log=None)
+    assert again.same and again.content_same
