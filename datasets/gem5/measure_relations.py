@@ -36,13 +36,23 @@ C = "system.cpu."
 RELATIONS: list[tuple[str, str, str]] = [
     ("rename_stage_cycles",
      f"{C}rename.idleCycles + {C}rename.blockCycles + {C}rename.runCycles + {C}rename.unblockCycles + "
-     f"{C}rename.squashCycles + {C}rename.serializeStallCycles == {C}numCycles",
-     "rename is in exactly one state per cycle (idle, blocked, running, unblocking, squashing, serialize stall); "
-     "a cycle in which it changes state mid-way can be counted twice or not at all"),
+     f"{C}rename.squashCycles + {C}rename.serializeStallCycles + {C}idleCycles == {C}numCycles",
+     "rename is in exactly one state (idle, blocked, running, unblocking, squashing, serialize stall) in every "
+     "cycle the core ticks; the core stops ticking when no stage has work (system.cpu.idleCycles). Without "
+     "the idle cycles the stage states add up to the cycles only where the core never idled"),
     ("decode_stage_cycles",
      f"{C}decode.idleCycles + {C}decode.blockedCycles + {C}decode.runCycles + {C}decode.unblockCycles + "
-     f"{C}decode.squashCycles == {C}numCycles",
-     "decode is in exactly one state per cycle"),
+     f"{C}decode.squashCycles + {C}idleCycles == {C}numCycles",
+     "decode is in exactly one state in every cycle the core ticks (plus the core's idle cycles)"),
+    ("rename_stage_cycles_ticking",
+     f"{C}rename.idleCycles + {C}rename.blockCycles + {C}rename.runCycles + {C}rename.unblockCycles + "
+     f"{C}rename.squashCycles + {C}rename.serializeStallCycles <= {C}numCycles",
+     "rename's states cover at most every cycle"),
+    ("rename_stage_cycles_near",
+     f"{C}rename.idleCycles + {C}rename.blockCycles + {C}rename.runCycles + {C}rename.unblockCycles + "
+     f"{C}rename.squashCycles + {C}rename.serializeStallCycles == {C}numCycles",
+     "the near-identity a PMU without an idle-cycles counter would see: the rename states add up to the "
+     "cycles in every interval where the core never idled"),
     ("iew_stage_cycles",
      f"{C}iew.idleCycles + {C}iew.blockCycles + {C}iew.squashCycles + {C}iew.unblockCycles <= {C}numCycles",
      "IEW's non-running states take at most every cycle (it has no running-cycles stat)"),
@@ -54,9 +64,9 @@ RELATIONS: list[tuple[str, str, str]] = [
     ("tma_slots",
      f"#width * {C}rename.idleCycles + #width * {C}rename.runCycles + #width * {C}rename.unblockCycles + "
      f"#width * {C}rename.squashCycles + #width * {C}rename.blockCycles + #width * {C}rename.serializeStallCycles "
-     f"== #width * {C}numCycles",
-     "TMA level 1: (frontend + bad speculation + backend + retiring) slots = width x cycles; the four "
-     "numerators add up to width x the rename stage cycles by construction"),
+     f"+ #width * {C}idleCycles == #width * {C}numCycles",
+     "TMA level 1: frontend + bad speculation + backend + retiring slots = width x cycles (the four "
+     "numerators add up to width x (rename stage cycles + core idle cycles) by construction)"),
     ("uops_issued_le_rename_capacity",
      f"{C}rename.renamedInsts <= #width * {C}rename.runCycles + #width * {C}rename.unblockCycles",
      "rename renames at most width micro-ops per running or unblocking cycle (frontend bound >= 0)"),
