@@ -35,7 +35,7 @@ static double compute(long reps) {
 }
 
 static unsigned char *bytes; static int *sorted;
-#define NB (1 << 20)
+#define NB (1 << 16)
 static long branchy(long reps) {
     long acc = 0;
     for (long r = 0; r < reps; r++) {
