@@ -5,7 +5,7 @@
      branchy  data-dependent branches on random bytes: a tiny state machine, binary search, insertion sort
      stream   STREAM triad a[i] = b[i] + s*c[i] over three 8 MiB arrays (DRAM bandwidth)
      chase    pointer chasing around one pseudo-random cycle over 4 MiB (DRAM latency, TLB misses)
-     phases   short phases in turn: compute, stream, branchy, chase over 2 MiB (L2 misses), repeated */
+     phases   short phases in turn (each 0.1-1 ms): compute, stream, branchy, chase over 2 MiB (L2 misses), repeated */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
         for (long i = 0; i < na; i++) { b[i] = (double)i; c[i] = (double)(na - i); }
         next = make_cycle(1L << 19);
         for (long r = 0; r < 100000; r++) {
-            out += compute(6); out += stream(3); out += (double)branchy(2); out += (double)chase(next, 150000);
+            out += compute(1); out += stream(2); out += (double)branchy(1); out += (double)chase(next, 20000);
         }
     } else if (strcmp(mode, "compute")) { fprintf(stderr, "unknown mode %s\n", mode); return 2; }
     printf("%g\n", out);
