@@ -25,6 +25,8 @@ def test_recipes_are_gem5_and_distinct():
     for d in RECIPES.values():
         assert ds.is_gem5(d["recipe"]) and d["name"].startswith("gem5-")
         assert d["recipe"]["max_dumps"] >= 1000
+    assert len(GEM5) >= 8, "at least 8 gem5 datasets are shipped (datasets/gem5/record_all.sh)"
+    assert len({ds.entry(n)["behaviour"] for n in GEM5}) == len(GEM5)
     for n in GEM5:  # a recorded dataset was recorded from its recipe
         assert ds.entry(n)["recipe"] == RECIPES[n]["recipe"]
 
