@@ -1,4 +1,6 @@
-"""The shipped ground-truth datasets: real programs recorded with `mpx.record` (callgrind).
+"""The shipped ground-truth datasets: real programs recorded with `mpx.record` (callgrind) or
+`mpx.record_gem5` (gem5, recipes with ``"simulator": "gem5"``; their recipes live in
+``datasets/gem5/recipes.json`` until recorded, see `recipes`).
 
 ``datasets/manifest.json`` lists every dataset with its recipe (input generators, the command,
 the recording settings) and what the recording gave (events, interval count, sha256 of the trace
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpx.errors import ConfigError, FormatError
+from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
 WORKDIR_ROOT = Path("/tmp/mpx-datasets")
@@ -62,9 +64,20 @@ def manifest() -> dict:
     return data
 
 
-def names() -> list[str]:
-    """Names of the shipped datasets, in manifest order."""
-    return [d["name"] for d in manifest()["datasets"]]
+SIMULATORS = ("callgrind", "gem5")
+
+
+def names(simulator: str | None = "callgrind") -> list[str]:
+    """Names of the shipped datasets recorded with ``simulator``, in manifest order; ``None``: all of them.
+
+    The default is the callgrind datasets, the meaning "all shipped datasets" has had everywhere
+    (experiments' ``datasets = ["all"]``, benchmarks): their traces share one event set and catalog,
+    which the gem5 traces do not.
+    """
+    if simulator is not None and simulator not in SIMULATORS:
+        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)} or None, got {simulator!r}")
+    return [d["name"] for d in manifest()["datasets"]
+            if simulator is None or d.get("recipe", {}).get("simulator", "callgrind") == simulator]
 
 
 def entry(name: str) -> dict:
@@ -72,7 +85,39 @@ def entry(name: str) -> dict:
     for d in manifest()["datasets"]:
         if d["name"] == name:
             return d
-    raise KeyError(f"no dataset {name!r}; known: {', '.join(names())}")
+    raise UnknownNameError(f"no dataset {name!r}; known: {', '.join(names(None))}")
+
+
+def recipes_path() -> Path:
+    """Recipes of datasets that need not be recorded yet (``gem5/recipes.json``: gem5 takes minutes per
+    dataset); `rebuild` records one and adds it to the manifest."""
+    return root() / "gem5" / "recipes.json"
+
+
+def recipes() -> list[dict]:
+    """The entries of `recipes_path` (name, behaviour, description, inputs_doc, recipe), in file order."""
+    p = recipes_path()
+    if not p.is_file():
+        return []
+    try:
+        data = json.loads(p.read_text())
+    except json.JSONDecodeError as exc:
+        raise FormatError(p, exc.lineno, f"recipes file is not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("datasets"), list):
+        raise FormatError(p, None, "recipes file has no 'datasets' list")
+    return data["datasets"]
+
+
+def entry_or_recipe(name: str) -> dict:
+    """The manifest entry, else the recipe of a dataset not recorded yet."""
+    try:
+        return entry(name)
+    except KeyError:
+        for d in recipes():
+            if d["name"] == name:
+                return d
+        raise UnknownNameError(f"no dataset {name!r}; known: {', '.join(names(None))}; "
+                       f"recipes: {', '.join(d['name'] for d in recipes())}") from None
 
 
 def path(name: str) -> Path:
@@ -118,7 +163,7 @@ class Check:
 def verify(which: list[str] | None = None) -> list[Check]:
     """Compare the sha256 of every (or the given) dataset file with the manifest."""
     out = []
-    for name in which or names():
+    for name in which or names(None):
         want = (entry(name).get("trace") or {}).get("sha256")
         try:
             got = sha256_file(path(name))
@@ -133,7 +178,8 @@ def verify(which: list[str] | None = None) -> list[Check]:
 
 
 def tool_versions(recipe: dict) -> dict[str, str]:
-    """Versions of what a recording depends on: valgrind, libc, and the recipe's own version commands."""
+    """Versions of what a recording depends on: the simulator (valgrind, or gem5's binary digest), libc,
+    and the recipe's own version commands."""
     out: dict[str, str] = {}
 
     def first_line(cmd: list[str]) -> str:
@@ -144,7 +190,15 @@ def tool_versions(recipe: dict) -> dict[str, str]:
         text = (res.stdout or res.stderr).strip()
         return text.splitlines()[0].strip() if text else f"unavailable (exit {res.returncode})"
 
-    out["valgrind"] = first_line(["valgrind", "--version"])
+    if is_gem5(recipe):
+        from mpx.record_gem5 import find_gem5
+
+        try:
+            out["gem5_binary_sha256"] = sha256_file(find_gem5())
+        except MpxError as exc:
+            out["gem5_binary_sha256"] = f"unavailable ({str(exc).split(';')[0]})"
+    else:
+        out["valgrind"] = first_line(["valgrind", "--version"])
     libc = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else None
     out["libc"] = libc or "unknown"
     for key, cmd in sorted(recipe.get("versions", {}).items()):
@@ -165,6 +219,11 @@ def host_info() -> dict:
     except OSError:
         pass
     return {"machine": platform.machine(), "kernel": platform.release(), "cpu": cpu, "cpu_flags": flags}
+
+
+def is_gem5(recipe: dict) -> bool:
+    """Is this a gem5 recipe (``"simulator": "gem5"``) rather than a callgrind one?"""
+    return recipe.get("simulator", "callgrind") == "gem5"
 
 
 def _placeholders(recipe: dict) -> dict[str, str]:
@@ -222,7 +281,7 @@ def rebuild(
     from mpx.record import parse_cache, record
 
     say = log or (lambda _m: None)
-    e = entry(name)
+    e = entry_or_recipe(name)
     recipe = e["recipe"]
     values = _placeholders(recipe)
     WORKDIR_ROOT.mkdir(parents=True, exist_ok=True)
@@ -250,7 +309,7 @@ def rebuild(
                 say(f"[{name}] input {k} differs from the manifest's (generator or build tool changed?)")
             out_tmp = WORKDIR_ROOT / f"{name}.npz.new"
             t0 = time.perf_counter()
-            trace = record(
+            trace = _record_gem5(name, recipe, values, workdir, out_tmp, say) if is_gem5(recipe) else record(
                 _expand(recipe["program"], values),
                 out_tmp,
                 interval_bb=int(recipe["interval_bb"]),
@@ -287,7 +346,9 @@ def rebuild(
     dest = root() / "traces" / f"{name}.npz"
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(out_tmp), dest)
-    _update_manifest(name, {
+    if is_gem5(recipe):
+        versions["gem5"] = trace.meta.get("recording", {}).get("gem5_version", "unknown")
+    _update_manifest(name, e, {
         "inputs": inputs,
         "tools": versions,
         "host": host_info(),
@@ -301,11 +362,41 @@ def rebuild(
             "time_unit": trace.time_unit,
             "span": list(trace.span),
             "dropped": trace.meta.get("dropped", []),
+            "aux": len(trace.aux_names),
         },
+        **({"hardware": trace.meta["hardware"], "recording": _recording_summary(trace)} if is_gem5(recipe) else {}),
         "record_seconds": round(seconds, 1),
     })
     say(f"[{name}] wrote {dest} ({dest.stat().st_size:,} bytes, sha256 {digest[:16]}…) and updated the manifest")
     return result
+
+
+def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path, out: Path,
+                 say: Callable[[str], None]) -> Trace:
+    """Record a gem5 recipe: the machine is ``recipe['hardware']`` (``"default"``: `mpx.record_gem5.HARDWARE`)."""
+    from mpx.record_gem5 import HARDWARE, record_gem5
+
+    hw = recipe.get("hardware", "default")
+    return record_gem5(
+        _expand(recipe["program"], values),
+        out,
+        period_ps=int(recipe["period_ps"]),
+        max_dumps=recipe.get("max_dumps"),
+        hardware=HARDWARE if hw == "default" else hw,
+        env=recipe.get("env", {}),
+        cwd=workdir,
+        stdin=recipe.get("stdin"),
+        stdout=recipe.get("stdout"),
+        workload=name,
+        log=lambda m: say(f"[{name}] {m}"),
+    )
+
+
+def _recording_summary(trace: Trace) -> dict:
+    rec = trace.meta.get("recording", {})
+    keep = ("gem5_version", "config", "config_sha256", "config_ini_sha256", "mode", "period_ps", "period_cycles",
+            "max_dumps", "exit")
+    return {k: rec.get(k) for k in keep}
 
 
 def _run_step(step: dict, workdir: Path, values: dict[str, str]) -> None:
@@ -325,8 +416,11 @@ def _run_step(step: dict, workdir: Path, values: dict[str, str]) -> None:
         raise ConfigError(f"recipe step {' '.join(cmd)} failed (exit {res.returncode}): {res.stderr.strip()[-500:]}")
 
 
-def _update_manifest(name: str, fields: dict) -> None:
+def _update_manifest(name: str, e: dict, fields: dict) -> None:
+    """Write what a recording gave into the manifest entry of ``name`` (appended from its recipe ``e`` if new)."""
     data = manifest()
+    if not any(d["name"] == name for d in data["datasets"]):
+        data["datasets"].append({k: v for k, v in e.items()})
     for d in data["datasets"]:
         if d["name"] == name:
             d.update(fields)

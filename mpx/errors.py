@@ -32,3 +32,9 @@ class TraceError(MpxError, ValueError):
 
 class ConfigError(MpxError, ValueError):
     """A configuration or hardware description is incomplete or inconsistent; names the key."""
+
+
+class UnknownNameError(ConfigError, KeyError):
+    """A name (a dataset, ...) that is not known: a user error that callers may still catch as KeyError."""
+
+    __str__ = Exception.__str__  # KeyError would quote the message

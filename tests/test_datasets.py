@@ -17,7 +17,16 @@ from mpx import datasets as ds
 from mpx.errors import FormatError
 from mpx.record import parse_cache
 
-NAMES = ds.names()
+NAMES = ds.names(None)
+CALLGRIND = [n for n in NAMES if not ds.is_gem5(ds.entry(n)["recipe"])]
+GEM5 = [n for n in NAMES if ds.is_gem5(ds.entry(n)["recipe"])]
+
+
+def test_names_default_to_the_callgrind_datasets():
+    assert ds.names() == ds.names("callgrind") == CALLGRIND
+    assert ds.names("gem5") == GEM5
+    with pytest.raises(ValueError):
+        ds.names("qemu")
 BASIC = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim")
 HAVE_VALGRIND = shutil.which("valgrind") is not None
 
@@ -31,13 +40,15 @@ def cli(argv: list[str]) -> int:
 
 def test_at_least_eight_recorded_datasets_of_different_behaviour():
     entries = ds.manifest()["datasets"]
-    assert len(entries) >= 8
-    assert len({e["behaviour"] for e in entries}) == len(entries)
+    for simulator in (CALLGRIND, GEM5):
+        mine = [e for e in entries if e["name"] in simulator]
+        assert len({e["behaviour"] for e in mine}) == len(mine)
+    assert len(CALLGRIND) >= 8
     assert all(e.get("trace") for e in entries), "every manifest entry must be recorded"
     assert len(set(NAMES)) == len(NAMES)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", CALLGRIND)
 def test_dataset_loads_fast_and_matches_its_manifest_entry(name: str):
     e = ds.entry(name)
     t0 = time.perf_counter()
@@ -100,8 +111,9 @@ def test_unknown_name():
 
 
 def test_shipped_traces_are_small():
-    total = sum(ds.path(n).stat().st_size for n in NAMES)
+    total = sum(ds.path(n).stat().st_size for n in CALLGRIND)
     assert total < 5 * 1024 * 1024
+    assert sum(ds.path(n).stat().st_size for n in GEM5) <= 25 * 1024 * 1024
 
 
 @pytest.mark.parametrize("name,input_file", [("cc1", "prog.c"), ("sqlite", "workload.sql")])
@@ -124,6 +136,10 @@ def test_cli_list_show_verify(capsys):
     assert "intervals:" in out and "time span" in out and "sysCount" in out and "Ir" in out
     assert cli(["datasets", "verify"]) == 0
     assert f"{len(NAMES)} of {len(NAMES)} datasets match" in capsys.readouterr().out
+    if GEM5:
+        assert cli(["datasets", "show", GEM5[0]]) == 0
+        out = capsys.readouterr().out
+        assert "recorded with gem5" in out and "machine: X86O3CPU" in out and "system.cpu.numCycles" in out
 
 
 @pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")

@@ -19,19 +19,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     reb.add_argument("--keep-workdir", action="store_true", help="keep the working directory with the inputs")
 
 
-def _known(names: list[str]) -> None:
-    """Refuse an unknown dataset name as a user error (`mpx.datasets.entry` raises KeyError naming the
-    known ones)."""
-    from mpx import datasets
-    from mpx.errors import ConfigError
-
-    for n in names:
-        try:
-            datasets.entry(n)
-        except KeyError as exc:
-            raise ConfigError(exc.args[0] if exc.args else f"no dataset {n!r}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -40,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     cmd = args.datasets_command
     if cmd == "list":
         rows = []
-        for name in datasets.names():
+        for name in datasets.names(None):
             e = datasets.entry(name)
             t = e.get("trace") or {}
             rows.append((name, e.get("behaviour", ""), str(len(t.get("events", [])) or "-"),
@@ -52,19 +39,22 @@ def run(args: argparse.Namespace) -> int:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
         return 0
     if cmd == "show":
-        _known([args.name])
         e = datasets.entry(args.name)
         trace = datasets.load(args.name)
         lo, hi = trace.span
         print(f"{args.name}: {e.get('description', '')}")
         print(f"  behaviour: {e.get('behaviour', '')}")
         print(f"  file: {datasets.path(args.name)} (sha256 {e['trace']['sha256'][:16]}…)")
-        print(f"  command: {' '.join(trace.meta.get('command', []))}")
+        command = trace.meta.get("command") or trace.meta.get("recording", {}).get("command", [])
+        print(f"  command: {' '.join(command)}")
         print(f"  inputs: {e.get('inputs_doc', '')}")
-        cfg = trace.meta.get("config", {})
-        caches = ", ".join(f"{k} {v['size_bytes']} B {v['assoc']}-way {v['line_bytes']} B" for k, v in cfg.items()
-                           if k in ("I1", "D1", "LL"))
-        print(f"  recorded with {trace.meta.get('simulator')}, dump every {cfg.get('dump_every_bb'):,} blocks; {caches}")
+        if datasets.is_gem5(e["recipe"]):
+            print(_gem5_machine(trace.meta))
+        else:
+            cfg = trace.meta.get("config", {})
+            caches = ", ".join(f"{k} {v['size_bytes']} B {v['assoc']}-way {v['line_bytes']} B" for k, v in cfg.items()
+                               if k in ("I1", "D1", "LL"))
+            print(f"  recorded with {trace.meta.get('simulator')}, dump every {cfg.get('dump_every_bb'):,} blocks; {caches}")
         print(f"  intervals: {trace.n_intervals:,}; time span {lo:,.0f} .. {hi:,.0f} {trace.time_unit}")
         d = trace.durations
         print(f"  interval length: min {d.min():,.0f}, median {float(np.median(d)):,.0f}, "
@@ -85,10 +75,12 @@ def run(args: argparse.Namespace) -> int:
                 bad += 1
                 got = c.actual[:16] + "…" if c.actual else "missing"
                 print(f"DIFFERS  {c.name}: {c.message or 'sha256 differs'} (manifest {str(c.expected)[:16]}…, file {got})")
-        print(f"{len(datasets.names()) - bad} of {len(datasets.names())} datasets match the manifest")
+        n_all = len(datasets.names(None))
+        print(f"{n_all - bad} of {n_all} datasets match the manifest")
         return 1 if bad else 0
-    names = datasets.names() if args.name == ["all"] else args.name
-    _known(names)
+    names = datasets.names(None) if args.name == ["all"] else args.name
+    for n in names:
+        datasets.entry_or_recipe(n)  # an unknown name: a user error before any rebuild starts
     status = 0
     for n in names:
         r = datasets.rebuild(n, check=args.check, keep_workdir=args.keep_workdir)
@@ -110,3 +102,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"[{n}]   same inputs and tool versions: the difference comes from the host "
                   "(CPU features, kernel) or from non-determinism in the program")
     return status
+
+
+def _gem5_machine(meta: dict) -> str:
+    """Two lines on how a gem5 dataset was recorded: simulator, period, core, caches, memory."""
+    rec, hw = meta.get("recording", {}), meta.get("hardware", {})
+    core, caches = hw.get("core", {}), hw.get("caches", {})
+    cache = ", ".join(f"{k.upper()} {v.get('size')} {v.get('assoc')}-way" for k, v in caches.items())
+    return (f"  recorded with gem5 {rec.get('gem5_version')} ({rec.get('mode')}), stats dumped and reset every "
+            f"{rec.get('period_ps', 0) / 1e6:g} us ({rec.get('period_cycles')} cycles)\n"
+            f"  machine: {hw.get('cpu_model')} at {hw.get('clock')}, {core.get('renameWidth')}-wide, ROB "
+            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}")

@@ -1,4 +1,5 @@
-"""``mpx record``: run a program under valgrind's callgrind and save its interval dumps as a Trace."""
+"""``mpx record``: run a program under valgrind's callgrind (default) or gem5 (``--simulator gem5``) and save
+its interval dumps as a Trace."""
 
 from __future__ import annotations
 
@@ -8,15 +9,33 @@ import argparse
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "record",
-        help="record ground truth from a real program with valgrind callgrind",
+        help="record ground truth from a real program with valgrind callgrind or gem5",
         description=(
             "Run PROGRAM under valgrind --tool=callgrind with cache and branch simulation, dumping all "
             "counters every N basic blocks, and save the per-interval counts as a native trace. ASLR is "
-            "switched off and the environment fixed so that a recording is reproducible."
+            "switched off and the environment fixed so that a recording is reproducible. With --simulator "
+            "gem5: run PROGRAM in gem5's syscall-emulation mode on an out-of-order X86 core with classic "
+            "caches and a DDR4 channel, dumping and resetting every stat each --period (every hardware "
+            "parameter is stored in the trace's metadata)."
         ),
-        epilog="example: mpx record -o gzip.npz --interval-bb 300000 -- gzip -9 -c data.txt",
+        epilog=("examples: mpx record -o gzip.npz --interval-bb 300000 -- gzip -9 -c data.txt\n"
+                "          mpx record --simulator gem5 --period 5us --max-dumps 1000 -o gz5.npz -- gzip -9 -c data.txt"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("-o", "--output", required=True, help="trace file to write (native format)")
+    p.add_argument("--simulator", choices=("callgrind", "gem5"), default="callgrind",
+                   help="callgrind (default: cache and branch simulation) or gem5 (a full out-of-order core)")
+    p.add_argument("--gem5", metavar="PATH",
+                   help="gem5 binary (default: $MPX_GEM5, else gem5.fast/gem5.opt/gem5 on PATH); "
+                        "build one with datasets/gem5/build_gem5.sh")
+    p.add_argument("--period", default=None, metavar="TIME",
+                   help="gem5: dump and reset the stats every TIME of simulated time (5us, 500ns, 1ms or ticks; "
+                        "default 5us)")
+    p.add_argument("--max-dumps", type=int, default=None, metavar="N",
+                   help="gem5: stop after N dumps (deterministic; default: run until the program exits)")
+    p.add_argument("--hardware", metavar="JSON",
+                   help="gem5: the machine as a JSON file (same keys as mpx.record_gem5.HARDWARE; default: that)")
+    p.add_argument("--keep-stats", metavar="FILE", help="gem5: also keep gem5's stats.txt (.xz to compress)")
     p.add_argument("--interval-bb", type=int, default=None, metavar="N",
                    help="dump every N basic blocks (valgrind --dump-every-bb; default 1000000; >= ~300000 sensible)")
     p.add_argument("--cache", metavar="SPEC",
@@ -57,6 +76,12 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not key:
             raise ConfigError(f"--env {item!r}: expected KEY=VALUE")
         env[key] = value
+    if args.simulator == "gem5":
+        return _run_gem5(args, argv, env)
+    gem5_only = [o for o, v in (("--gem5", args.gem5), ("--period", args.period), ("--max-dumps", args.max_dumps),
+                                ("--hardware", args.hardware), ("--keep-stats", args.keep_stats)) if v is not None]
+    if gem5_only:
+        raise ConfigError(f"{', '.join(gem5_only)}: only with --simulator gem5")
     try:
         ok = tuple(int(x) for x in args.ok_status.split(","))
     except ValueError:
@@ -77,5 +102,45 @@ def run(args: argparse.Namespace) -> int:
         allow_script=args.allow_script,
         workload=args.workload,
         keep_dumps=args.keep_dumps,
+    )
+    return 0
+
+
+def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) -> int:
+    import json
+
+    from mpx.errors import ConfigError
+    from mpx.record_gem5 import PERIOD_PS, record_gem5
+
+    callgrind_only = [o for o, v in (("--interval-bb", args.interval_bb), ("--cache", args.cache),
+                                     ("--hwpref", args.hwpref or None), ("--inherit-env", args.inherit_env or None),
+                                     ("--allow-script", args.allow_script or None),
+                                     ("--keep-dumps", args.keep_dumps)) if v is not None]
+    if args.extra_events != "default":
+        callgrind_only.append("--extra-events")
+    if args.ok_status != "0":
+        callgrind_only.append("--ok-status")
+    if callgrind_only:
+        raise ConfigError(f"{', '.join(callgrind_only)}: callgrind options, not used with --simulator gem5")
+    hardware = None
+    if args.hardware:
+        try:
+            with open(args.hardware) as fh:
+                hardware = json.load(fh)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"--hardware {args.hardware}: {exc}") from None
+    record_gem5(
+        argv,
+        args.output,
+        gem5=args.gem5,
+        period_ps=args.period or PERIOD_PS,
+        max_dumps=args.max_dumps,
+        hardware=hardware,
+        env=env,
+        cwd=args.cwd,
+        stdin=args.stdin,
+        stdout=args.stdout,
+        workload=args.workload,
+        keep_stats=args.keep_stats,
     )
     return 0

@@ -1,0 +1,322 @@
+"""Record full-simulator ground truth with gem5 (``mpx record --simulator gem5``).
+
+Runs the program in gem5's syscall-emulation mode on one out-of-order X86 core with classic caches and
+one DDR4 channel (the configuration is ``mpx/data/gem5/se_periodic.py``), dumping and resetting the whole
+stats tree every ``period_ps`` picoseconds, and reads the dumps with `mpx.readers.gem5` into a `Trace`:
+additive stats are events, everything else the aux table (see that reader).
+
+**Every hardware parameter is explicit**: `HARDWARE` (or the dict passed as ``hardware``) is written to a
+JSON file the configuration reads, and stored whole in ``meta['hardware']``, with the period in
+``meta['recording']``; no gem5 default is relied on. gem5 also writes ``config.ini`` (every SimObject
+parameter); its sha256 goes into the meta, so two recordings with the same digest ran the same machine.
+
+**Bounded and deterministic**: with ``max_dumps`` the simulation stops at tick max_dumps × period + period/2
+and the partial last dump is dropped, so the trace has exactly ``max_dumps`` intervals of one period each
+(the program need not finish). gem5 is deterministic: the same binary, program, inputs, arguments,
+environment, working directory and hardware give the same stats, except the host stats
+(``hostSeconds``, ``hostInstRate``, ``hostOpRate``, ``hostTickRate``, ``hostMemUsage``), which are
+dropped (``meta['dropped']``). The program gets a clean environment (`mpx.record.CLEAN_ENV` plus
+``env``): argv, the environment and the executable's path are on the simulated stack and change the counts.
+
+The gem5 binary: ``gem5=`` or ``$MPX_GEM5`` or ``gem5.fast``/``gem5.opt``/``gem5`` on ``PATH``; when none is
+found, `RecordError` says how to build it (``datasets/gem5/build_gem5.sh``).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mpx.errors import ConfigError, FormatError
+from mpx.readers import gem5 as gem5_reader
+from mpx.record import CLEAN_ENV, RecordError
+from mpx.trace import Trace
+
+CONFIG = Path(__file__).resolve().parent / "data" / "gem5" / "se_periodic.py"
+"""The gem5 configuration script (run by gem5's embedded Python, not imported here)."""
+
+GEM5_NAMES = ("gem5.fast", "gem5.opt", "gem5")
+BUILD_HINT = (
+    "build gem5 v24.0.0.1 (X86, without Ruby; one to two hours on 2 cores) with datasets/gem5/build_gem5.sh "
+    "and pass --gem5 PATH (or set MPX_GEM5, or put gem5.fast on PATH)"
+)
+
+PERIOD_PS = 5_000_000
+"""Default dump period: 5 µs of simulated time (15,015 cycles of the 3 GHz core, whose period gem5 rounds
+to 333 ps)."""
+
+HARDWARE: dict[str, Any] = {
+    "isa": "X86",
+    "cpu_model": "X86O3CPU (gem5 out-of-order core)",
+    "clock": "3GHz",
+    "cache_line_bytes": 64,
+    "core": {
+        "fetchWidth": 8, "decodeWidth": 8, "renameWidth": 8, "dispatchWidth": 8, "issueWidth": 8,
+        "wbWidth": 8, "commitWidth": 8, "squashWidth": 8, "fetchBufferSize": 64, "fetchQueueSize": 32,
+        "numROBEntries": 192, "numIQEntries": 64, "LQEntries": 32, "SQEntries": 32,
+        "numPhysIntRegs": 256, "numPhysFloatRegs": 256, "numPhysVecRegs": 256, "trapLatency": 13,
+        "branch_predictor": {
+            "type": "TournamentBP", "localPredictorSize": 2048, "localCtrBits": 2,
+            "localHistoryTableSize": 2048, "globalPredictorSize": 8192, "globalCtrBits": 2,
+            "choicePredictorSize": 8192, "choiceCtrBits": 2, "btb_entries": 4096, "btb_tag_bits": 16,
+            "ras_entries": 16,
+        },
+    },
+    "tlb": {"itb_entries": 64, "dtb_entries": 64},
+    "caches": {
+        "l1i": {"size": "32KiB", "assoc": 8, "tag_latency": 1, "data_latency": 1, "response_latency": 1,
+                "mshrs": 16, "tgts_per_mshr": 20, "writeback_clean": False, "prefetcher": "none"},
+        "l1d": {"size": "32KiB", "assoc": 8, "tag_latency": 1, "data_latency": 1, "response_latency": 1,
+                "mshrs": 16, "tgts_per_mshr": 20, "writeback_clean": False, "prefetcher": "stride",
+                "prefetch_degree": 1},
+        "l2": {"size": "512KiB", "assoc": 16, "tag_latency": 10, "data_latency": 10, "response_latency": 1,
+               "mshrs": 20, "tgts_per_mshr": 12, "writeback_clean": False, "clusivity": "mostly_incl",
+               "prefetcher": "stride", "prefetch_degree": 1},
+    },
+    "page_walkers": "connected to the L2 bus (walks are cached in L2)",
+    "l2_bus_width_bytes": 32,
+    "membus_width_bytes": 64,
+    "memory": {"dram": "DDR4_2400_8x8", "channels": 1, "size": "2GiB"},
+}
+"""The machine of the shipped gem5 datasets: gem5's O3 defaults, made explicit; 32 KiB 8-way L1s, a 512 KiB
+16-way L2 with stride prefetchers on L1D and L2, 64-entry TLBs, one DDR4-2400 channel."""
+
+EVENTS = Path(__file__).resolve().parent / "data" / "gem5" / "events.txt"
+"""Additive stats every gem5 trace has (one per line): gem5 omits a zero ``nozero`` stat from a dump, and a
+stat no dump printed would be no event at all, so the event set would change with the workload. These
+(the union over short runs of the shipped workloads on `HARDWARE`) are added as zero columns when absent,
+so that catalogs (``mpx/metrics/builtin/gem5.toml``) apply to every trace."""
+
+HOST_STATS = ("hostSeconds", "hostInstRate", "hostOpRate", "hostTickRate", "hostMemUsage", "hostMemory",
+              "host_seconds", "host_inst_rate", "host_op_rate", "host_tick_rate", "host_mem_usage")
+"""Stats of the host machine and wall time: differ between identical runs, dropped."""
+
+
+def find_gem5(explicit: str | os.PathLike | None = None, path_env: str | None = None) -> str:
+    """The gem5 binary: ``explicit``, ``$MPX_GEM5``, or the first of `GEM5_NAMES` on ``PATH``."""
+    for given, what in ((explicit, "--gem5"), (os.environ.get("MPX_GEM5"), "MPX_GEM5")):
+        if given:
+            p = Path(given)
+            if not p.is_file() or not os.access(p, os.X_OK):
+                raise RecordError(f"{what} {os.fspath(given)!r} is not an executable file; {BUILD_HINT}")
+            return str(p.resolve())
+    for name in GEM5_NAMES:
+        found = shutil.which(name, path=path_env)
+        if found:
+            return str(Path(found).resolve())
+    raise RecordError(f"gem5 not found (looked for {', '.join(GEM5_NAMES)} on PATH); {BUILD_HINT}")
+
+
+def parse_period(text: str | int) -> int:
+    """A dump period → picoseconds (gem5 ticks): ``5us``, ``2.5us``, ``500ns``, ``1ms`` or a tick count."""
+    if isinstance(text, int):
+        ps = text
+    else:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ps|ns|us|µs|ms|)\s*", str(text))
+        if not m:
+            raise ConfigError(f"--period {text!r}: expected e.g. 5us, 500ns, 1ms or a number of ticks (ps)")
+        scale = {"": 1, "ps": 1, "ns": 1_000, "us": 1_000_000, "µs": 1_000_000, "ms": 1_000_000_000}[m.group(2)]
+        value = float(m.group(1)) * scale
+        if value != int(value):
+            raise ConfigError(f"--period {text!r} is not a whole number of picoseconds")
+        ps = int(value)
+    if ps < 100_000:
+        raise ConfigError(f"period {ps} ps is below 100 ns (300 cycles): too short to be useful")
+    return ps
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def record_gem5(
+    argv: Sequence[str],
+    output: str | os.PathLike | None = None,
+    *,
+    gem5: str | os.PathLike | None = None,
+    period_ps: int = PERIOD_PS,
+    max_dumps: int | None = None,
+    hardware: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike | None = None,
+    stdin: str | None = None,
+    stdout: str | None = None,
+    workload: str | None = None,
+    keep_stats: str | os.PathLike | None = None,
+    log: Callable[[str], None] | None = print,
+) -> Trace:
+    """Run ``argv`` in gem5 (SE mode), read the periodic dumps, save the Trace to ``output`` (if given).
+
+    Raises `RecordError` (gem5 missing, gem5 or the configuration failed, no dumps) and `ConfigError`
+    (bad options). ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
+    """
+    say = log or (lambda _m: None)
+    period_ps = parse_period(period_ps)
+    if max_dumps is not None and (int(max_dumps) != max_dumps or max_dumps < 1):
+        raise ConfigError(f"max_dumps: {max_dumps!r} must be a positive integer")
+    if not argv:
+        raise RecordError("no program given (mpx record --simulator gem5 -o OUT -- PROGRAM ARGS)")
+    if output is not None and not Path(output).resolve().parent.is_dir():
+        raise RecordError(f"output directory {Path(output).resolve().parent} does not exist")
+    binary = find_gem5(gem5)
+    hw = copy.deepcopy(dict(hardware) if hardware is not None else HARDWARE)
+    workdir = Path(cwd).resolve() if cwd else Path.cwd()
+    prog_env = dict(CLEAN_ENV)
+    prog_env.update(env or {})
+    program = argv[0]
+    if "/" not in program:
+        found = shutil.which(program, path=prog_env["PATH"])
+        if found is None:
+            raise RecordError(f"{program}: program not found (PATH={prog_env['PATH']})")
+        program = found
+    exe = (workdir / program) if not os.path.isabs(program) else Path(program)
+    if not exe.is_file() or not os.access(exe, os.X_OK):
+        raise RecordError(f"{exe}: not an executable file")
+    with open(exe, "rb") as fh:
+        if fh.read(4) != b"\x7fELF":
+            raise RecordError(f"{exe}: gem5's syscall emulation runs ELF executables only (not scripts)")
+    sim_argv = [str(exe), *argv[1:]]
+
+    tmp = Path(tempfile.mkdtemp(prefix="mpx-gem5-"))
+    try:
+        hw_file = tmp / "hardware.json"
+        hw_file.write_text(json.dumps(hw, indent=1, sort_keys=True) + "\n")
+        outdir = tmp / "m5out"
+        cmd = [binary, f"--outdir={outdir}", str(CONFIG), "--hardware", str(hw_file), "--period-ps",
+               str(period_ps), "--cwd", str(workdir)]
+        if max_dumps:
+            cmd += ["--max-dumps", str(max_dumps)]
+        if stdin:
+            cmd += ["--stdin", str(workdir / stdin)]
+        if stdout:
+            cmd += ["--stdout", stdout]
+        for k, v in sorted(prog_env.items()):
+            cmd += ["--env", f"{k}={v}"]
+        cmd += ["--", *sim_argv]
+        say(f"gem5: {binary}  period {period_ps} ps  max dumps {max_dumps or 'until exit'}")
+        say(f"program: {' '.join(sim_argv)}  (cwd {workdir})")
+        log_path = tmp / "gem5.log"
+        with open(log_path, "wb") as fh:
+            res = subprocess.run(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 env=dict(CLEAN_ENV))
+        text = log_path.read_text(errors="replace")
+        if res.returncode != 0:
+            raise RecordError(f"gem5 failed (exit {res.returncode}); last lines of its output:\n"
+                              + "\n".join(text.splitlines()[-15:]))
+        m = re.search(r"se_periodic\.py: exit at tick (\d+): (.*) \(code (-?\d+)\)", text)
+        exit_info = {"tick": int(m.group(1)), "cause": m.group(2), "code": int(m.group(3))} if m else None
+        v = re.search(r"gem5 version (\S+)", text)
+        version = v.group(1) if v else "unknown"
+        stats = outdir / "stats.txt"
+        if not stats.is_file() or stats.stat().st_size == 0:
+            raise RecordError(f"gem5 wrote no stats ({stats}); last lines:\n" + "\n".join(text.splitlines()[-15:]))
+        if keep_stats:
+            _keep(stats, Path(keep_stats))
+        try:
+            raw = gem5_reader.read(stats)
+        except FormatError as exc:
+            raise RecordError(f"cannot read gem5's stats: {exc}") from None
+        config_ini = (outdir / "config.ini").read_bytes() if (outdir / "config.ini").is_file() else b""
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    trace = _finish(raw, period_ps, max_dumps)
+    if trace.n_intervals == 0:
+        raise RecordError("gem5 wrote no complete dump (program too short for one period?)")
+    dropped = list(trace.meta.get("dropped", []))
+    meta = dict(trace.meta)
+    meta.update(
+        source="gem5 stats.txt",
+        workload=workload or Path(argv[0]).name,
+        simulator="gem5",
+        hardware=hw,
+        recording={
+            "gem5_version": version,
+            "config": CONFIG.name,
+            "config_sha256": sha256_bytes(CONFIG.read_bytes()),
+            "config_ini_sha256": sha256_bytes(config_ini),
+            "events_file_sha256": sha256_bytes(EVENTS.read_bytes()),
+            "mode": "syscall emulation",
+            "period_ps": period_ps,
+            "period_cycles": round(period_ps / _clock_period_ps(hw["clock"]), 3),
+            "max_dumps": max_dumps,
+            "exit": exit_info,
+            "command": list(argv),
+            "simulated_argv": sim_argv,
+            "cwd": str(workdir),
+            "env": prog_env,
+            "stdin": stdin,
+            "stdout": stdout,
+        },
+        dropped=dropped,
+    )
+    trace = Trace(trace.events, trace.counts, trace.edges, trace.time_unit, meta, trace.aux_names, trace.aux)
+    say(f"{trace.n_intervals} intervals × {len(trace.events)} events, {len(trace.aux_names)} aux values")
+    if output is not None:
+        trace.save(output)
+        say(f"wrote {output} ({Path(output).stat().st_size:,} bytes)")
+    return trace
+
+
+def _clock_period_ps(clock: str) -> float:
+    """gem5's clock period in ticks for ``"3GHz"`` (it rounds 1/f to whole picoseconds: 333)."""
+    m = re.fullmatch(r"([0-9.]+)\s*(GHz|MHz)", clock)
+    if not m:
+        raise ConfigError(f"hardware clock {clock!r}: expected e.g. '3GHz'")
+    hz = float(m.group(1)) * (1e9 if m.group(2) == "GHz" else 1e6)
+    return float(round(1e12 / hz))
+
+
+def _finish(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
+    """Drop the host stats and a partial last interval (gem5's exit dump); keep at most ``max_dumps``."""
+    keep_aux = [i for i, n in enumerate(raw.aux_names) if n not in HOST_STATS]
+    dropped = list(raw.meta.get("dropped", []))
+    gone = [n for n in raw.aux_names if n in HOST_STATS]
+    if gone:
+        dropped.append({"what": ", ".join(gone), "why": "host machine and wall-clock stats: differ between "
+                        "identical runs"})
+    lengths = np.diff(raw.edges)
+    n = raw.n_intervals
+    if n and lengths[-1] < period_ps:
+        dropped.append({"what": f"the last dump ({int(lengths[-1])} ticks)", "why": "partial interval written "
+                        "when the simulation stopped"})
+        n -= 1
+    if max_dumps is not None:
+        n = min(n, max_dumps)
+    meta = dict(raw.meta)
+    meta["dropped"] = dropped
+    for key in ("stats_per_dump",):
+        if key in meta:
+            meta[key] = meta[key][:n]
+    have = set(raw.events) | set(raw.aux_names)
+    added = [e for e in standard_events() if e not in have]
+    meta["zero_filled"] = {"events": len(added), "why": "in mpx/data/gem5/events.txt but printed in no dump "
+                           "(gem5 omits zero nozero stats): zero in every interval"}
+    counts = np.concatenate([raw.counts[:n], np.zeros((n, len(added)))], axis=1)
+    return Trace(list(raw.events) + added, counts, raw.edges[: n + 1], raw.time_unit, meta,
+                 [raw.aux_names[i] for i in keep_aux], raw.aux[:n, keep_aux])
+
+
+def standard_events() -> list[str]:
+    """The names in `EVENTS`, in file order."""
+    return [line.strip() for line in EVENTS.read_text().splitlines() if line.strip()]
+
+
+def _keep(stats: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.suffix == ".xz":
+        with open(dest, "wb") as out:
+            subprocess.run(["xz", "-T1", "-6", "-c", str(stats)], stdout=out, check=True)
+    else:
+        shutil.copyfile(stats, dest)

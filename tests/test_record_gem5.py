@@ -1,0 +1,133 @@
+"""`mpx record --simulator gem5` (mpx.record_gem5): options, errors, and — where a gem5 binary is available
+($MPX_GEM5 or gem5.fast on PATH) — a short real recording, checked for determinism."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpx.errors import ConfigError
+from mpx.record import RecordError
+from mpx.record_gem5 import CONFIG, HARDWARE, find_gem5, parse_period, record_gem5
+
+
+def cli(argv: list[str]) -> int:
+    from mpx.cli import main
+
+    return main(argv)
+
+
+def have_gem5() -> bool:
+    try:
+        find_gem5()
+        return True
+    except RecordError:
+        return False
+
+
+def test_period_parsing():
+    assert parse_period("5us") == 5_000_000
+    assert parse_period("2.5us") == 2_500_000
+    assert parse_period("500ns") == 500_000
+    assert parse_period("1ms") == 1_000_000_000
+    assert parse_period("750000") == 750_000
+    for bad in ("5 parsecs", "0.5ps", "10ns", ""):
+        with pytest.raises(ConfigError):
+            parse_period(bad)
+
+
+def test_missing_gem5_says_how_to_build_it(monkeypatch, tmp_path: Path):
+    monkeypatch.delenv("MPX_GEM5", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(RecordError, match=r"gem5 not found.*datasets/gem5/build_gem5\.sh"):
+        find_gem5()
+    with pytest.raises(RecordError, match=r"--gem5 .* is not an executable file.*build_gem5\.sh"):
+        find_gem5(tmp_path / "nope")
+    monkeypatch.setenv("MPX_GEM5", str(tmp_path / "nope"))
+    with pytest.raises(RecordError, match="MPX_GEM5"):
+        find_gem5()
+
+
+def test_cli_errors(monkeypatch, tmp_path: Path, capsys):
+    monkeypatch.delenv("MPX_GEM5", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert cli(["record", "--simulator", "gem5", "-o", str(tmp_path / "t.npz"), "--", "/bin/true"]) != 0
+    assert "build_gem5.sh" in capsys.readouterr().err
+    assert cli(["record", "--simulator", "gem5", "--cache", "I1=32k,8,64 D1=32k,8,64 LL=8M,16,64",
+                "-o", str(tmp_path / "t.npz"), "--", "/bin/true"]) != 0
+    assert "callgrind options" in capsys.readouterr().err
+    assert cli(["record", "--period", "5us", "-o", str(tmp_path / "t.npz"), "--", "/bin/true"]) != 0
+    assert "only with --simulator gem5" in capsys.readouterr().err
+
+
+def test_configuration_reads_every_hardware_parameter():
+    """Each key of HARDWARE is used by the gem5 configuration script (no silent gem5 default)."""
+    text = CONFIG.read_text()
+    core = {k for k in HARDWARE["core"] if k != "branch_predictor"}
+    assert "for key in (" in text and all(f'"{k}"' in text for k in core)
+    for k in HARDWARE["core"]["branch_predictor"]:
+        assert f'bp["{k}"]' in text
+    for k in HARDWARE["caches"]["l2"]:
+        assert f'spec["{k}"]' in text or f'"{k}"' in text
+    for k in ("itb_entries", "dtb_entries", "clock", "cache_line_bytes", "l2_bus_width_bytes", "membus_width_bytes"):
+        assert f'"{k}"' in text
+
+
+@pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
+                    "build one with datasets/gem5/build_gem5.sh")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
+def test_short_recording_is_deterministic(tmp_path: Path):
+    src = tmp_path / "loop.c"
+    src.write_text("int main(void){volatile double s=0;for(long i=0;i<3000000;i++)s+=i*0.5;return s<0;}\n")
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "loop"), str(src)], check=True)
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"t{k}.npz"
+        t = record_gem5(["./loop"], out, cwd=tmp_path, max_dumps=6, period_ps="2us", log=None)
+        outs.append(hashlib.sha256(out.read_bytes()).hexdigest())
+    assert outs[0] == outs[1]
+    assert t.n_intervals == 6 and t.time_unit == "ticks"
+    np.testing.assert_array_equal(t.durations, 2_000_000)
+    assert t.meta["hardware"] == HARDWARE and t.meta["recording"]["period_ps"] == 2_000_000
+    assert t.meta["recording"]["exit"]["cause"] == "simulate() limit reached"
+    assert (t["system.cpu.numCycles"] > 5000).all()
+    assert str(tmp_path / "loop") == t.meta["recording"]["simulated_argv"][0]
+    assert os.fspath(tmp_path) == t.meta["recording"]["cwd"]
+
+
+@pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
+                    "build one with datasets/gem5/build_gem5.sh")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
+def test_rebuild_a_gem5_recipe_adds_it_to_the_manifest(tmp_path: Path, monkeypatch):
+    """`mpx datasets rebuild` on a recipe of gem5/recipes.json: records it, appends the manifest entry
+    with the hardware, and a --check rebuild is byte-identical."""
+    import json
+
+    from mpx import datasets as ds
+
+    root = tmp_path / "datasets"
+    (root / "gem5").mkdir(parents=True)
+    (root / "loop.c").write_text("int main(void){volatile long s=0;for(long i=0;i<9000000;i++)s+=i;return 0;}\n")
+    recipe = {"simulator": "gem5", "steps": [{"copy": "loop.c"}, {"run": ["gcc", "-O2", "-o", "loop", "loop.c"]}],
+              "program": ["./loop"], "period_ps": 2000000, "max_dumps": 4, "hardware": "default", "env": {},
+              "stdin": None, "stdout": None, "versions": {"gcc": ["gcc", "--version"]}}
+    (root / "gem5" / "recipes.json").write_text(json.dumps({"datasets": [
+        {"name": "gem5-tiny", "behaviour": "loop", "description": "a counting loop", "recipe": recipe}]}))
+    (root / "manifest.json").write_text(json.dumps({"format": "mpx-datasets", "version": 1, "datasets": []}))
+    monkeypatch.setenv("MPX_DATASETS", str(root))
+    monkeypatch.setattr(ds, "WORKDIR_ROOT", tmp_path / "work")
+    assert ds.names(None) == []
+    first = ds.rebuild("gem5-tiny", log=None)
+    assert ds.names("gem5") == ["gem5-tiny"] and ds.names() == []
+    e = ds.entry("gem5-tiny")
+    assert e["trace"]["sha256"] == first.sha256 and e["trace"]["intervals"] == 4
+    assert e["hardware"] == HARDWARE and e["recording"]["period_ps"] == 2000000
+    assert "gem5_binary_sha256" in e["tools"] and e["tools"]["gem5"] == "24.0.0.1" and "valgrind" not in e["tools"]
+    again = ds.rebuild("gem5-tiny", check=True, log=None)
+    assert again.same and again.content_same
