@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mpx import datasets  # noqa: E402
-from mpx.metrics.catalog import Relation, vector_total_relations  # noqa: E402
+from mpx.metrics import Relation, vector_total_relations  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CATALOG = HERE.parents[1] / "mpx" / "metrics" / "builtin" / "gem5.toml"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mpx import datasets as ds
-from mpx.metrics.catalog import builtin, evaluate_trace, vector_total_relations
+from mpx.metrics import builtin, evaluate_trace, vector_total_relations
 from mpx.record_gem5 import HARDWARE, standard_events
 
 CATALOG = builtin("gem5")
@@ -104,11 +104,11 @@ def test_metrics_evaluate_and_tma_level1_adds_up(name: str):
     assert (v["ipc"] >= 0).all() and np.nanmax(v["dram_bw"]) < 19.2 * 1.01  # DDR4-2400 x64 peak
 
 
-@pytest.mark.parametrize("preset,generic", [("gem5-o3-g4", 4), ("gem5-o3-g8", 8)])
-def test_gem5_pmu_presets_put_cycles_and_instructions_on_fixed_counters(preset: str, generic: int):
-    from mpx.pmu import PMU
+@pytest.mark.parametrize("name,generic", [("gem5-o3-g4", 4), ("gem5-o3-g8", 8)])
+def test_gem5_pmu_presets_put_cycles_and_instructions_on_fixed_counters(name: str, generic: int):
+    from mpx.pmu import preset
 
-    pmu = PMU.preset(preset)
+    pmu = preset(name)
     fixed = ["system.cpu.numCycles", "system.cpu.commitStats0.numInsts"]
     assert all(pmu.is_fixed(e) for e in fixed)
     others = ["system.cpu.dcache.demandMisses::total", "system.cpu.rename.blockCycles", "system.cpu.iew.idleCycles",
