@@ -11,7 +11,7 @@ from mpx.figures.data import one_scheduler
 from mpx.figures.figure import Figure
 from mpx.figures.style import WIDTH, hatch, legend_below, log_axis, look
 
-__all__ = ["FIGURE", "draw"]
+__all__ = ["FIGURE", "GEM5", "draw"]
 
 
 def draw(store: Any, experiment: str | None = None) -> Any:
@@ -43,3 +43,5 @@ def draw(store: Any, experiment: str | None = None) -> Any:
 
 FIGURE = Figure(name="scaler_per_workload", about="each scaler's window MAPE per workload",
                 experiment="experiments/scaler_accuracy.toml", draw=draw)
+GEM5 = Figure(name="scaler_per_workload_gem5", about="each scaler's window MAPE per gem5 workload",
+              experiment="experiments/gem5_quickstart.toml", draw=draw)

@@ -14,7 +14,7 @@ from tests._exp_helpers import write_config
 
 REPO = Path(__file__).resolve().parents[2]
 FIGURES = ["error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
-           "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline"]
+           "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline", "scaler_per_workload_gem5"]
 
 
 @pytest.fixture(scope="module")
