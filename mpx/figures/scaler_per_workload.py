@@ -27,7 +27,9 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         face = look(scaler)["color"]
         ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy() * 100, width, label=scaler,
                color=face, hatch=hatch(scaler), edgecolor="black", linewidth=0.4)
-    ax.set_xticks(x, piv.index, rotation=0)
+    crowded = n_w > 6 or max(len(str(i)) for i in piv.index) * n_w > 60  # labels would overlap
+    ax.set_xticks(x, piv.index, rotation=25 if crowded else 0, ha="right" if crowded else "center",
+                  rotation_mode="anchor")
     log_axis(ax)
     low = np.nanmin(piv.to_numpy() * 100)
     if np.isfinite(low) and low > 0:
@@ -37,7 +39,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     ax.set_title(f"Scaler error per workload ({s} scheduler, {int(df['counters'].median())} counters; "
                  "over the windows each scaler estimates)")
     ax.grid(axis="x", visible=False)
-    legend_below(ax, n_s)
+    legend_below(ax, n_s, gap=0.34 if crowded else 0.18)
     return fig
 
 

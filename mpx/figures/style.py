@@ -60,9 +60,10 @@ def time_label(unit: str, scale: float) -> str:
     return f"{prefix}{unit}"
 
 
-def legend_below(ax: Any, n: int) -> None:
-    """The legend under the axes, up to 5 columns."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(n, 5))
+def legend_below(ax: Any, n: int, gap: float = 0.18) -> None:
+    """The legend under the axes (``gap``: axes heights below them; more under rotated tick labels), up to
+    5 columns."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -gap), ncol=min(n, 5))
 
 
 def log_axis(ax: Any, axis: str = "y") -> None:
