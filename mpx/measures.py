@@ -65,8 +65,11 @@ def _masked_mean(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return np.array([np.median(x[mask[:, j], j]) if mask[:, j].any() else np.nan for j in range(x.shape[1])])
+    out = np.full(x.shape[1], np.nan)
+    some = mask.any(axis=0)
+    if some.any():  # columns with no window in the mask stay NaN (np.nanmedian would warn on them)
+        out[some] = np.nanmedian(np.where(mask[:, some], x[:, some], np.nan), axis=0)
+    return out
 
 
 def event_measures(est: np.ndarray, truth: np.ndarray, mask: np.ndarray, floor: np.ndarray,
