@@ -34,7 +34,7 @@ def resolve_trace(text: str) -> Trace:
     if os.path.exists(text):
         return read_trace(text)
     try:
-        known = datasets.names()
+        known = datasets.names(None)
     except FileNotFoundError:
         known = []
     if text in known:
@@ -65,11 +65,13 @@ def other_workloads(candidates: Iterable[T], workload: str, workload_of: Callabl
 def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
     """The traces learned scalers are fitted on for ``mpx evaluate`` (``--train``: comma-separated
     trace files or dataset names), and how they were chosen; never the scored workload. Without
-    ``--train``, a shipped dataset trains on the other shipped datasets (each records one workload)."""
+    ``--train``, a shipped dataset trains on the other shipped datasets of its simulator (each records
+    one workload; callgrind and gem5 traces have different events)."""
     if text is None:
-        if scored not in datasets.names():
+        sims = [sim for sim in datasets.SIMULATORS if scored in datasets.names(sim)]
+        if not sims:
             return [], "none (give --train for learned scalers)"
-        names = other_workloads(datasets.names(), scored, workload_of=lambda n: n)
+        names = other_workloads(datasets.names(sims[0]), scored, workload_of=lambda n: n)
         return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
     items = [t.strip() for t in text.split(",") if t.strip()]
     traces = [resolve_trace(t) for t in items]

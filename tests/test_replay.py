@@ -81,3 +81,15 @@ def test_score_scalers_skips_what_cannot_run_and_propagates_bugs_unless_asked():
         assert r.status == "error" and r.reason == "RuntimeError: a bug"
     finally:
         scalers.unregister("broken_probe")
+
+
+def test_gem5_datasets_resolve_by_name_and_train_on_the_other_gem5_ones():
+    from mpx import datasets
+    from mpx.replay import training_traces
+
+    if "gem5-chase" not in datasets.names(None):
+        pytest.skip("the gem5 datasets are not in this checkout's manifest")
+    assert resolve_trace("gem5-chase").meta.get("workload")
+    traces, how = training_traces(None, "gem5-chase", None)
+    assert len(traces) == len(datasets.names("gem5")) - 1 and "gem5-chase" not in how
+    assert all(t.n_events > 1000 for t in traces)  # gem5 traces, not the 18-event callgrind ones
