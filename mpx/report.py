@@ -26,6 +26,10 @@ run id says otherwise):
 - **partitioners** (``kind = "partition"`` experiments): per instance and tool, mean and best km1, km1
   relative to the published reference (when the config gives one) and to mpx's, mean seconds, feasibility;
 - cells and scalers that were skipped (with the reason) or failed.
+
+The scaler tables and the winner are made once per value of every configured setting that varies
+across the cells (`SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
+a sweep is never pooled into one ranking.
 """
 
 from __future__ import annotations
@@ -92,6 +96,48 @@ def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT) -> 
     return "\n".join(lines)
 
 
+def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
+    """The scaler tables and the winner of the ``done`` score rows ``ok`` of one setting (``where``
+    names it in every title: callers split by every setting that varies, `SETTINGS`)."""
+    out: dict[str, Any] = {}
+
+    def title(text: str) -> str:
+        return text + where
+
+    ok = ok.copy()
+    ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
+    piv = ok.pivot_table(index="scaler", columns="scheduler", values="window_mape", aggfunc="median")
+    out[title("window MAPE (%), median over workloads: scaler x scheduler")] = (piv * 100).round(2)
+    text = winner_text(ok, baseline)
+    if text:
+        out[title("winner")] = (f"== {where.strip()}\n" if where else "") + text
+    agg = {"window_mape": "median", "total_error": "median"}
+    for k in ("missing_share", "metric_mape", "calibration_90", "event_windows_per_s"):
+        if k in ok:
+            ok[k] = pd.to_numeric(ok[k], errors="coerce")
+            agg[k] = "median"
+    per = ok.groupby("scaler").agg(agg)
+    per.insert(0, "causal", ok.groupby("scaler")["causal"].first().astype(bool))
+    for k in ("window_mape", "total_error", "missing_share", "metric_mape", "calibration_90"):
+        if k in per:
+            per[k] = (per[k] * 100).round(2)
+    if "event_windows_per_s" in per:
+        per["event_windows_per_s"] = per["event_windows_per_s"].round(-3)
+    per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %",
+                              "missing_share": "no estimate %",
+                              "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
+                              "event_windows_per_s": "event-windows/s"})
+    out[title("scalers (medians over cells)")] = per.sort_values("window MAPE %")
+    scheds = sorted(ok["scheduler"].dropna().unique())
+    shown = baseline[0] if baseline[0] in scheds else (scheds[0] if scheds else None)
+    common = common_windows_table(ok[ok["scheduler"] == shown]) if shown is not None else None
+    if common is not None:
+        others = f"; the other {len(scheds) - 1} schedulers: csv/scores.csv" if len(scheds) > 1 else ""
+        out[title(f"scalers on common windows, scheduler {shown}{others} (docs/scoring.md: missing values "
+                  "charged as 0; medians over cells; % except lnq)")] = common
+    return out
+
+
 def summary_tables(store: Any, experiment: str | None = None, run_id: int | None = None,
                    baseline: tuple[str, str] = LINUX_DEFAULT) -> dict[str, Any]:
     """The summary tables (pandas DataFrames) and a ``winner`` text (`winner_text`, against
@@ -102,37 +148,16 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     cells = store.table("cells", experiment, run_id)
     if not scores.empty and "window_mape" in scores:
         ok = scores[scores["status"] == "done"].copy()
+        ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
         if not ok.empty:
-            ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
-            piv = ok.pivot_table(index="scaler", columns="scheduler", values="window_mape", aggfunc="median")
-            out["window MAPE (%), median over workloads: scaler x scheduler"] = (piv * 100).round(2)
-            text = winner_text(ok, baseline)
-            if text:
-                out["winner"] = text
-            agg = {"window_mape": "median", "total_error": "median"}
-            for k in ("missing_share", "metric_mape", "calibration_90", "event_windows_per_s"):
-                if k in ok:
-                    ok[k] = pd.to_numeric(ok[k], errors="coerce")
-                    agg[k] = "median"
-            per = ok.groupby("scaler").agg(agg)
-            per.insert(0, "causal", ok.groupby("scaler")["causal"].first().astype(bool))
-            for k in ("window_mape", "total_error", "missing_share", "metric_mape", "calibration_90"):
-                if k in per:
-                    per[k] = (per[k] * 100).round(2)
-            if "event_windows_per_s" in per:
-                per["event_windows_per_s"] = per["event_windows_per_s"].round(-3)
-            per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %",
-                                      "missing_share": "no estimate %",
-                                      "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
-                                      "event_windows_per_s": "event-windows/s"})
-            out["scalers (medians over cells)"] = per.sort_values("window MAPE %")
-            scheds = sorted(ok["scheduler"].dropna().unique())
-            shown = baseline[0] if baseline[0] in scheds else (scheds[0] if scheds else None)
-            common = common_windows_table(ok[ok["scheduler"] == shown]) if shown is not None else None
-            if common is not None:
-                others = f"; the other {len(scheds) - 1} schedulers: csv/scores.csv" if len(scheds) > 1 else ""
-                out[f"scalers on common windows, scheduler {shown}{others} (docs/scoring.md: missing values "
-                    "charged as 0; medians over cells; % except lnq)"] = common
+            varying = [k for k in SETTINGS if k in ok and ok[k].nunique(dropna=False) > 1]
+            if not varying:
+                out.update(scaler_tables(ok, baseline))
+            else:  # never pool a swept setting: one set of tables (and one winner) per value
+                for values, part in ok.groupby(varying, dropna=False):
+                    values = values if isinstance(values, tuple) else (values,)
+                    where = ", ".join(f"{k} = {v}" for k, v in zip(varying, values))
+                    out.update(scaler_tables(part, baseline, f" [{where}]"))
         methods = headline_methods(store, experiment, run_id)
         if methods:
             out.update(headline_table(ok, methods))

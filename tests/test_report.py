@@ -51,3 +51,18 @@ def test_common_windows_table_medians_coverage_and_order():
     swept = pd.DataFrame([{**r, "read_every": re} for r in rows for re in (4, 18)])
     t = common_windows_table(swept)  # a swept setting is a level of the index, never pooled
     assert t.index.names == ["read_every", "scaler"] and len(t) == 4
+
+
+def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
+    from mpx.cli import main
+    from mpx.report import summary_text
+    from mpx.results import ResultsStore
+    from tests._exp_helpers import write_config
+
+    cfg = write_config(tmp_path, extra='[sweep]\n"multiplex.read_every" = [3, 6]\n')
+    assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures"]) == 0
+    with ResultsStore(tmp_path / "r" / "results.sqlite") as st:
+        text = summary_text(st)
+    for v in (3, 6):  # one winner and one scalers table per swept value, each saying which
+        assert f"== [read_every = {v}]" in text and f"scalers (medians over cells) [read_every = {v}]" in text
+    assert text.count("winner:") == 2
