@@ -142,9 +142,15 @@ class PapiSwScaler(Scaler):
         rated = np.zeros(n_e, dtype=bool)
         np.logical_or.at(rated, ev, good)
         never_rated = ran_t.any(axis=1) & ~rated
+        if never_rated.any() and not rated.any():
+            raise ConfigError(f"papi_sw: no multiplexing slice reached min_cycles = {self.min_cycles:g} cycles (the "
+                              f"longest had {np.max(c_slice, initial=0.0):g}): PAPI drops every slice, so it estimates "
+                              "nothing here (MPX_MINCYC assumes slices of ~10 ms); set min_cycles below a quantum's "
+                              "cycles to compare its rate estimator")
         if never_rated.any():
             notes.append(f"{int(never_rated.sum())} event(s) ran but no slice reached min_cycles={self.min_cycles:g} "
-                         "cycles: their rate stayed 0 (PAPI's MPX_MINCYC assumes slices of ~10 ms)")
+                         "cycles: PAPI has no rate for them, so they are flagged not estimated in every window "
+                         "(PAPI's MPX_MINCYC assumes slices of ~10 ms)")
         per_q = np.zeros((n_q, n_e))
         if self.attribution == "slice":
             per_q[qi, ev] = inc
@@ -166,7 +172,7 @@ class PapiSwScaler(Scaler):
             per_q = np.where(after, cyc[:, None] * tail_rate[None, :], np.nan_to_num(filled) * cyc[:, None])
         r = observation.reads
         est = sum_quanta(per_q, r.quanta)
-        flagged = ~(np.asarray(r.running) > 0)
+        flagged = ~(np.asarray(r.running) > 0) | never_rated[None, :]
         return self.make_estimate(observation, est, not_estimated=flagged, quantum_counts=per_q, notes=notes)
 
 

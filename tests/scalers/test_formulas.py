@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mpx import scalers
 from mpx.errors import ConfigError
 from mpx.conformance.scalers import observation_from_quanta, observation_from_reads
-from mpx.scalers.interpolation import dira, tam
+from mpx.scalers.interpolation import dira
 from mpx.scalers.neompx import cam, dcam
 
 
@@ -182,8 +182,14 @@ def test_papi_sw_tail_and_min_cycles():
     # PAPI_stop extrapolates 60000 cycles at 0.01 into the last quantum (attribution="slice")
     np.testing.assert_array_equal(e.quantum_counts[:, 0], [300, 0, 600])
     assert e.not_estimated[:, 0].tolist() == [False, True, True]
-    # with a threshold above every slice the rate never leaves 0
-    np.testing.assert_array_equal(est("papi_sw", obs, min_cycles=10**6).counts[:, 0], [0, 0, 0])
+    # with a threshold above every slice PAPI has no rate at all: not applicable, with the reason
+    with pytest.raises(ConfigError, match="no multiplexing slice reached min_cycles"):
+        est("papi_sw", obs, min_cycles=10**6)
+    # an event none of whose slices reach it, beside one that has a rate: flagged in every window
+    obs2 = observation_from_quanta(["x", "y", "cycles"], [0, 1, 2], [[3, 9, 500], [4, 9, 50]],
+                                   [[1, 0, 1], [0, 1, 1]], read_every=1)
+    e2 = est("papi_sw", obs2, min_cycles=100)
+    assert e2.not_estimated[:, 1].all() and not e2.not_estimated[0, 0]
 
 
 def test_papi_sw_needs_cycles():
