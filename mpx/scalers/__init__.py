@@ -7,8 +7,9 @@ A scaler turns an `~mpx.observation.Observation` into an `~mpx.scalers.base.Esti
 - ``linear``: perf stat's Δraw·ΔE/ΔR per read window (causal; ``<not counted>`` when ΔR = 0);
 - ``papi``: PAPI's kernel-multiplexing scaling, integer-percent scale factor (causal);
 - ``papi_sw``: PAPI's software-multiplexing rate estimator (cycles-based, per quantum; causal);
-- ``dira`` (offline: looks one read window ahead), ``tam`` (causal: uses the previous window) —
-  NeoMPX's interpolating estimators;
+- ``dira`` (offline: looks one read window ahead), ``tam`` (causal: uses the previous window; as
+  NeoMPX's code computes it) and ``tam_paper`` (the published trapezoid) — NeoMPX's interpolating
+  estimators;
 - ``dcam``, ``cam``: NeoMPX's geometric / exponential-rate estimators (offline);
 - ``bayesperf``, ``bayesperf_smooth``: BayesPerf's factor graph with Expectation Propagation, causal
   filter and offline smoother (`mpx.scalers.bayesperf`).
@@ -43,6 +44,7 @@ BUILTIN: dict[str, str] = {
     "papi_sw": "mpx.scalers.papi_sw:PapiSwScaler",
     "dira": "mpx.scalers.interpolation:DiraScaler",
     "tam": "mpx.scalers.interpolation:TamScaler",
+    "tam_paper": "mpx.scalers.interpolation:TamPaperScaler",
     "dcam": "mpx.scalers.neompx:DcamScaler",
     "cam": "mpx.scalers.neompx:CamScaler",
     "bayesperf": "mpx.scalers.bayesperf:BayesPerfScaler",

@@ -55,8 +55,15 @@ def dira(a: np.ndarray, b: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def tam(prev: np.ndarray, c: np.ndarray, n: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """NeoMPX's ``tam`` elementwise: ``first`` marks windows with no previous one (``n·c/2``)."""
+    """NeoMPX's ``tam`` elementwise, as its code computes it: ``n·(prev + c)/2 + (prev − c)/2``; ``first``
+    marks windows with no previous one (``n·c/2``). At ``n = 1`` it returns ``prev``: a one-window lag."""
     return np.where(first, n * c / 2.0, n * (prev + c) / 2.0 + (prev - c) / 2.0)
+
+
+def tam_trapezoid(prev: np.ndarray, c: np.ndarray, n: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """TAM as published, the trapezoid ``n·(prev + c)/2 + (c − prev)/2`` (the correction with the sign
+    opposite to NeoMPX's code): at ``n = 1`` (no multiplexing) it returns the window's own count ``c``."""
+    return np.where(first, n * c / 2.0, n * (prev + c) / 2.0 + (c - prev) / 2.0)
 
 
 class InterpolatingScaler(ReadScaler):
@@ -134,7 +141,9 @@ class DiraScaler(InterpolatingScaler):
 
 
 class TamScaler(InterpolatingScaler):
-    """TAM: trapezoid with the previous window (NeoMPX ``tam``); causal (see the module docstring)."""
+    """TAM as NeoMPX's code computes it (`tam`: its correction term has the sign opposite to the
+    published trapezoid, so at n = 1 it returns the previous window's count); causal. ``tam_paper``
+    (`TamPaperScaler`) is the published formula."""
 
     name: ClassVar[str] = "tam"
     source: ClassVar[str] = "NeoMPX src/papi_accurate_multiplexing.c tam (github.com/SJTU-HPC/NeoMPX)"
@@ -148,3 +157,16 @@ class TamScaler(InterpolatingScaler):
 
     def _formula(self, a, nb, n, edge, enabled, running):
         return tam(nb, a, n, edge)
+
+
+class TamPaperScaler(TamScaler):
+    """TAM as the NeoMPX paper writes it (`tam_trapezoid`): the trapezoid with the previous window,
+    correction ``(c − prev)/2``, which returns the count itself when the event ran the whole window; causal.
+    The registry keeps both so every result names which one it used."""
+
+    name: ClassVar[str] = "tam_paper"
+    source: ClassVar[str] = ("NeoMPX (IEEE CLUSTER 2020) TAM, the published trapezoid; NeoMPX's code "
+                             "(src/papi_accurate_multiplexing.c tam) has the opposite sign: registered as tam")
+
+    def _formula(self, a, nb, n, edge, enabled, running):
+        return tam_trapezoid(nb, a, n, edge)

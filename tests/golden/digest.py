@@ -33,6 +33,8 @@ DROP = {"cell_key", "code_version", "reason", "estimate_seconds", "event_windows
 #: the regime of each replay (`mpx.experiment.rows.regime`)
 ADDED = ({f"{m}_{s}" for m in ("mape", "wape", "mdape", "lnq", "coverage") for s in ("ran", "unran", "all")}
          | {"rotation_quanta", "read_per_rotation", "quantum_in_ms", "read_window_in_ms"})
+#: scalers registered after the reference was recorded (their rows are new, the others' unchanged)
+ADDED_SCALERS = {"tam_paper"}
 
 
 def _cell(v: object) -> str:
@@ -55,7 +57,10 @@ def canonical_tables(db: str | Path) -> dict[str, str]:
             cols = [c[0] for c in cur.description]
             keep = [i for i, c in enumerate(cols) if c not in DROP and c not in ADDED]
             rows = []
+            sc = cols.index("scaler") if "scaler" in cols else None
             for r in cur.fetchall():
+                if sc is not None and r[sc] in ADDED_SCALERS:
+                    continue
                 rows.append([*ident.get(r[cols.index("cell_key")], ("?", "?", "?")), *(_cell(r[i]) for i in keep)])
             if not rows:
                 continue

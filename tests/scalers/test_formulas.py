@@ -228,6 +228,16 @@ def test_tam_hand_computed_and_its_lag():
     assert scalers.get("tam").causal
 
 
+def test_tam_paper_is_the_published_trapezoid():
+    e = est("tam_paper", one([100, 200], [20, 20], [10, 10]))
+    # est0 = 2·100/2; est1 = 2·(100 + 200)/2 + (200 - 100)/2 = 350
+    np.testing.assert_array_equal(e.counts[:, 0], [100, 350])
+    # counted all the time (α = 1): the window's own count after the first (no lag)
+    e = est("tam_paper", one([10, 20, 30], [20, 20, 20], [20, 20, 20]))
+    np.testing.assert_array_equal(e.counts[:, 0], [5, 20, 30])
+    assert scalers.get("tam_paper").causal and "opposite sign" in scalers.get_class("tam_paper").source
+
+
 def test_dcam_hand_computed():
     e = est("dcam", one([100, 400], [20, 20], [10, 10]), integer=False)
     # n = 2, m = √4 = 2: 100·(1 + 2) = 300; last: decay towards 1
