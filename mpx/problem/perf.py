@@ -10,7 +10,7 @@ from mpx.errors import ConfigError, FormatError
 from mpx.metrics.evaluation import PSEUDO_EVENTS
 from mpx.problem.groups import EventGroup, MetricEdge, as_metric_edges
 
-__all__ = ["PERF_MODIFIERS", "SOFTWARE_EVENTS", "TOOL_EVENTS", "nmi_watchdog_on", "parse_event_list",
+__all__ = ["PERF_MODIFIERS", "SOFTWARE_EVENTS", "TIME_EVENTS", "TOOL_EVENTS", "nmi_watchdog_on", "parse_event_list",
            "perf_metric_groups"]
 
 #: perf's event modifiers (``perf list`` man page, EVENT MODIFIERS; ``tools/perf/util/parse-events.l``)
@@ -31,6 +31,11 @@ SOFTWARE_EVENTS = frozenset(
 #: rusage, not by the PMU. ``perf stat -M`` keeps them outside every group and does not count them when
 #: sorting metrics by size (``metric_list_cmp``). They are the catalogs' pseudo-events.
 TOOL_EVENTS = frozenset(PSEUDO_EVENTS)
+
+#: events whose values are times, not integer counts: perf prints ``cpu-clock`` / ``task-clock`` in msec
+#: and its tool events ``duration_time``, ``user_time``, ``system_time`` as times; a tool that scales them
+#: keeps the fraction (``perf stat`` prints ``60.38 msec task-clock``)
+TIME_EVENTS = frozenset({"cpu-clock", "task-clock", "duration_time", "user_time", "system_time"})
 
 
 def _split_modifiers(text: str, source: str, col: int) -> tuple[str, str]:

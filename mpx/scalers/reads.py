@@ -33,6 +33,7 @@ import numpy as np
 
 from mpx.errors import ConfigError
 from mpx.params import StrOptions
+from mpx.problem.perf import TIME_EVENTS
 from mpx.scalers.base import Estimate, Scaler
 from mpx.scalers.fixes import missing_fix, outlier_fix, te_fix
 
@@ -110,7 +111,8 @@ def read_constraints(fills: tuple[str, ...]) -> dict[str, Any]:
 
 class ReadScaler(Scaler):
     """A scaler on the read view with the shared options: ``fill`` for windows where an event did not
-    run, ``integer`` (truncate estimates to integers like the C tools do) and NeoMPX's fixes
+    run, ``integer`` (truncate count estimates to integers like the C tools do; time-valued events,
+    `mpx.problem.perf.TIME_EVENTS`, keep their fraction) and NeoMPX's fixes
     ``te_fix`` / ``outlier_fix`` / ``missing_fix``. Subclasses implement ``_core(raw, E, R, obs)``
     returning ``(estimate[W, E], formula_value_where_not_run[W, E] or None)``."""
 
@@ -148,8 +150,9 @@ class ReadScaler(Scaler):
                 value = fill_windows(self.fill, raw, ena, run, ran, observation.reads.edges)
             est[flagged] = value[flagged]
             notes.append(f"{int(flagged.sum())} event-windows where the event did not run: fill={self.fill!r}")
-        if self.integer:
-            est = np.trunc(est)
+        if self.integer:  # the C tools truncate counts, never times (task-clock's msec keep their fraction)
+            counts = ~np.isin(np.asarray(observation.events, dtype=object), list(TIME_EVENTS))
+            est = np.where(counts[None, :], np.trunc(est), est)
         if self.outlier_fix:
             est, clipped = outlier_fix(est, integer=self.integer)
             notes.append(f"outlier_fix: {int(clipped.sum())} window estimates clipped")

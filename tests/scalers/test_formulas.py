@@ -347,3 +347,13 @@ def test_random_read_views_never_break_a_scaler(data):
                                   np.full((w, 1), 10.0))
     for name in ("linear", "papi", "dira", "dcam"):
         np.testing.assert_array_equal(est(name, full).counts[:, 0], raw[:, 0] + 1, err_msg=name)
+
+
+def test_integer_truncates_counts_never_times():
+    # task-clock in msec, multiplexed: half the window ran; a count event beside it
+    obs = observation_from_reads(["task-clock", "x"], [0, 100], [[60.38, 7.0]], [[100, 100]], [[50, 50]])
+    e = est("linear", obs)
+    assert e.counts[0, 0] == pytest.approx(120.76) and e.counts[0, 1] == 14.0  # perf: 120.76 msec, 14 counts
+    for name in ("dira", "dcam", "tam"):
+        c = est(name, obs).counts[0]
+        assert c[0] != np.trunc(c[0]) and c[1] == np.trunc(c[1]), name  # the time keeps its fraction
