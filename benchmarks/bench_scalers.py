@@ -10,7 +10,7 @@ Prints event-windows per second (read windows × events / seconds) and, for info
 ``window_mape`` on this synthetic run (`mpx.evaluate.score`). Target: every baseline >= 1,000,000 event-windows per second.
 
 ``--gem5 PATH`` also scores every registered scaler on a real gem5 periodic run with the set-up of
-``tests/test_scalers_realdata.py`` (10 core and cache events, instructions and cycles on fixed counters,
+``tests/scalers/test_realdata.py`` (10 core and cache events, instructions and cycles on fixed counters,
 4 generic counters, one dump interval per quantum, reads every 3 quanta) and prints the summaries.
 """
 
@@ -84,7 +84,7 @@ def main() -> None:
 
 CORE = "board.processor.cores.core."
 L1D = "board.cache_hierarchy.l1d-cache-0."
-GEM5_EVENTS = {  # the events of tests/test_scalers_realdata.py
+GEM5_EVENTS = {  # the events of tests/scalers/test_realdata.py
     "cycles": CORE + "numCycles",
     "insts": CORE + "commitStats0.numInsts",
     "l1d_miss": L1D + "overallMisses::total",

@@ -1,6 +1,6 @@
 """The multiplexing simulator: quantum and read views, perf's time semantics, apportioning, noise, and
 the guarantee that schedulers never see the truth (every registered scheduler is checked by
-`mpx.conformance.schedulers.check_scheduler`, in ``tests/test_scheduler_conformance.py``)."""
+`mpx.conformance.schedulers.check_scheduler`, in ``tests/conformance/test_schedulers.py``)."""
 
 from __future__ import annotations
 

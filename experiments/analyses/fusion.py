@@ -123,7 +123,7 @@ GEM5_EVENTS = [GEM5_CORE + "numCycles", GEM5_CORE + "commitStats0.numInsts",
 
 def gem5_check(folder: str) -> None:
     """Leave-one-run-out over the gem5 periodic runs in ``folder`` (``*.stats.txt.xz``): the 10 events of
-    ``tests/test_scalers_realdata.py``, instructions and cycles on fixed counters, 4 generic ones, perf's
+    ``tests/scalers/test_realdata.py``, instructions and cycles on fixed counters, 4 generic ones, perf's
     rotation, a read every 3 quanta; window error where the event ran and 90% coverage."""
     from mpx.pmu import PMU
     from mpx.readers import read_trace

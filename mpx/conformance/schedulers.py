@@ -38,7 +38,7 @@ PMU (`conformance_problem`); perf's ``-e`` syntax — weak group, ungrouped even
 ``cycles`` on fixed counters — on the ``skylake`` preset (`conformance_perf_problem`); and the first
 with the `IMPOSSIBLE_EVENTS` added.
 
-``tests/test_scheduler_conformance.py`` runs every check over the registry, one test item each;
+``tests/conformance/test_schedulers.py`` runs every check over the registry, one test item each;
 third-party schedulers call `check_scheduler` in their own tests.
 """
 

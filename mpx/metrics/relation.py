@@ -123,7 +123,7 @@ def vector_total_relations(event_names: Iterable[str], *, within: Iterable[str] 
     so the identity still holds with the parts present. A part that *is* in the stats but not in
     ``event_names`` is not zero: pass every event of the trace, not a selection of it, and ``within``
     (e.g. the problem's events) to keep only the vectors with an event there — the parts outside it are
-    then latent variables of the relations (`mpx.scalers.relations.relation_set`).
+    then latent variables of the relations (`mpx.scalers.inference.relations.relation_set`).
     """
     dist_keys = {"samples", "mean", "gmean", "stdev", "underflows", "overflows", "min_value", "max_value"}
     by_prefix: dict[str, list[str]] = {}

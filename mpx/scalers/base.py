@@ -38,7 +38,7 @@ Adding a scaler::
 interpolates, a post-processing fix that uses whole-run statistics: see `mpx.scalers.reads`). Then
 register it: add ``"mine": "my_module:MyScaler"`` to `mpx.scalers.BUILTIN`, or, from another
 package, an entry point in the group ``mpx.scalers`` (see `mpx.scalers`). Every registered scaler must
-pass `mpx.conformance.scalers.check_scaler` (run over the registry by ``tests/test_scalers_conformance.py``):
+pass `mpx.conformance.scalers.check_scaler` (run over the registry by ``tests/conformance/test_scalers.py``):
 output shapes, determinism, never reading the truth, events that never ran, NaN in the observation, and
 an honest ``causal`` flag (a causal scaler's window w must not change when later windows change). Set
 ``example_params`` when the defaults cannot run on a generic observation.

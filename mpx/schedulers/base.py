@@ -49,7 +49,7 @@ Schedulers built on another one's schedule call its public function (`mpx.schedu
 Register a scheduler by adding ``name: "module:Class"`` to `mpx.schedulers.BUILTIN`, or from another
 package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`). Every registered
 scheduler must pass `mpx.conformance.schedulers.check_scheduler` (run over the registry by
-``tests/test_scheduler_conformance.py``: deterministic, parameters stored unchanged, never touches or
+``tests/conformance/test_schedulers.py``: deterministic, parameters stored unchanged, never touches or
 reads the trace, configurations fit the PMU...); set ``example_params`` when the defaults cannot run its
 problems.
 
@@ -355,7 +355,7 @@ class Scheduler(Params, ABC):
     kind: ClassVar[str] = ""
     source: ClassVar[str] = ""
     _contract_error: ClassVar[type[Exception]] = SchedulerError
-    #: hyper-parameters the registry-wide conformance test (``tests/test_scheduler_conformance.py``,
+    #: hyper-parameters the registry-wide conformance test (``tests/conformance/test_schedulers.py``,
     #: `mpx.conformance.schedulers.check_scheduler`) builds the scheduler with, when its defaults cannot run
     #: the check's problems
     example_params: ClassVar[dict[str, Any]] = {}

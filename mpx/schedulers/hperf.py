@@ -24,7 +24,7 @@ hperf does not check that a group fits (its icelake configuration has a 6-event 
 them is then perf's business (`~mpx.schedulers.base.open_groups`).
 
 Re-running the merge on hperf's own configurations (``shared/data/metrics/hperf``, tests in
-``tests/test_scheduler_hperf.py``): cascadelake 2 groups, icelake 2 groups (one of 6 events > 4),
+``tests/schedulers/test_hperf.py``): cascadelake 2 groups, icelake 2 groups (one of 6 events > 4),
 arm 6 groups (the first merge fails: 3 + 4 > 6), kunpeng 1 group.
 """
 

@@ -1,4 +1,4 @@
-"""Tests of the ``perf stat -I`` reader (mpx/readers/perfstat.py).
+"""Tests of the ``perf stat -I`` reader (mpx/readers/perfstat/).
 
 Fixtures in tests/data/perfstat/: ``real_*`` captured with perf 6.1 (no hardware PMU, so no multiplexing),
 ``mux_*`` hand-made by make_handmade.py with perf's arithmetic and a hidden truth (truth.json).

@@ -124,7 +124,7 @@ def test_exclusive_group_runs_alone():
 
 
 def _abc_pmu() -> PMU:
-    # mpx/pmu.py's example: masks A={gp0}, B={gp1,gp2}, C={gp0,gp1}
+    # mpx/pmu/'s example: masks A={gp0}, B={gp1,gp2}, C={gp0,gp1}
     return PMU.from_dict({"name": "abc", "units": {"cpu": {
         "generic": 3, "fixed": {}, "masks": {"A": ["gp0"], "B": ["gp1", "gp2"], "C": ["gp0", "gp1"]}}}})
 

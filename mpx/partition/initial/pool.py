@@ -177,7 +177,7 @@ def portfolio(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.ra
 
     Recursive bisection fixes each split before seeing the next, which on small inputs — an event hypergraph
     never gets coarsened — misses optima a direct k-way start finds (measured on brute-forced instances:
-    see tests/test_partition_api.py); on large ones it is the stronger of the two.
+    see tests/partition/test_api.py); on large ones it is the stronger of the two.
     """
     part, info = INITIAL.get("recursive_bisection", "initial.algorithm")(hg, constraints, ctx, rng, communities)
     if hg.num_vertices > ctx.initial.direct_max_vertices:
