@@ -305,7 +305,10 @@ def _random_walk(m: Measurements, causal: bool, process: Any, min_rel_std: float
         q = rho * (0.5 * (cur**2 + before**2) + eps**2)
     # the within-window random walk (diffusion beta) moves window means by (2/3) beta T per window
     q = np.maximum(q, (2.0 / 3.0) * m.beta * m.length[:, None])
-    return np.maximum(q, (min_rel_std * base) ** 2)
+    q = np.maximum(q, (min_rel_std * base) ** 2)
+    # an event that has counted nothing so far walks by one count per window, not by min_rel_std of one:
+    # a walk frozen at 1e-3 counts next to busy events makes EP's information matrices singular (gem5)
+    return np.where(m.level > 0, q, np.maximum(q, eps**2))
 
 
 class BayesPerfScaler(Scaler):

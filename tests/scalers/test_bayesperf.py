@@ -467,3 +467,20 @@ def test_bad_parameters_raise_config_error(params, tma_run):
     _, obs, _ = tma_run
     with pytest.raises(ConfigError):
         BayesPerfScaler(**params).estimate(obs)
+
+
+def test_gem5_relations_on_a_run_with_never_counted_events():
+    """gem5-chase: events that count nothing next to busy ones, tied by the gem5 catalog's exact
+    relations; a walk frozen at 1e-3 counts made EP's information matrix singular."""
+    from mpx import datasets
+    from mpx.metrics import builtin
+    from mpx.pmu import preset
+
+    if "gem5-chase" not in datasets.names(None):
+        pytest.skip("the gem5 datasets are not in this checkout's manifest")
+    cat = builtin("gem5")
+    tr = datasets.load("gem5-chase")
+    obs = multiplex(tr, Problem.from_catalog(cat, preset("gem5-o3-g4")), "perf",
+                    quantum=float(np.median(np.diff(tr.edges))), read_every=10)
+    e = scalers.get("bayesperf", relations=cat).estimate(obs)
+    assert np.isfinite(e.counts[~e.not_estimated]).all()
