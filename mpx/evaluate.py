@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.measures import MEASURES, coverage, event_measures, window_sets
+from mpx.measures import MEASURES, set_measures, window_sets
 from mpx.trace import SECONDS_PER_UNIT
 
 __all__ = ["Scores", "score", "true_windows"]
@@ -210,11 +210,8 @@ def score(
 
     # every measure on the common window sets (missing values charged, coverage beside)
     sets = window_sets(ran)
-    ev_sets: dict[str, np.ndarray] = {}
-    for name, mask in sets.items():
-        for m, v in event_measures(est, truth, mask, floor, c=max(floor_abs, 1e-12)).items():
-            ev_sets[f"{m}_{name}"] = v
-        ev_sets[f"coverage_{name}"] = coverage(est, mask)
+    measured = set_measures(est, truth, sets, floor, c=max(floor_abs, 1e-12))
+    ev_sets = {f"{m}_{name}": v for name, got in measured.items() for m, v in got.items()}
 
     # calibration
     std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)

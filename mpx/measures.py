@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures", "window_sets"]
+__all__ = ["MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures", "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")
@@ -72,21 +72,34 @@ def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return out
 
 
+def set_measures(est: np.ndarray, truth: np.ndarray, sets: Mapping[str, np.ndarray], floor: np.ndarray,
+                 c: float = 1.0) -> dict[str, dict[str, np.ndarray]]:
+    """Every measure of `MEASURES` and the coverage, per event, of ``est`` (not yet charged) against
+    ``truth`` over the windows of each mask of ``sets`` (all ``[W, E]``): ``{set: {measure: [E]}}``.
+    ``floor[E]`` is the relative-error floor, ``c`` the offset of ``lnq``. The per-window errors are
+    computed once for all sets."""
+    charged = charge(est)
+    truth = np.asarray(truth, dtype=np.float64)
+    floor = np.asarray(floor, dtype=np.float64)
+    err = np.abs(charged - truth)
+    above = (truth >= floor[None, :]) & (truth > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.where(above, err / np.where(truth > 0, truth, 1.0), np.nan)
+        lnq = np.abs(np.log((np.maximum(charged, 0.0) + c) / (np.maximum(truth, 0.0) + c)))
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for name, mask in sets.items():
+        mask = np.asarray(mask, dtype=bool)
+        rel_ok = mask & above
+        tot = np.where(mask, truth, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wape = np.where(tot > 0, np.where(mask, err, 0.0).sum(axis=0) / np.where(tot > 0, tot, 1.0), np.nan)
+        out[name] = {"mape": _masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
+                     "lnq": _masked_mean(lnq, mask), "coverage": coverage(est, mask)}
+    return out
+
+
 def event_measures(est: np.ndarray, truth: np.ndarray, mask: np.ndarray, floor: np.ndarray,
                    c: float = 1.0) -> Mapping[str, np.ndarray]:
-    """Every measure of `MEASURES`, per event, of ``est`` (not yet charged) against ``truth`` over the
-    windows of ``mask`` (all ``[W, E]``); ``floor[E]`` is the relative-error floor, ``c`` the offset of
-    ``lnq``."""
-    est = charge(est)
-    truth = np.asarray(truth, dtype=np.float64)
-    mask = np.asarray(mask, dtype=bool)
-    floor = np.asarray(floor, dtype=np.float64)
-    err = np.abs(est - truth)
-    rel_ok = mask & (truth >= floor[None, :]) & (truth > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rel = np.where(rel_ok, err / np.where(truth > 0, truth, 1.0), np.nan)
-        tot = np.where(mask, truth, 0.0).sum(axis=0)
-        wape = np.where(tot > 0, np.where(mask, err, 0.0).sum(axis=0) / np.where(tot > 0, tot, 1.0), np.nan)
-        lnq = np.abs(np.log((np.maximum(est, 0.0) + c) / (np.maximum(truth, 0.0) + c)))
-    return {"mape": _masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
-            "lnq": _masked_mean(lnq, mask)}
+    """Every measure of `MEASURES`, per event, over the windows of one ``mask`` (`set_measures`)."""
+    got = set_measures(est, truth, {"set": mask}, floor, c)["set"]
+    return {m: got[m] for m in MEASURES}

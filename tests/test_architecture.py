@@ -25,26 +25,13 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _type_checking_only(tree: ast.AST) -> set[int]:
-    """Ids of the import nodes under ``if TYPE_CHECKING:`` (annotations only: nothing runs them)."""
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return skip
-
-
 def _imports(path: Path) -> set[str]:
-    """Every mpx module ``path`` imports at run time, at any depth of the file (deferred imports count too;
-    imports for type checkers only do not)."""
+    """Every mpx module ``path`` imports, at any depth of the file (deferred imports and imports for type
+    checkers count too: a module that must know another's type is tied to it)."""
     name = _module_name(path)
     pkg = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    tree = ast.parse(path.read_text(), str(path))
-    skip = _type_checking_only(tree)
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.split(".")[0] == "mpx")
         elif isinstance(node, ast.ImportFrom):

@@ -315,8 +315,8 @@ def check_deterministic(s: Scaler) -> dict[str, Any]:
 
 
 def check_never_reads_truth(s: Scaler) -> dict[str, Any]:
-    """Two traces differing only where nothing was counted, each alive (and in the multiplexer's cache)
-    while its observation is estimated, give identical estimates."""
+    """Two traces differing only where nothing was counted, each alive while its observation is
+    estimated, give identical estimates."""
     c, obs, counts_a, _ = _base(s, "never_reads_truth")
     fails: list[str] = []
     ran = np.asarray(obs.quanta.running)

@@ -12,20 +12,18 @@ one entry: ``REGISTRY.register(name, MyKind)`` at run time, or from another pack
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from mpx.errors import ConfigError
 from mpx.registry import Registry, subclass_of
-
-if TYPE_CHECKING:
-    from mpx.experiment.config import Experiment
 
 __all__ = ["CellKind", "REGISTRY", "BUILTIN", "get_kind", "kind_names", "all_kinds"]
 
 
 class CellKind:
     """One kind of experiment cell. Subclasses set ``name``, ``sections`` (section → allowed keys) and
-    ``data_keys``, and implement the three methods. Instances are stateless."""
+    ``data_keys``, and implement the three methods. Instances are stateless. ``exp`` is the
+    `mpx.experiment.config.Experiment` being expanded (that module imports this one, not the reverse)."""
 
     name: ClassVar[str] = ""
     #: the config sections this kind reads besides [experiment], [data], [sweep] and [output]
@@ -33,17 +31,17 @@ class CellKind:
     #: the keys of [data] this kind reads
     data_keys: ClassVar[frozenset[str]] = frozenset()
 
-    def validate(self, exp: Experiment) -> None:
+    def validate(self, exp: Any) -> None:
         """Check the kind's sections of ``exp`` (every swept variant), raising `ConfigError` naming the key."""
         raise NotImplementedError
 
-    def refuse_sections(self, exp: Experiment, foreign: list[str]) -> None:
+    def refuse_sections(self, exp: Any, foreign: list[str]) -> None:
         """Raise the `ConfigError` for sections of ``exp`` that other kinds read and this one does not."""
         s = foreign[0]
         owners = " or ".join(f'"{k.name}"' for k in all_kinds() if s in k.sections)
         raise ConfigError(f"{exp.where}: [{s}] belongs to kind = {owners} experiments only")
 
-    def cells(self, exp: Experiment) -> list[dict]:
+    def cells(self, exp: Any) -> list[dict]:
         """Every cell of ``exp``'s grid: JSON-able dicts with ``kind``, ``dataset``, ``dataset_checksum``,
         ``scheduler``, ``seed``, ``code_version``, ``key`` and ``experiment`` (`mpx.experiment.grid.finish_cell`)."""
         raise NotImplementedError

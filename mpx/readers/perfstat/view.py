@@ -5,12 +5,10 @@ Observation itself lives above the readers)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # annotations only: the run calls read_view
-    from mpx.readers.perfstat.run import PerfStatRun
 
 __all__ = ["PerfStatReadView", "read_view"]
 
@@ -30,7 +28,7 @@ class PerfStatReadView:
     notes: tuple[str, ...] = ()
 
 
-def read_view(run: PerfStatRun) -> PerfStatReadView:
+def read_view(run: Any) -> PerfStatReadView:
     """The run as the read view a scaler sees (``mpx estimate``; to an Observation with
     `mpx.observation.Observation.from_read_view`), in ns:
 
