@@ -25,7 +25,10 @@ Definitions (per event e and read window w; est = estimate, true = truth):
   from the observation; for an estimate without it, the windows it did not flag) — every scaler is
   scored there on the same windows, whether or not it fills the others (BayesPerf, TAM, DCAM, fusion
   do, perf's linear scaling does not).
-- ``total_error``: mean over events with a non-zero true total of ``|Σ_w est − Σ_w true| / Σ_w true``
+- ``total_error``: mean over events with a non-zero true total of ``|total − Σ_w true| / Σ_w true``,
+  where ``total`` is the whole-run count as the tool reports it (`Estimate.totals`: perf's end-of-run
+  scaling ``Σraw · ΣE / ΣR``, PAPI's last read, otherwise the sum of the scaler's windows; a total the
+  tool does not print counts as 0); ``total_error_windows``: the same with the sum of the windows
   (missing windows add 0: perf's ``<not counted>`` intervals summed as they are printed).
 - **metrics** (with a ``catalog``, `mpx.metrics.Catalog`): every catalog metric whose events the
   estimate has is evaluated per window on the estimated counts and on the true counts
@@ -202,9 +205,12 @@ def score(
     small = ~meaningful
     ev_small_mae = _mean_rel(abs_err, small & has)
     tot_true = truth.sum(axis=0)
-    tot_est = np.where(has, est, 0.0).sum(axis=0)
+    tot_est = np.nan_to_num(estimate.totals(), nan=0.0)  # the tool's own whole-run count; none printed: 0
+    tot_windows = estimate.window_totals()
     with np.errstate(invalid="ignore", divide="ignore"):
-        ev_total = np.where(tot_true > 0, np.abs(tot_est - tot_true) / np.where(tot_true > 0, tot_true, 1.0), np.nan)
+        denom = np.where(tot_true > 0, tot_true, 1.0)
+        ev_total = np.where(tot_true > 0, np.abs(tot_est - tot_true) / denom, np.nan)
+        ev_total_windows = np.where(tot_true > 0, np.abs(tot_windows - tot_true) / denom, np.nan)
 
     never = flagged.all(axis=0) if w else np.zeros(e, dtype=bool)
 
@@ -279,6 +285,8 @@ def score(
         "total_true": tot_true,
         "total_estimate": tot_est,
         "total_error": ev_total,
+        "total_windows": tot_windows,
+        "total_error_windows": ev_total_windows,
         "calibration_50": ev_cal50,
         "calibration_90": ev_cal90,
         **ev_sets,
@@ -311,6 +319,7 @@ def score(
         "window_mape_ran": _nanmean_or_none(ev_mape_ran[keep]),
         "flagged_mape": _nanmean_or_none(ev_flag_mape[keep]),
         "total_error": _nanmean_or_none(ev_total[keep]),
+        "total_error_windows": _nanmean_or_none(ev_total_windows[keep]),
         "metric_mape": metric_mape,
         "metric_missing_share": metric_missing,
         "meaningful_share": float(meaningful.sum() / n_cells),

@@ -61,6 +61,25 @@ def test_hand_computed_errors():
     assert len(sc.rows) == 4 and set(sc.rows.columns) >= {"event", "window", "truth", "estimate", "rel_error"}
 
 
+def test_total_error_uses_the_tools_own_total():
+    tr = trace2()  # true totals a = 1000, b = 60
+    counts = np.array([[330, np.nan], [630, 40]])
+    plain = score(estimate(tr, counts), tr)
+    # no rule of its own: the sum of the windows, a missing window adding 0
+    assert plain.events.set_index("event").loc["b", "total_error"] == pytest.approx(20 / 60)
+    e = estimate(tr, counts)
+    tool = Estimate(**{**{k: getattr(e, k) for k in ("events", "edges", "counts", "not_estimated", "scaler",
+                                                        "params", "causal", "meta")},
+                       "run_totals": np.array([1100.0, np.nan])})
+    ev = score(tool, tr).events.set_index("event")
+    assert ev.loc["a", "total_error"] == pytest.approx(0.1)  # the tool's own end-of-run count
+    assert ev.loc["b", "total_error"] == 1.0  # no total printed: charged as 0
+    assert ev.loc["a", "total_error_windows"] == pytest.approx(40 / 1000)
+    assert ev.loc["b", "total_error_windows"] == pytest.approx(20 / 60)
+    with pytest.raises(ScalerError, match="run_totals"):
+        Estimate(**{**{k: getattr(e, k) for k in ("events", "edges", "counts", "not_estimated")},
+                    "run_totals": np.ones(3)})
+
 def test_small_truths_are_reported_apart_and_never_inf():
     counts = np.array([[100, 0], [200, 0], [300, 0], [400, 1]], float)
     tr = Trace(["a", "b"], counts, np.arange(5) * 10.0, "us")

@@ -120,7 +120,7 @@ def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls
         "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sampling_ratio.get(r.event),
         "n_windows": r.n_windows, "n_meaningful": r.n_meaningful, "n_flagged": r.n_flagged,
         "never_estimated": r.never_estimated, "window_mape": r.window_mape,
-        "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_true": r.total_true,
+        "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_error_windows": r.total_error_windows, "total_true": r.total_true,
         "calibration_50": r.calibration_50, "calibration_90": r.calibration_90})
         for i, r in enumerate(sc.events.itertuples(index=False))]
 

@@ -102,7 +102,9 @@ class Estimate:
     window (from the observation, set by `Scaler.make_estimate`): scoring compares scalers on these
     windows whatever each flags. ``scaler``/``params``/``causal``: who made it; ``meta``:
     provenance copied from the observation; ``notes``: what the scaler did that a reader should know
-    (fallbacks taken, fixes applied).
+    (fallbacks taken, fixes applied). ``run_totals[E]`` (optional): the whole-run count per event as the
+    tool reports it at the end of the run when that is not the sum of its windows (perf's whole-run
+    scaling, PAPI's last read; NaN: the tool prints none, e.g. ``<not counted>``); see `totals`.
     """
 
     events: tuple[str, ...]
@@ -119,6 +121,7 @@ class Estimate:
     meta: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     ran: np.ndarray | None = None
+    run_totals: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
@@ -129,7 +132,7 @@ class Estimate:
         set_("not_estimated", _ro(np.asarray(self.not_estimated, dtype=bool)))
         if self.ran is not None:
             set_("ran", _ro(np.asarray(self.ran, dtype=bool)))
-        for k in ("std", "quantum_edges", "quantum_counts", "quantum_std"):
+        for k in ("std", "quantum_edges", "quantum_counts", "quantum_std", "run_totals"):
             v = getattr(self, k)
             if v is not None:
                 set_(k, _ro(np.asarray(v, dtype=np.float64)))
@@ -141,6 +144,8 @@ class Estimate:
             v = getattr(self, k)
             if v is not None and v.shape != (w, e):
                 raise ScalerError(f"Estimate.{k} must have shape {(w, e)} (read windows, events), got {v.shape}")
+        if self.run_totals is not None and self.run_totals.shape != (e,):
+            raise ScalerError(f"Estimate.run_totals must have shape {(e,)} (events), got {self.run_totals.shape}")
         if self.quantum_counts is not None:
             if self.quantum_edges is None or self.quantum_edges.ndim != 1:
                 raise ScalerError("Estimate.quantum_counts needs quantum_edges[Q+1]")
@@ -177,7 +182,15 @@ class Estimate:
             raise ConfigError(f"the estimate has no event {event!r}") from None
 
     def totals(self) -> np.ndarray:
-        """Whole-run estimate per event: the sum over read windows, NaN windows counting as 0."""
+        """Whole-run estimate per event as the tool reports it: ``run_totals`` when the scaler has a rule
+        of its own (NaN where it reports none), else the sum over read windows, NaN windows counting as 0."""
+        if self.run_totals is not None:
+            return np.array(self.run_totals)
+        return self.window_totals()
+
+    def window_totals(self) -> np.ndarray:
+        """The sum over read windows per event, NaN windows counting as 0 (perf's ``<not counted>``
+        intervals summed as they are printed)."""
         return np.nansum(self.counts, axis=0)
 
     def __repr__(self) -> str:
@@ -291,7 +304,8 @@ class Scaler(Params, ABC):
 
     def make_estimate(self, observation: Any, counts: np.ndarray, *, not_estimated: np.ndarray | None = None,
                       std: np.ndarray | None = None, quantum_counts: np.ndarray | None = None,
-                      quantum_std: np.ndarray | None = None, notes: Iterable[str] = ()) -> Estimate:
+                      quantum_std: np.ndarray | None = None, notes: Iterable[str] = (),
+                      run_totals: np.ndarray | None = None) -> Estimate:
         """An `Estimate` on ``observation``'s read windows with this scaler's name, parameters and the
         observation's provenance. ``not_estimated`` defaults to the windows with NaN counts."""
         counts = np.asarray(counts, dtype=np.float64)
@@ -316,4 +330,5 @@ class Scaler(Params, ABC):
             meta=meta,
             notes=tuple(notes),
             ran=np.asarray(observation.reads.running) > 0,
+            run_totals=run_totals,
         )

@@ -7,7 +7,8 @@ same rate while it was off the counters as while it was on.
 - **perf** (``tools/lib/perf/evsel.c: perf_counts_values__scale``; ``perf stat -I`` first takes deltas
   of value, enabled and running, ``evsel__compute_deltas``, then scales): ``run == 0`` → value 0 and
   ``<not counted>``; ``run < ena`` → ``(u64)(val * ena / run)`` (truncated; perf before 5.x added 0.5);
-  ``run == ena`` → unscaled.
+  ``run == ena`` → unscaled. perf's end-of-run count is the same formula on the whole run's value and
+  times, ``Σraw · ΣE / ΣR`` (`Estimate.run_totals`), not the sum of its interval lines.
 - **PAPI** (``src/components/perf_event/perf_event.c``, ``_pe_read``): ``scale = (enabled*100LL)/running``
   in integer arithmetic, ``count = scale*raw/100LL``, so the factor is truncated to 1/100;
   ``running == enabled`` → unscaled; ``running == 0`` → the raw value (0). ``PAPI_read`` returns counts
@@ -48,12 +49,20 @@ class LinearScaler(ReadScaler):
         self.outlier_fix = outlier_fix
         self.missing_fix = missing_fix
 
-    def _core(self, raw, enabled, running, observation):
+    @staticmethod
+    def scale(raw: np.ndarray, enabled: np.ndarray, running: np.ndarray) -> np.ndarray:
+        """perf's formula elementwise, before the ``(u64)`` truncation: ``raw · E / R`` where
+        ``0 < R < E``, ``raw`` where ``R >= E`` (``R == 0``: the raw value, 0, printed ``<not counted>``)."""
         ran = running > 0
-        scaled = running < enabled
         with np.errstate(invalid="ignore", divide="ignore"):
-            est = np.where(ran & scaled, raw * enabled / np.where(ran, running, 1.0), raw)
-        return est, None
+            return np.where(ran & (running < enabled), raw * enabled / np.where(ran, running, 1.0), raw)
+
+    def _core(self, raw, enabled, running, observation):
+        return self.scale(raw, enabled, running), None
+
+    def _run_totals(self, raw, enabled, running):
+        r = running.sum(axis=0)
+        return np.where(r > 0, self.scale(raw.sum(axis=0), enabled.sum(axis=0), r), np.nan)
 
 
 class PapiScaler(ReadScaler):

@@ -131,8 +131,20 @@ class ReadScaler(Scaler):
               observation: Any) -> tuple[np.ndarray, np.ndarray | None]:
         raise NotImplementedError
 
+    def _run_totals(self, raw: np.ndarray, enabled: np.ndarray, running: np.ndarray) -> np.ndarray | None:
+        """The whole-run count per event as the tool reports it at the end of a run (`Estimate.run_totals`),
+        from the run's raw counts and times; None (the default): the sum of the scaler's windows."""
+        return None
+
+    def _time_valued(self, observation: Any) -> np.ndarray:
+        """Per event: a time-valued event (`mpx.problem.perf.TIME_EVENTS`) that the C tools never truncate."""
+        return np.isin(np.asarray(observation.events, dtype=object), list(TIME_EVENTS))
+
     def _estimate(self, observation: Any) -> Estimate:
         raw, ena, run, broken = clean_reads(observation)
+        totals = self._run_totals(raw, ena, run)
+        if totals is not None and self.integer:
+            totals = np.where(self._time_valued(observation), totals, np.trunc(totals))
         notes: list[str] = []
         if broken.any():
             notes.append(f"{int(broken.sum())} event-windows with non-finite or negative reads treated as not run")
@@ -151,12 +163,12 @@ class ReadScaler(Scaler):
             est[flagged] = value[flagged]
             notes.append(f"{int(flagged.sum())} event-windows where the event did not run: fill={self.fill!r}")
         if self.integer:  # the C tools truncate counts, never times (task-clock's msec keep their fraction)
-            counts = ~np.isin(np.asarray(observation.events, dtype=object), list(TIME_EVENTS))
-            est = np.where(counts[None, :], np.trunc(est), est)
+            est = np.where(self._time_valued(observation)[None, :], est, np.trunc(est))
         if self.outlier_fix:
             est, clipped = outlier_fix(est, integer=self.integer)
             notes.append(f"outlier_fix: {int(clipped.sum())} window estimates clipped")
         if self.missing_fix:
             est, filled = missing_fix(est, integer=self.integer)
             notes.append(f"missing_fix: {int(filled.sum())} zero/missing windows filled from neighbours")
-        return self.make_estimate(observation, est, not_estimated=flagged | ~np.isfinite(est), notes=notes)
+        return self.make_estimate(observation, est, not_estimated=flagged | ~np.isfinite(est), notes=notes,
+                                  run_totals=totals)

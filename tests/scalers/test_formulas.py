@@ -106,6 +106,19 @@ def test_linear_is_perf_stat_per_window():
     assert e.causal is True
 
 
+def test_linear_total_is_perfs_whole_run_scaling():
+    e = est("linear", one([100, 50, 0, 7], [10, 10, 10, 10], [5, 10, 0, 3]))
+    # perf's end-of-run line: Σraw·ΣE/ΣR = 157·40/18 = 348.9 → (u64) 348, not the sum of the interval
+    # lines 200 + 50 + <not counted> + 23 = 273
+    assert e.totals()[0] == 348 and e.window_totals()[0] == 273
+    assert est("linear", one([157], [40], [18]), integer=False).totals()[0] == pytest.approx(157 * 40 / 18)
+    assert est("linear", one([5, 5], [10, 10], [10, 10])).totals()[0] == 10  # never multiplexed: unscaled
+    assert np.isnan(est("linear", one([0, 0], [10, 10], [0, 0])).totals()[0])  # never counted: none printed
+    # time-valued events keep their fraction in the total as in the windows
+    obs = observation_from_reads(["task-clock"], np.array([0.0, 20.0]), [[7.0]], [[10.0]], [[3.0]])
+    assert est("linear", obs).totals()[0] == pytest.approx(70 / 3)
+
+
 def test_linear_fill_options_for_not_counted_windows():
     obs = one([100, 0, 300, 0], [20, 20, 20, 20], [10, 0, 10, 0])
     nan = est("linear", obs).counts[:, 0]
