@@ -1,4 +1,12 @@
-"""Paired comparisons of scalers over workloads: each method against the best *other* scaler.
+"""Paired comparisons of scalers over workloads: every measure with a bootstrap interval, the stability
+of the ranking across measures, and each new method against the best *other* scaler.
+
+`measure_intervals` and `ranking_stability` are the scoring protocol of ``docs/scoring.md``: on the
+score rows of one setting and one scheduler, each scaler's mean over workloads of every measure of
+`mpx.measures` on a window set, with a 95% percentile interval from resampling workloads **in pairs**
+(the same resampled workloads for every scaler and every measure, so a workload that is hard for all
+counts once and intervals of two scalers can be compared), and the ranking under each measure beside
+the headline's (`mpx.measures.HEADLINE`).
 
 The headline question of a new estimator is "by how much does it beat the best baseline?". `headline`
 answers it from stored score rows (`mpx.results`, table ``scores``): per workload set (shipped /
@@ -14,8 +22,82 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau
 
-__all__ = ["headline", "headline_methods"]
+from mpx.measures import HEADLINE_COLUMN, MEASURES
+
+__all__ = ["BOOT", "headline", "headline_methods", "measure_intervals", "paired_bootstrap", "per_workload",
+           "ranking_stability"]
+
+#: bootstrap resamples of every interval (seed 0 unless a caller says otherwise)
+BOOT = 2000
+
+
+def per_workload(scores: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``column`` as a scaler × workload table (the mean over seeds of the numeric values)."""
+    v = pd.to_numeric(scores[column], errors="coerce")
+    return v.groupby([scores["scaler"], scores["workload"]]).mean().unstack("workload")
+
+
+def paired_bootstrap(per: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> np.ndarray:
+    """Means over workloads of ``per`` (rows × workloads) in ``boot`` resamples of the workloads, the
+    same resamples for every row: ``[boot, rows]``. A row with a missing workload is NaN throughout."""
+    a = per.to_numpy(np.float64)
+    idx = np.random.default_rng(seed).integers(0, a.shape[1], (boot, a.shape[1]))
+    return a[:, idx].mean(axis=2).T
+
+
+def measure_intervals(scores: pd.DataFrame, sets: tuple[str, ...] = ("all", "ran"),
+                      measures: tuple[str, ...] = MEASURES, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
+    """Per scaler (rows of one setting and one scheduler, status ``done``): for every ``set`` and
+    ``measure`` the mean over workloads of ``{measure}_{set}`` and its 95% paired bootstrap interval,
+    beside ``coverage_{set}``. Columns ``(set, measure, stat)`` with stat ``mean``/``lo``/``hi``; a
+    scaler without a value on some workload gets NaN for that measure (it cannot be paired)."""
+    cols: dict[tuple[str, str, str], pd.Series] = {}
+    index = pd.Index(sorted(scores["scaler"].dropna().unique()), name="scaler")
+    for s in sets:
+        for m in ("coverage", *measures):
+            column = f"{m}_{s}"
+            if column not in scores:
+                continue
+            per = per_workload(scores, column).reindex(index)
+            samples = paired_bootstrap(per, boot, seed)
+            with np.errstate(invalid="ignore"):
+                lo, hi = (np.percentile(samples, q, axis=0) for q in (2.5, 97.5))
+            cols[(s, m, "mean")] = per.mean(axis=1, skipna=False)
+            cols[(s, m, "lo")] = pd.Series(lo, index=index)
+            cols[(s, m, "hi")] = pd.Series(hi, index=index)
+    out = pd.DataFrame(cols, index=index)
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["windows", "measure", "stat"])
+    return out
+
+
+def ranking_stability(scores: pd.DataFrame, sets: tuple[str, ...] = ("all", "ran"),
+                      measures: tuple[str, ...] = MEASURES, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
+    """Is the ranking of the scalers a property of the scalers or of the measure? Per scaler, its rank
+    (1 = best) under each ``{measure}_{set}`` (mean over workloads) and, under the headline measure,
+    ``p_best``: the share of paired bootstrap resamples of the workloads in which it is the best. The
+    last row, ``kendall_tau``, is each ranking's Kendall τ with the headline ranking (1: the same order).
+    Scalers without the headline measure on every workload are left out."""
+    head = per_workload(scores, HEADLINE_COLUMN).dropna()
+    if head.empty:
+        return pd.DataFrame()
+    ranks: dict[str, pd.Series] = {}
+    for s in sets:
+        for m in measures:
+            column = f"{m}_{s}"
+            if column in scores:
+                ranks[column] = per_workload(scores, column).reindex(head.index).mean(axis=1).rank(method="min")
+    out = pd.DataFrame(ranks)
+    samples = paired_bootstrap(head, boot, seed)
+    best = np.argmin(samples, axis=1)
+    out["p_best"] = np.bincount(best, minlength=len(head)) / boot
+    ref = out[HEADLINE_COLUMN]
+    tau = {c: (kendalltau(ref, out[c]).statistic if out[c].notna().all() and len(out) > 1 else np.nan)
+           for c in ranks}
+    out.loc["kendall_tau"] = pd.Series(tau)
+    return out
 
 
 def headline_methods(store: Any, experiment: str | None = None, run_id: int | None = None) -> list[str]:
@@ -25,15 +107,13 @@ def headline_methods(store: Any, experiment: str | None = None, run_id: int | No
     return list((cfg.get("output") or {}).get("headline") or [])
 
 
-def headline(scores: Any, methods: list[str], error: str = "window_mape_ran", boot: int = 2000,
+def headline(scores: Any, methods: list[str], error: str = HEADLINE_COLUMN, boot: int = BOOT,
              seed: int = 0) -> Any:
     """A DataFrame with one row per (workload set, scheduler, counters, method): ``workloads`` (number),
     ``causal``, ``method_error``, ``baseline`` (name), ``baseline_error``, ``ratio``, ``ratio_lo``,
     ``ratio_hi`` (2.5 / 97.5 percentiles of ``boot`` paired resamples) and ``calibration_90`` (the
     method's mean). ``scores``: score rows with status ``done``. Baselines that miss a workload of the
     group are not candidates."""
-    import pandas as pd
-
     df = scores.copy()
     df[error] = pd.to_numeric(df[error], errors="coerce")
     df["calibration_90"] = pd.to_numeric(df["calibration_90"], errors="coerce") if "calibration_90" in df else np.nan

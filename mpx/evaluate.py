@@ -18,8 +18,14 @@ Definitions (per event e and read window w; est = estimate, true = truth):
   adds 0 to the whole-run sum.
 - an event flagged in **every** window (never counted: an event in error, or never scheduled) gives the
   scaler nothing to go on: it is kept in the tables (``never_estimated``), counted in the summary
-  (``n_events_never_estimated``), and left out of the summary means and of the metrics that need it —
+  (``n_events_never_estimated``), and left out of the legacy summary means below (not of the
+  window-set measures) and of the metrics that need it —
   otherwise one such event would dominate every mean with an error of 100%.
+- **window sets** (`mpx.measures`): every measure of `mpx.measures.MEASURES` on the sets ``ran``,
+  ``unran`` and ``all``, a window without a value charged as an estimate of 0, columns
+  ``{measure}_{set}`` and ``coverage_{set}``; their summary is the mean over **every** event, an event
+  never counted included (on ``all`` it is charged in every window), so that every scheduler and
+  scaler of a comparison is scored on the same event-windows (``docs/scoring.md``).
 - ``window_mape``: mean over events of the event's mean relative error over its meaningful windows
   with a value; ``window_mape_ran``: the same over the windows where the event ran (``estimate.ran``,
   from the observation; for an estimate without it, the windows it did not flag) — every scaler is
@@ -329,11 +335,11 @@ def score(
         "calibration_50": _finite_or_none(cal50),
         "calibration_90": _finite_or_none(cal90),
     }
-    for name, mask in sets.items():
+    for name, mask in sets.items():  # every event, never-counted ones too: the denominator never shrinks
         for m in MEASURES:
-            summary[f"{m}_{name}"] = _nanmean_or_none(ev_sets[f"{m}_{name}"][keep])
-        n_set = int(mask[:, keep].sum())
-        summary[f"coverage_{name}"] = (float((has & mask)[:, keep].sum() / n_set) if n_set else None)
+            summary[f"{m}_{name}"] = _nanmean_or_none(ev_sets[f"{m}_{name}"])
+        n_set = int(mask.sum())
+        summary[f"coverage_{name}"] = (float((has & mask).sum() / n_set) if n_set else None)
     for k, v in summary.items():
         if isinstance(v, float) and not math.isfinite(v):  # pragma: no cover - guarded above
             raise AssertionError(f"non-finite summary value {k}={v}")

@@ -30,10 +30,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures", "set_measures", "window_sets"]
+__all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures",
+           "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")
+#: the headline measure and window set of every ranking (``docs/scoring.md`` says why): WAPE on every
+#: window — count-weighted, so near-empty windows cannot decide it; every window, so a scaler is charged
+#: for the windows it leaves empty and every scaler is scored on the same windows
+HEADLINE: tuple[str, str] = ("wape", "all")
+#: the score column of the headline measure (``{measure}_{set}``)
+HEADLINE_COLUMN = "_".join(HEADLINE)
 
 
 def window_sets(ran: np.ndarray) -> dict[str, np.ndarray]:

@@ -3,25 +3,27 @@
 Tables (from `mpx.results.ResultsStore`, the latest run of each experiment unless an experiment or a
 run id says otherwise):
 
-- **scalers × schedulers**: median over workloads (and seeds) of each scaler's window MAPE (%), the
-  read-window relative error of `mpx.evaluate.score`; medians, because a few workloads where a scaler
-  blows up would otherwise decide a mean;
-- **the winner** (`winner_text`): the best scheduler+scaler pair by that median, the runner-up, and a
-  baseline pair with ratios; the baseline is `LINUX_DEFAULT`, Linux's default — perf's rotation
-  (scheduler ``perf``) with perf's linear scaling (scaler ``linear``) — unless the caller names another.
-  Pairs that leave > 1% of event-windows without an estimate or never estimate an event are listed
-  apart, not ranked (`rank_pairs`);
-- **scalers**: per scaler median window MAPE, whole-run total error, metric MAPE, calibration and
-  throughput (event-windows per second);
-- **scalers on common windows** (`common_windows_table`): per scaler, coverage, WAPE, median APE, MAPE
-  and log accuracy on the window sets ``ran`` and ``all`` of `mpx.measures` (``docs/scoring.md``);
+Every ranking uses the headline measure of ``docs/scoring.md`` (`mpx.measures.HEADLINE`: WAPE on every
+read window, a window without a value charged as an estimate of 0), the mean over workloads of the
+mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the workloads (seed 0,
+`mpx.compare`).
+
+- **scalers × schedulers**: each pair's headline measure (%);
+- **the winner** (`winner_text`): the best scheduler+scaler pair, the runner-up, and a baseline pair,
+  with their error ratios to the winner and intervals; the baseline is `LINUX_DEFAULT`, Linux's default
+  — perf's rotation (scheduler ``perf``) with perf's linear scaling (scaler ``linear``) — unless the
+  caller names another. Pairs without a value on every workload are listed apart, not ranked
+  (`rank_pairs`); coverage is printed beside every error below 100%;
+- **scalers**: per scaler (medians over cells) the headline measure, coverage, window MAPE on the
+  windows it filled, whole-run total error (the tool's own total and the sum of the windows), metric
+  MAPE, calibration and throughput (event-windows per second);
+- **scalers on common windows** (`protocol_tables`, for the baseline scheduler): every measure on the
+  window sets ``all`` and ``ran`` with its interval and coverage, and the ranking under each measure
+  with its Kendall τ against the headline ranking;
 - **headline** (when the config lists methods under ``[output] headline``): per scheduler, counter count
   and workload set (shipped / ``[data] heldout``), each method's mean error over workloads beside the
   best other scaler's (a causal method against causal scalers only; an offline one against all), their
-  ratio with a 95% bootstrap interval over workloads (paired by workload, 2,000 resamples, seed 0) and
-  the method's 90% coverage. The error is `mpx.evaluate`'s ``window_mape_ran`` (windows where the event
-  ran: every scaler has a value there), so scalers are compared on the same event-windows
-  (`mpx.compare`);
+  ratio with a 95% paired bootstrap interval and the method's 90% coverage (`mpx.compare.headline`);
 - **schedulers**: mean utilization, sampling ratio, co-scheduling ratio and configurations;
 - **partitioners** (``kind = "partition"`` experiments): per instance and tool, mean and best km1, km1
   relative to the published reference (when the config gives one) and to mpx's, mean seconds, feasibility;
@@ -36,11 +38,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from mpx.compare import headline, headline_methods
+from mpx.compare import BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, ranking_stability
+from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
-__all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "common_windows_table", "headline_table",
+__all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "protocol_tables", "scaler_tables", "headline_table",
            "partition_table", "summary_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
@@ -48,52 +52,102 @@ __all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "comm
 LINUX_DEFAULT: tuple[str, str] = ("perf", "linear")
 
 
-def rank_pairs(ok: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series, pd.Series]:
-    """Scheduler+scaler pairs by median window MAPE over cells (``ok``: ``done`` score rows):
-    ``(pair, missing, never, rankable)`` — each pair's median, median share of event-windows without an
-    estimate, most events never estimated, and whether it is ranked. Window MAPE scores only windows with
-    an estimate, so a pair that leaves > 1% of event-windows empty (perf's ``<not counted>``) or never
-    estimates an event is not ranked against pairs that estimate every window."""
-    pair = ok.groupby(["scheduler", "scaler"])["window_mape"].median().dropna().sort_values()
-    miss = (pd.to_numeric(ok["missing_share"], errors="coerce") if "missing_share" in ok
-            else pd.Series(0.0, index=ok.index))
-    pmiss = miss.groupby([ok["scheduler"], ok["scaler"]]).median().reindex(pair.index).fillna(0.0)
-    never = (pd.to_numeric(ok["n_events_never_estimated"], errors="coerce") if "n_events_never_estimated" in ok
-             else pd.Series(0.0, index=ok.index))
-    pnever = never.groupby([ok["scheduler"], ok["scaler"]]).max().reindex(pair.index).fillna(0.0)
-    return pair, pmiss, pnever, (pmiss <= 0.01) & (pnever == 0)
+def rank_pairs(ok: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
+    """Scheduler+scaler pairs of the ``done`` score rows ``ok`` by the headline measure
+    (`mpx.measures.HEADLINE_COLUMN`, mean over workloads of the mean over seeds), best first: columns
+    ``error``, ``coverage`` (share of event-windows with a value; the others are charged), ``complete``
+    (a value on every workload: only complete pairs are ranked) and ``samples`` (the pair's paired
+    bootstrap means, `mpx.compare.paired_bootstrap`, for ratios with intervals)."""
+    def table(column: str) -> pd.DataFrame:
+        v = pd.to_numeric(ok[column], errors="coerce")
+        return v.groupby([ok["scheduler"], ok["scaler"], ok["workload"]]).mean().unstack("workload")
+
+    per = table(HEADLINE_COLUMN)
+    cov = table("coverage_all").reindex(per.index).mean(axis=1)
+    samples = paired_bootstrap(per, boot, seed)
+    out = pd.DataFrame({"error": per.mean(axis=1, skipna=False), "coverage": cov,
+                        "complete": per.notna().all(axis=1), "samples": list(samples.T)}, index=per.index)
+    return out.sort_values(["complete", "error"], ascending=[False, True])
+
+
+def _interval(samples: np.ndarray) -> str:
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return f"[{lo:.2f}, {hi:.2f}]"
 
 
 def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT) -> str | None:
-    """The winner, the runner-up and ``baseline`` (by default `LINUX_DEFAULT`) with ratios to the
-    winner's error, from the ``done`` score rows ``ok`` (`rank_pairs`); None when nothing is ranked."""
-    pair, pmiss, pnever, good = rank_pairs(ok)
-    full = pair[good]
-    gaps = pair[~good]
-    ranked = full if len(full) else pair
+    """The winner, the runner-up and ``baseline`` (by default `LINUX_DEFAULT`) by the headline measure,
+    with their error ratios to the winner and 95% paired bootstrap intervals over workloads, from the
+    ``done`` score rows ``ok`` (`rank_pairs`); None when nothing is ranked or the rows predate the
+    measures."""
+    if HEADLINE_COLUMN not in ok:
+        return None
+    pairs = rank_pairs(ok)
+    ranked = pairs[pairs["complete"]]
     if not len(ranked):
         return None
-    (s1, c1), v1 = ranked.index[0], ranked.iloc[0]
-    lines = [f"winner: {s1} + {c1}, median window MAPE {v1 * 100:.2f}%"]
+    measure = f"{HEADLINE[0].upper()} on {HEADLINE[1]} windows"
+
+    def cov(key: tuple[str, str]) -> str:
+        c = pairs.loc[key, "coverage"]
+        return "" if not c < 0.9995 else f"; {100 * c:.1f}% of event-windows with a value, the rest charged as 0"
+
+    (s1, c1), top = ranked.index[0], ranked.iloc[0]
+    lines = [f"winner by the headline measure ({measure}): {s1} + {c1}, {100 * top['error']:.2f}% "
+             f"(95% interval {_interval(100 * top['samples'])}{cov((s1, c1))})"]
+
+    def against(key: tuple[str, str], label: str) -> str:
+        r = pairs.loc[key]
+        ratio = r["samples"] / np.maximum(top["samples"], 1e-300)
+        return (f"{label}: {100 * r['error']:.2f}% ({_ratio(r['error'], top['error'])} the winner's error, "
+                f"95% interval {_interval(ratio)}{cov(key)})")
+
     if len(ranked) > 1:
-        (s2, c2), v2 = ranked.index[1], ranked.iloc[1]
-        lines.append(f"runner-up: {s2} + {c2}, {v2 * 100:.2f}% ({_ratio(v2, v1)} the winner's error)")
-    if baseline in pair.index and (s1, c1) != baseline:
-        v0 = pair.loc[baseline]
-        label = (f"Linux default ({baseline[0]} + {baseline[1]})" if baseline == LINUX_DEFAULT
-                 else f"baseline ({baseline[0]} + {baseline[1]})")
-        lines.append(f"{label}: {v0 * 100:.2f}% ({_ratio(v0, v1)} the winner's error"
-                     + (f"; leaves {pmiss.loc[baseline] * 100:.1f}% of event-windows without "
-                        "an estimate)" if pmiss.loc[baseline] > 0.01 else ")"))
-    if len(full) and len(gaps):
-        (sg, cg), vg = gaps.index[0], gaps.iloc[0]
-        lines.append(f"not ranked: {len(gaps)} pair(s) leaving > 1% of event-windows without an estimate "
-                     "or never counting an event, which window MAPE leaves out (best of them: "
-                     f"{sg} + {cg}, {vg * 100:.2f}%; {pmiss.loc[(sg, cg)] * 100:.1f}% of event-windows "
-                     f"without an estimate, up to {int(pnever.loc[(sg, cg)])} event(s) never counted)")
-    lines.append(f"({len(pair)} scheduler+scaler pairs, {ok['workload'].nunique()} workload(s), "
-                 f"{ok['seed'].nunique()} seed(s); medians over workloads and seeds)")
+        k2 = ranked.index[1]
+        lines.append(against(k2, f"runner-up: {k2[0]} + {k2[1]}"))
+    if baseline in pairs.index and pairs.loc[baseline, "complete"] and (s1, c1) != baseline:
+        lines.append(against(baseline, f"Linux default ({baseline[0]} + {baseline[1]})" if baseline == LINUX_DEFAULT
+                             else f"baseline ({baseline[0]} + {baseline[1]})"))
+    gaps = pairs[~pairs["complete"]]
+    if len(gaps):
+        lines.append(f"not ranked: {len(gaps)} pair(s) without a value on every workload: "
+                     + ", ".join(f"{a} + {b}" for a, b in gaps.index[:5]))
+    lines.append(f"({len(pairs)} scheduler+scaler pairs, {ok['workload'].nunique()} workload(s), "
+                 f"{ok['seed'].nunique()} seed(s); means over workloads; intervals: {BOOT} paired bootstrap "
+                 "resamples of the workloads; docs/scoring.md)")
     return "\n".join(lines)
+
+
+def protocol_tables(ok: pd.DataFrame, where: str = "") -> dict[str, Any]:
+    """The scoring protocol's tables for the rows of one scheduler and one setting: every scaler's
+    coverage and every measure on the window sets ``all`` and ``ran`` with 95% paired bootstrap
+    intervals (`mpx.compare.measure_intervals`), and the ranking under each measure with its Kendall τ
+    against the headline's (`mpx.compare.ranking_stability`). Empty for rows that predate the measures."""
+    if HEADLINE_COLUMN not in ok:
+        return {}
+    iv = measure_intervals(ok)
+    if iv.empty:
+        return {}
+    head = iv[(HEADLINE[1], HEADLINE[0], "mean")]
+    t = pd.DataFrame(index=iv.index)
+    t["causal"] = ok.groupby("scaler")["causal"].first().astype(bool).reindex(iv.index)
+    for s, m in dict.fromkeys((w, m) for w, m, _ in iv.columns):
+        scale, digits = (1.0, 3) if m == "lnq" else (100.0, 1)
+        mean, lo, hi = (iv[(s, m, k)] * scale for k in ("mean", "lo", "hi"))
+        name = f"{m} {s}" + (" (headline)" if (m, s) == HEADLINE else "")
+        t[name] = [("n/a" if not np.isfinite(a) else f"{a:.{digits}f}" if m == "coverage"
+                    else f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]") for a, b, c in zip(mean, lo, hi)]
+    t = t.loc[head.sort_values().index]
+    n = ok["workload"].nunique()
+    out = {f"scalers on common windows{where}: mean over {n} workloads [95% paired bootstrap interval]; % except "
+           "lnq; coverage = share of the windows with a value, the rest charged as 0 (docs/scoring.md)": t}
+    st = ranking_stability(ok)
+    if not st.empty:
+        st = st.copy()
+        st["p_best"] = (100 * st["p_best"]).round(1)
+        st = st.rename(columns={"p_best": "best in % of resamples"}).round(2)
+        out[f"ranking under each measure (1 = best){where}; last row: Kendall tau with the headline ranking"] = st
+    return out
 
 
 def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
@@ -105,36 +159,35 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
         return text + where
 
     ok = ok.copy()
-    ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
-    piv = ok.pivot_table(index="scaler", columns="scheduler", values="window_mape", aggfunc="median")
-    out[title("window MAPE (%), median over workloads: scaler x scheduler")] = (piv * 100).round(2)
+    measure = f"{HEADLINE[0].upper()} {HEADLINE[1]}"
+    if HEADLINE_COLUMN in ok:
+        ok[HEADLINE_COLUMN] = pd.to_numeric(ok[HEADLINE_COLUMN], errors="coerce")
+        piv = ok.pivot_table(index="scaler", columns="scheduler", values=HEADLINE_COLUMN, aggfunc="mean")
+        out[title(f"headline measure ({measure} windows, %), mean over workloads: scaler x scheduler")] = \
+            (piv * 100).round(2)
     text = winner_text(ok, baseline)
     if text:
         out[title("winner")] = (f"== {where.strip()}\n" if where else "") + text
-    agg = {"window_mape": "median", "total_error": "median"}
-    for k in ("missing_share", "metric_mape", "calibration_90", "event_windows_per_s"):
-        if k in ok:
-            ok[k] = pd.to_numeric(ok[k], errors="coerce")
-            agg[k] = "median"
-    per = ok.groupby("scaler").agg(agg)
+    cols = [k for k in (HEADLINE_COLUMN, "coverage_all", "window_mape", "total_error", "total_error_windows",
+                        "metric_mape", "calibration_90", "event_windows_per_s") if k in ok]
+    for k in cols:
+        ok[k] = pd.to_numeric(ok[k], errors="coerce")
+    per = ok.groupby("scaler")[cols].median()
     per.insert(0, "causal", ok.groupby("scaler")["causal"].first().astype(bool))
-    for k in ("window_mape", "total_error", "missing_share", "metric_mape", "calibration_90"):
-        if k in per:
-            per[k] = (per[k] * 100).round(2)
-    if "event_windows_per_s" in per:
-        per["event_windows_per_s"] = per["event_windows_per_s"].round(-3)
-    per = per.rename(columns={"window_mape": "window MAPE %", "total_error": "total error %",
-                              "missing_share": "no estimate %",
+    for k in cols:
+        per[k] = per[k].round(-3) if k == "event_windows_per_s" else (per[k] * 100).round(2)
+    per = per.rename(columns={HEADLINE_COLUMN: f"{measure} %", "coverage_all": "coverage %",
+                              "window_mape": "window MAPE % (windows it filled)",
+                              "total_error": "total error % (tool's own total)",
+                              "total_error_windows": "total error % (sum of windows)",
                               "metric_mape": "metric MAPE %", "calibration_90": "in 90% band %",
                               "event_windows_per_s": "event-windows/s"})
-    out[title("scalers (medians over cells)")] = per.sort_values("window MAPE %")
+    out[title("scalers (medians over cells)")] = per.sort_values(per.columns[1])
     scheds = sorted(ok["scheduler"].dropna().unique())
     shown = baseline[0] if baseline[0] in scheds else (scheds[0] if scheds else None)
-    common = common_windows_table(ok[ok["scheduler"] == shown]) if shown is not None else None
-    if common is not None:
+    if shown is not None:
         others = f"; the other {len(scheds) - 1} schedulers: csv/scores.csv" if len(scheds) > 1 else ""
-        out[title(f"scalers on common windows, scheduler {shown}{others} (docs/scoring.md: missing values "
-                  "charged as 0; medians over cells; % except lnq)")] = common
+        out.update(protocol_tables(ok[ok["scheduler"] == shown], f", scheduler {shown}{others}{where}"))
     return out
 
 
@@ -213,23 +266,6 @@ SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantu
             "noise_read_overhead")
 
 
-def common_windows_table(ok: pd.DataFrame) -> pd.DataFrame | None:
-    """Per scaler (and per value of every setting that varies across ``ok``, `SETTINGS`), the measures of
-    `mpx.measures` on the window sets ``ran`` and ``all`` (the same windows for every scaler of a cell)
-    with coverage beside them: medians over cells, sorted by WAPE on ``all``. None for scores recorded
-    before these measures existed. Callers pass one scheduler's rows."""
-    cols = [f"{m}_{s}" for s in ("ran", "all") for m in ("coverage", "wape", "mdape", "mape", "lnq")]
-    if not all(c in ok for c in cols):
-        return None
-    by = [k for k in SETTINGS if k in ok and ok[k].nunique(dropna=False) > 1] + ["scaler"]
-    t = ok[cols].apply(pd.to_numeric, errors="coerce").groupby([ok[k] for k in by]).median()
-    for c in cols:
-        t[c] = t[c].round(3) if c.startswith("lnq") else (t[c] * 100).round(2)
-    t.columns = pd.MultiIndex.from_tuples([(s, m) for s, m in (c.split("_")[::-1] for c in cols)],
-                                          names=["windows", "measure"])
-    return t.sort_values([*by[:-1], ("all", "wape")]) if len(by) > 1 else t.sort_values(("all", "wape"))
-
-
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
     """The headline table of the module docstring (`mpx.compare.headline`) from the ``done`` score rows."""
     h = headline(ok, methods)
@@ -243,8 +279,8 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
         "in 90% band %": (100 * h["calibration_90"]).round(1)})
     t = t.set_index(["workloads", "scheduler", "counters", "method"])[
         ["causal", "method %", "best baseline", "baseline %", "ratio", "95% CI", "in 90% band %"]]
-    return {f"headline: {', '.join(methods)} against the best other scaler (window_mape_ran, mean over workloads; "
-            "ratio with a 95% bootstrap interval over workloads)": t}
+    return {f"headline: {', '.join(methods)} against the best other scaler ({HEADLINE_COLUMN}, mean over workloads; "
+            "ratio with a 95% paired bootstrap interval over workloads)": t}
 
 
 def partition_table(part: Any) -> dict[str, Any]:

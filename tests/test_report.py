@@ -1,56 +1,62 @@
-"""`mpx.report`: the ranking rules — winner, runner-up, the baseline pair — on hand-made score rows."""
+"""`mpx.report` and `mpx.compare`: the ranking rules — winner, runner-up, the baseline pair, paired intervals,
+the ranking under each measure — on hand-made score rows."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 
+from mpx.compare import measure_intervals, ranking_stability
 from mpx.report import LINUX_DEFAULT, rank_pairs, winner_text
 
 
-def _rows(pairs):
+def _rows(pairs, workloads=("a", "b", "c")):
+    """Score rows: per pair (headline error per workload, coverage)."""
     rows = []
-    for (sched, scaler), (err, missing) in pairs.items():
-        for wl in ("a", "b", "c"):
-            rows.append({"scheduler": sched, "scaler": scaler, "workload": wl, "seed": 0, "window_mape": err,
-                         "missing_share": missing, "n_events_never_estimated": 0})
+    for (sched, scaler), (errs, cov) in pairs.items():
+        for wl, err in zip(workloads, errs):
+            rows.append({"scheduler": sched, "scaler": scaler, "workload": wl, "seed": 0, "causal": True,
+                         "wape_all": err, "coverage_all": cov, "wape_ran": err / 2, "mdape_all": err * 2,
+                         "mape_all": err, "lnq_all": err, "coverage_ran": 1.0})
     return pd.DataFrame(rows)
 
 
 def test_winner_runner_up_and_the_linux_default_baseline():
-    ok = _rows({("hypergraph", "fusion"): (0.10, 0.0), ("perf", "dira"): (0.15, 0.0),
-                ("perf", "linear"): (0.30, 0.2), ("tintin", "cam"): (0.05, 0.5)})
-    pair, missing, never, good = rank_pairs(ok)
-    assert list(pair.index[good]) == [("hypergraph", "fusion"), ("perf", "dira")]
-    text = winner_text(ok)
-    lines = text.splitlines()
-    assert lines[0] == "winner: hypergraph + fusion, median window MAPE 10.00%"
-    assert lines[1].startswith("runner-up: perf + dira, 15.00% (1.50x")
+    ok = _rows({("hypergraph", "fusion"): ((0.10, 0.10, 0.10), 1.0), ("perf", "dira"): ((0.15, 0.15, 0.15), 1.0),
+                ("perf", "linear"): ((0.20, 0.30, 0.40), 0.8), ("tintin", "cam"): ((0.05, float("nan"), 0.05), 1.0)})
+    pairs = rank_pairs(ok)
+    assert list(pairs.index[pairs["complete"]]) == [("hypergraph", "fusion"), ("perf", "dira"), ("perf", "linear")]
+    assert pairs.loc[("perf", "linear"), "error"] == pytest.approx(0.30)  # mean over workloads
+    lines = winner_text(ok).splitlines()
+    assert lines[0] == ("winner by the headline measure (WAPE on all windows): hypergraph + fusion, 10.00% "
+                        "(95% interval [10.00, 10.00])")
+    assert lines[1].startswith("runner-up: perf + dira: 15.00% (1.50x the winner's error, 95% interval [1.50, 1.50]")
     assert LINUX_DEFAULT == ("perf", "linear")
-    assert lines[2].startswith("Linux default (perf + linear): 30.00% (3.00x the winner's error; leaves 20.0%")
-    assert lines[3].startswith("not ranked: 2 pair(s)") and "tintin + cam, 5.00%" in lines[3]
+    # a ratio interval from paired resamples of the three workloads: between 2x and 4x, coverage stated
+    assert lines[2].startswith("Linux default (perf + linear): 30.00% (3.00x the winner's error, 95% interval [2.")
+    assert "80.0% of event-windows with a value, the rest charged as 0" in lines[2]
+    assert lines[3] == "not ranked: 1 pair(s) without a value on every workload: tintin + cam"
     other = winner_text(ok, baseline=("perf", "dira"))
-    assert "baseline (perf + dira): 15.00% (1.50x the winner's error)" in other and "Linux default" not in other
+    assert "baseline (perf + dira): 15.00%" in other and "Linux default" not in other
+    assert winner_text(ok.drop(columns="wape_all")) is None  # a store recorded before the measures
 
 
-def test_common_windows_table_medians_coverage_and_order():
-    from mpx.report import common_windows_table
-
-    rows = []
-    for scaler, wape_all, cov in (("linear", 0.4, 0.7), ("dcam", 0.3, 1.0)):
-        for wl, k in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
-            row = {"scaler": scaler, "workload": wl}
-            for s in ("ran", "all"):
-                row.update({f"coverage_{s}": cov if s == "all" else 1.0, f"wape_{s}": wape_all * k / 2,
-                            f"mdape_{s}": 0.1 * k, f"mape_{s}": 0.2 * k, f"lnq_{s}": 0.05 * k})
-            rows.append(row)
-    t = common_windows_table(pd.DataFrame(rows))
-    assert list(t.index) == ["dcam", "linear"]  # by WAPE on all windows
-    assert t.loc["linear", ("all", "wape")] == 40.0 and t.loc["linear", ("all", "coverage")] == 70.0
-    assert t.loc["dcam", ("ran", "mdape")] == 20.0 and t.loc["dcam", ("all", "lnq")] == 0.1
-    assert common_windows_table(pd.DataFrame([{"scaler": "x", "window_mape": 0.1}])) is None  # older stores
-    swept = pd.DataFrame([{**r, "read_every": re} for r in rows for re in (4, 18)])
-    t = common_windows_table(swept)  # a swept setting is a level of the index, never pooled
-    assert t.index.names == ["read_every", "scaler"] and len(t) == 4
+def test_intervals_are_paired_and_the_ranking_stability_is_measured():
+    ok = _rows({("perf", "linear"): ((0.2, 0.4, 0.6), 0.8), ("perf", "dcam"): ((0.1, 0.3, 0.5), 1.0)})
+    iv = measure_intervals(ok, sets=("all",), measures=("wape",))
+    assert iv.loc["linear", ("all", "wape", "mean")] == pytest.approx(0.4)
+    assert iv.loc["linear", ("all", "coverage", "mean")] == pytest.approx(0.8)
+    lo, hi = iv.loc["linear", ("all", "wape", "lo")], iv.loc["linear", ("all", "wape", "hi")]
+    assert 0.2 <= lo < 0.4 < hi <= 0.6
+    # paired: the same resamples for both, so dcam's interval is linear's shifted by exactly 0.1
+    assert iv.loc["dcam", ("all", "wape", "lo")] == pytest.approx(lo - 0.1)
+    st = ranking_stability(ok, sets=("all",))
+    assert st.loc["dcam", "wape_all"] == 1 and st.loc["linear", "wape_all"] == 2
+    assert st.loc["dcam", "p_best"] == 1.0  # better on every workload: best in every resample
+    assert st.loc["kendall_tau", "wape_all"] == pytest.approx(1.0)
+    flipped = ok.assign(mdape_all=np.where(ok["scaler"] == "dcam", 0.9, 0.1))
+    assert ranking_stability(flipped, sets=("all",)).loc["kendall_tau", "mdape_all"] == pytest.approx(-1.0)
 
 
 def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
@@ -65,4 +71,5 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
         text = summary_text(st)
     for v in (3, 6):  # one winner and one scalers table per swept value, each saying which
         assert f"== [read_every = {v}]" in text and f"scalers (medians over cells) [read_every = {v}]" in text
-    assert text.count("winner:") == 2
+    assert text.count("winner by the headline measure") == 2
+    assert "scalers on common windows, scheduler perf; the other 1 schedulers: csv/scores.csv [read_every = 3]" in text

@@ -46,7 +46,7 @@ def test_cli_run_report_latex(tmp_path, capsys):
     assert main(["run", str(cfg), "--out", str(out), "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "6 cells (0 cached, 6 computed" in text
-    assert "winner:" in text and "Linux default (perf + linear)" in text
+    assert "winner by the headline measure" in text and "Linux default (perf + linear)" in text
     for f in ("timeline.pdf", "timeline.png", "scheduler_table.pdf", "scheduler_table.tex"):
         assert (out / "figures" / f).stat().st_size > 0
     assert (out / "csv" / "scores.csv").stat().st_size > 0
@@ -54,7 +54,8 @@ def test_cli_run_report_latex(tmp_path, capsys):
     assert "6 cells (6 cached, 0 computed" in capsys.readouterr().out
     assert main(["report", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "window MAPE (%), median over workloads" in text and "dira" in text
+    assert "headline measure (WAPE all windows, %)" in text and "dira" in text
+    assert "scalers on common windows, scheduler perf" in text and "Kendall tau" in text
     assert main(["report", str(out), "--latex"]) == 0
     tex = capsys.readouterr().out
     assert r"\begin{tabular}" in tex and r"\toprule" in tex and "round\\_robin" in tex
@@ -109,9 +110,9 @@ def test_headline_table_hand_worked():
             for scaler, causal, err in (("new", 1, 0.1 * (i + 1)), ("new_off", 0, 0.3), ("linear", 1, 0.2 * (i + 1)),
                                         ("interp", 0, 0.15 * (i + 1))):
                 rows.append({"heldout": held, "scheduler": "perf", "counters": 4, "workload": wl, "scaler": scaler,
-                             "causal": causal, "window_mape_ran": err, "calibration_90": 0.9 if scaler == "new" else None})
+                             "causal": causal, "wape_all": err, "calibration_90": 0.9 if scaler == "new" else None})
     (title, t), = headline_table(pd.DataFrame(rows), ["new", "new_off"]).items()
-    assert "window_mape_ran" in title
+    assert "wape_all" in title
     r = t.loc[("shipped (3)", "perf", 4, "new")]
     assert r["best baseline"] == "linear" and r["ratio"] == 0.5 and r["95% CI"] == "[0.50, 0.50]"
     assert r["method %"] == 20.0 and r["baseline %"] == 40.0 and r["in 90% band %"] == 90.0
