@@ -150,6 +150,22 @@ def protocol_tables(ok: pd.DataFrame, where: str = "") -> dict[str, Any]:
     return out
 
 
+def regime_text(ok: pd.DataFrame, scheduler: str) -> str | None:
+    """The read regime of the rows of one setting, under ``scheduler``'s rotation: quanta per read window,
+    per full rotation of the schedule, and whether a read window is shorter than a rotation (then some
+    events go uncounted in some windows and every interpolating formula bridges them)."""
+    rows = ok[ok["scheduler"] == scheduler]
+    if rows.empty or not {"read_every", "rotation_quanta", "read_per_rotation"} <= set(rows):
+        return None
+    read, rot, per = (pd.to_numeric(rows[k], errors="coerce").median()
+                      for k in ("read_every", "rotation_quanta", "read_per_rotation"))
+    if not (np.isfinite(read) and np.isfinite(rot) and np.isfinite(per)):
+        return None
+    side = "shorter than a rotation" if per < 1 else "at least one full rotation"
+    return (f"regime: a read every {read:g} quanta, {scheduler}'s rotation {rot:g} quanta "
+            f"(read window = {per:.2f} rotations: {side})")
+
+
 def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
     """The scaler tables and the winner of the ``done`` score rows ``ok`` of one setting (``where``
     names it in every title: callers split by every setting that varies, `SETTINGS`)."""
@@ -167,7 +183,8 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
             (piv * 100).round(2)
     text = winner_text(ok, baseline)
     if text:
-        out[title("winner")] = (f"== {where.strip()}\n" if where else "") + text
+        regime = regime_text(ok, baseline[0])
+        out[title("winner")] = (f"== {where.strip()}\n" if where else "") + text + (f"\n{regime}" if regime else "")
     cols = [k for k in (HEADLINE_COLUMN, "coverage_all", "window_mape", "total_error", "total_error_windows",
                         "metric_mape", "calibration_90", "event_windows_per_s") if k in ok]
     for k in cols:

@@ -72,4 +72,7 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
     for v in (3, 6):  # one winner and one scalers table per swept value, each saying which
         assert f"== [read_every = {v}]" in text and f"scalers (medians over cells) [read_every = {v}]" in text
     assert text.count("winner by the headline measure") == 2
+    # each says its regime: 6 events on 2 counters rotate in 6 quanta under perf
+    assert "regime: a read every 3 quanta, perf's rotation 6 quanta (read window = 0.50 rotations: shorter" in text
+    assert "regime: a read every 6 quanta, perf's rotation 6 quanta (read window = 1.00 rotations: at least" in text
     assert "scalers on common windows, scheduler perf; the other 1 schedulers: csv/scores.csv [read_every = 3]" in text
