@@ -27,11 +27,21 @@ from scipy.stats import kendalltau
 
 from mpx.measures import HEADLINE_COLUMN, MEASURES
 
-__all__ = ["BOOT", "headline", "headline_methods", "measure_intervals", "paired_bootstrap", "per_workload",
+__all__ = ["BOOT", "SETTINGS", "headline", "varying_settings", "headline_methods", "measure_intervals", "paired_bootstrap", "per_workload",
            "ranking_stability"]
 
 #: bootstrap resamples of every interval (seed 0 unless a caller says otherwise)
 BOOT = 2000
+
+#: configured settings an experiment may sweep (not values derived per dataset, such as the quantum in trace
+#: units): no comparison, table or figure pools cells that differ in one of them
+SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantum_ms", "noise_rel_sigma",
+            "noise_read_overhead")
+
+
+def varying_settings(rows: pd.DataFrame, exclude: tuple[str, ...] = ()) -> list[str]:
+    """The `SETTINGS` that take more than one value in ``rows`` (less ``exclude``)."""
+    return [k for k in SETTINGS if k not in exclude and k in rows and rows[k].nunique(dropna=False) > 1]
 
 
 def per_workload(scores: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -109,7 +119,8 @@ def headline_methods(store: Any, experiment: str | None = None, run_id: int | No
 
 def headline(scores: Any, methods: list[str], error: str = HEADLINE_COLUMN, boot: int = BOOT,
              seed: int = 0) -> Any:
-    """A DataFrame with one row per (workload set, scheduler, counters, method): ``workloads`` (number),
+    """A DataFrame with one row per (workload set, scheduler, counters, every other setting that varies
+    (`varying_settings`), method): ``workloads`` (number),
     ``causal``, ``method_error``, ``baseline`` (name), ``baseline_error``, ``ratio``, ``ratio_lo``,
     ``ratio_hi`` (2.5 / 97.5 percentiles of ``boot`` paired resamples) and ``calibration_90`` (the
     method's mean). ``scores``: score rows with status ``done``. Baselines that miss a workload of the
@@ -121,7 +132,9 @@ def headline(scores: Any, methods: list[str], error: str = HEADLINE_COLUMN, boot
     df["set"] = np.where(held.astype(bool), "held-out", "shipped")
     rng = np.random.default_rng(seed)
     rows = []
-    for (group, sched, k), g in df.groupby(["set", "scheduler", "counters"], sort=True):
+    other = varying_settings(df, exclude=("counters",))
+    for key, g in df.groupby(["set", "scheduler", "counters", *other], sort=True, dropna=False):
+        group, sched, k, *values = key
         per = g.groupby(["scaler", "workload"])[error].mean().unstack("workload")  # mean over seeds
         causal = g.groupby("scaler")["causal"].first().astype(bool)
         for m in methods:
@@ -139,7 +152,8 @@ def headline(scores: Any, methods: list[str], error: str = HEADLINE_COLUMN, boot
                 continue
             idx = rng.integers(0, a.size, (boot, a.size))
             r = a[idx].mean(axis=1) / np.maximum(b[idx].mean(axis=1), 1e-300)
-            rows.append({"set": group, "scheduler": sched, "counters": int(k), "method": m, "workloads": int(a.size),
+            rows.append({"set": group, "scheduler": sched, "counters": int(k), **dict(zip(other, values)),
+                         "method": m, "workloads": int(a.size),
                          "causal": bool(causal[m]), "method_error": float(a.mean()), "baseline": best,
                          "baseline_error": float(b.mean()), "ratio": float(a.mean() / b.mean()),
                          "ratio_lo": float(np.percentile(r, 2.5)), "ratio_hi": float(np.percentile(r, 97.5)),

@@ -30,7 +30,7 @@ mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the
 - cells and scalers that were skipped (with the reason) or failed.
 
 The scaler tables and the winner are made once per value of every configured setting that varies
-across the cells (`SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
+across the cells (`mpx.compare.SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
 a sweep is never pooled into one ranking.
 """
 
@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.compare import BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, ranking_stability
+from mpx.compare import BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, ranking_stability, \
+    varying_settings
 from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
 __all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "protocol_tables", "scaler_tables", "headline_table",
@@ -168,7 +169,7 @@ def regime_text(ok: pd.DataFrame, scheduler: str) -> str | None:
 
 def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
     """The scaler tables and the winner of the ``done`` score rows ``ok`` of one setting (``where``
-    names it in every title: callers split by every setting that varies, `SETTINGS`)."""
+    names it in every title: callers split by every setting that varies, `mpx.compare.SETTINGS`)."""
     out: dict[str, Any] = {}
 
     def title(text: str) -> str:
@@ -220,7 +221,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
         ok = scores[scores["status"] == "done"].copy()
         ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
         if not ok.empty:
-            varying = [k for k in SETTINGS if k in ok and ok[k].nunique(dropna=False) > 1]
+            varying = varying_settings(ok)
             if not varying:
                 out.update(scaler_tables(ok, baseline))
             else:  # never pool a swept setting: one set of tables (and one winner) per value
@@ -257,7 +258,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                 s[c] = pd.to_numeric(s[c], errors="coerce")
             per_catalog = ((s["trace"].astype(str) != s["dataset"].astype(str)).all()
                            and s["dataset"].nunique() > 1)  # schedule experiments: one cell per catalog
-            by = ["dataset", "scheduler"] if per_catalog else ["scheduler"]
+            by = (["dataset", "scheduler"] if per_catalog else ["scheduler"]) + varying_settings(s)
             t = s.groupby(by)[cols].mean()
             for c in cols[:-1]:
                 t[c] = (t[c] * 100).round(1)
@@ -277,12 +278,6 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     return out
 
 
-#: configured settings an experiment may sweep (not values derived per dataset, such as the quantum in trace
-#: units): a table never pools cells that differ in one of them
-SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantum_ms", "noise_rel_sigma",
-            "noise_read_overhead")
-
-
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
     """The headline table of the module docstring (`mpx.compare.headline`) from the ``done`` score rows."""
     h = headline(ok, methods)
@@ -294,7 +289,7 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
         "baseline %": (100 * h["baseline_error"]).round(1), "ratio": h["ratio"].round(2),
         "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(h["ratio_lo"], h["ratio_hi"])],
         "in 90% band %": (100 * h["calibration_90"]).round(1)})
-    t = t.set_index(["workloads", "scheduler", "counters", "method"])[
+    t = t.set_index(["workloads", "scheduler", "counters", *varying_settings(h, exclude=("counters",)), "method"])[
         ["causal", "method %", "best baseline", "baseline %", "ratio", "95% CI", "in 90% band %"]]
     return {f"headline: {', '.join(methods)} against the best other scaler ({HEADLINE_COLUMN}, mean over workloads; "
             "ratio with a 95% paired bootstrap interval over workloads)": t}

@@ -76,3 +76,17 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
     assert "regime: a read every 3 quanta, perf's rotation 6 quanta (read window = 0.50 rotations: shorter" in text
     assert "regime: a read every 6 quanta, perf's rotation 6 quanta (read window = 1.00 rotations: at least" in text
     assert "scalers on common windows, scheduler perf; the other 1 schedulers: csv/scores.csv [read_every = 3]" in text
+
+
+def test_the_headline_comparison_never_pools_a_swept_read_window():
+    from mpx.compare import headline
+
+    rows = []
+    for read_every, gain in ((10, 0.5), (25, 1.0)):
+        for wl in ("a", "b"):
+            for scaler, err in (("new", 0.2 * gain), ("linear", 0.2)):
+                rows.append({"scheduler": "perf", "counters": 4, "read_every": read_every, "workload": wl,
+                             "scaler": scaler, "causal": True, "wape_all": err})
+    h = headline(pd.DataFrame(rows), ["new"]).set_index("read_every")
+    assert list(h.index) == [10, 25]  # one comparison per regime, not one pooled ratio of 0.75
+    assert h.loc[10, "ratio"] == pytest.approx(0.5) and h.loc[25, "ratio"] == pytest.approx(1.0)

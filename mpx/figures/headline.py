@@ -6,7 +6,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from mpx.compare import headline, headline_methods
+from mpx.compare import headline, headline_methods, varying_settings
 from mpx.errors import ConfigError
 from mpx.figures.data import scores
 from mpx.figures.figure import Figure
@@ -16,9 +16,10 @@ __all__ = ["FIGURE", "draw"]
 
 
 def draw(store: Any, experiment: str | None = None) -> Any:
-    """Ratio of each headline method's window error (where the event ran) to the best other scaler's,
-    against the number of counters, with 95% bootstrap intervals over workloads (`mpx.compare.headline`);
-    one panel per workload set (shipped, held-out), one line per method and scheduler."""
+    """Ratio of each headline method's error (the headline measure, `mpx.measures.HEADLINE`) to the best
+    other scaler's, against the number of counters, with 95% bootstrap intervals over workloads (`mpx.compare.headline`);
+    one panel per workload set (shipped, held-out) and per value of every other setting that varies (a
+    row of panels each, its value in the titles: never pooled), one line per method and scheduler."""
     methods: list[str] = []
     for name in [experiment] if experiment else list(reversed(store.experiments())):  # latest with a headline
         methods = headline_methods(store, name)
@@ -31,28 +32,36 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     if h.empty:
         raise ConfigError(f"figure headline: no scores of {methods} beside another scaler in the results store")
     sets = [s for s in ("shipped", "held-out") if s in set(h["set"])]
-    fig, axes = plt.subplots(1, len(sets), figsize=(WIDTH, 2.8), sharey=True, squeeze=False)
+    other = varying_settings(h, exclude=("counters",))
+    slices = [()] if not other else list(h[other].drop_duplicates().sort_values(other).itertuples(index=False))
+    fig, axes = plt.subplots(len(slices), len(sets), figsize=(WIDTH, 2.8 * len(slices)), sharey=True, squeeze=False)
     series = sorted({(m, s) for m, s in zip(h["method"], h["scheduler"])}, key=lambda t: (methods.index(t[0]), t[1]))
     schedulers = sorted({sched for _, sched in series})  # line style: the scheduler; colour and marker: the method
-    for ax, group in zip(axes[0], sets):
-        g = h[h["set"] == group]
-        for i, (m, sched) in enumerate(series):
-            d = g[(g["method"] == m) & (g["scheduler"] == sched)].sort_values("counters")
-            if d.empty:
-                continue
-            x = d["counters"].to_numpy(float) + 0.08 * (i - (len(series) - 1) / 2)  # side by side
-            ax.errorbar(x, d["ratio"], yerr=[d["ratio"] - d["ratio_lo"], d["ratio_hi"] - d["ratio"]], capsize=2,
-                        label=f"{m} ({sched})",
-                        **{**look(m), "linestyle": LINESTYLES[schedulers.index(sched) % len(LINESTYLES)]})
-        ax.axhline(1.0, color="#777777", linewidth=0.8)
-        ax.axhline(0.5, color="#777777", linewidth=0.8, linestyle="--")
-        ax.set_title(f"{group} workloads ({int(g['workloads'].max())})")
-        ax.set_xlabel("generic counters")
-        ax.set_xticks(sorted(set(g["counters"])))
-    axes[0][0].set_ylabel("error / best baseline's error")
-    last = axes[0][-1]
-    last.text(last.get_xlim()[1], 1.0, "best baseline", ha="right", va="bottom", fontsize=7, color="#555555")
-    last.text(last.get_xlim()[1], 0.5, "half (issue 7 target)", ha="right", va="bottom", fontsize=7, color="#555555")
+    for row, values in zip(axes, slices):
+        part = h
+        for k, v in zip(other, values):
+            part = part[part[k] == v]
+        where = "".join(f", {k} = {v}" for k, v in zip(other, values))
+        for ax, group in zip(row, sets):
+            g = part[part["set"] == group]
+            for i, (m, sched) in enumerate(series):
+                d = g[(g["method"] == m) & (g["scheduler"] == sched)].sort_values("counters")
+                if d.empty:
+                    continue
+                x = d["counters"].to_numpy(float) + 0.08 * (i - (len(series) - 1) / 2)  # side by side
+                ax.errorbar(x, d["ratio"], yerr=[d["ratio"] - d["ratio_lo"], d["ratio_hi"] - d["ratio"]], capsize=2,
+                            label=f"{m} ({sched})",
+                            **{**look(m), "linestyle": LINESTYLES[schedulers.index(sched) % len(LINESTYLES)]})
+            ax.axhline(1.0, color="#777777", linewidth=0.8)
+            ax.axhline(0.5, color="#777777", linewidth=0.8, linestyle="--")
+            ax.set_title(f"{group} workloads ({int(g['workloads'].max()) if len(g) else 0}){where}", fontsize=8)
+            ax.set_xlabel("generic counters")
+            ax.set_xticks(sorted(set(g["counters"])))
+        row[0].set_ylabel("error / best baseline's error")
+        last = row[-1]
+        last.text(last.get_xlim()[1], 1.0, "best baseline", ha="right", va="bottom", fontsize=7, color="#555555")
+        last.text(last.get_xlim()[1], 0.5, "half (issue 7 target)", ha="right", va="bottom", fontsize=7,
+                  color="#555555")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=min(len(series), 4))
     fig.tight_layout()
