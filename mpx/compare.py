@@ -59,16 +59,18 @@ def paired_bootstrap(per: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> np.n
 
 
 def measure_intervals(scores: pd.DataFrame, sets: tuple[str, ...] = ("all", "ran"),
-                      measures: tuple[str, ...] = MEASURES, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
+                      measures: tuple[str, ...] = MEASURES, boot: int = BOOT, seed: int = 0,
+                      prefix: str = "") -> pd.DataFrame:
     """Per scaler (rows of one setting and one scheduler, status ``done``): for every ``set`` and
-    ``measure`` the mean over workloads of ``{measure}_{set}`` and its 95% paired bootstrap interval,
-    beside ``coverage_{set}``. Columns ``(set, measure, stat)`` with stat ``mean``/``lo``/``hi``; a
-    scaler without a value on some workload gets NaN for that measure (it cannot be paired)."""
+    ``measure`` the mean over workloads of ``{prefix}{measure}_{set}`` and its 95% paired bootstrap
+    interval, beside ``{prefix}coverage_{set}`` (``prefix="metric_"``: the metric-windows). Columns
+    ``(set, measure, stat)`` with stat ``mean``/``lo``/``hi``; a scaler without a value on some workload
+    gets NaN for that measure (it cannot be paired)."""
     cols: dict[tuple[str, str, str], pd.Series] = {}
     index = pd.Index(sorted(scores["scaler"].dropna().unique()), name="scaler")
     for s in sets:
         for m in ("coverage", *measures):
-            column = f"{m}_{s}"
+            column = f"{prefix}{m}_{s}"
             if column not in scores:
                 continue
             per = per_workload(scores, column).reindex(index)

@@ -42,6 +42,11 @@ Definitions (per event e and read window w; est = estimate, true = truth):
   allows it). Relative error where ``|true| ≥ max(metric_floor_abs, floor_rel · median |true|)``;
   ``metric_mape`` is the mean over metrics of their mean relative error. A metric value that cannot be
   computed from the estimate (a needed event missing, a zero denominator) is counted as missing.
+  **Metric-windows on the window sets**: ``metric_{mape,wape,mdape,coverage}_{ran,all}``, over the
+  metric-windows whose true value is defined (``all``) and those where every event of the metric ran
+  (``ran``); the metric is evaluated on the charged counts (a missing count is 0) and a value still
+  undefined there is charged as 0, so every scaler is scored on the same metric-windows; ``coverage``
+  is the share where the metric could be computed from the scaler's own values. Measured on ``|true|``.
 - **calibration** (estimates with a std): share of windows whose truth lies in the Gaussian central
   50% / 90% interval ``est ± z·std`` (z = 0.674, 1.645); a well-calibrated scaler scores ≈ 0.5 / 0.9.
 
@@ -62,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.measures import MEASURES, set_measures, window_sets
+from mpx.measures import MEASURES, METRIC_MEASURES, coverage, set_measures, window_sets
 from mpx.trace import SECONDS_PER_UNIT
 
 __all__ = ["Scores", "score", "true_windows"]
@@ -312,9 +317,9 @@ def score(
     if zero_total:
         notes.append(f"{len(zero_total)} event(s) with a true total of 0, left out of total_error: {zero_total[:10]}")
 
-    m_rows, m_table, metric_mape, metric_missing = _score_metrics(
+    m_rows, m_table, metric_mape, metric_missing, metric_sets = _score_metrics(
         catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
-        prov, notes, {ev for ev, n in zip(events, never) if n}, getattr(trace, "time_unit", None))
+        prov, notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None))
 
     n_cells = max(w * e, 1)
     summary: dict[str, float | int | None] = {
@@ -334,6 +339,7 @@ def score(
         "missing_share": float(missing.sum() / n_cells),
         "calibration_50": _finite_or_none(cal50),
         "calibration_90": _finite_or_none(cal90),
+        **metric_sets,
     }
     for name, mask in sets.items():  # every event, never-counted ones too: the denominator never shrinks
         for m in MEASURES:
@@ -348,7 +354,7 @@ def score(
 
 
 def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel,
-                   floor_abs, prov, notes, never, time_unit=None):
+                   floor_abs, prov, notes, never, ran, time_unit=None):
     import pandas as pd
 
     empty_rows = pd.DataFrame(columns=["metric", "window", "truth", "estimate", "missing", "meaningful",
@@ -356,7 +362,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
     empty_table = pd.DataFrame(columns=["metric", "n_windows", "n_meaningful", "n_missing", "window_mape", *prov])
     if catalog is None:
         notes.append("no metric catalog given: metric-level error not computed")
-        return empty_rows, empty_table, None, None
+        return empty_rows, empty_table, None, None, {}
     from mpx.metrics import Catalog, evaluate_metrics
 
     if not isinstance(catalog, Catalog):
@@ -370,7 +376,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
         names = [n for n in names if n not in blind]
         if not names:
             notes.append("no metric of the catalog can be computed from the estimate's events")
-            return empty_rows, empty_table, None, None
+            return empty_rows, empty_table, None, None, {}
     else:
         names = list(names)
         lacking = {n: sorted(catalog.metric(n).events - have) for n in names}
@@ -397,7 +403,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
                      f"{skipped[:10]}")
     done = [n for n in names if n in true_m and n in est_m]
     if not done:
-        return empty_rows, empty_table, None, None
+        return empty_rows, empty_table, None, None, {}
     tm = np.column_stack([true_m[n] for n in done])
     em = np.column_stack([est_m[n] for n in done])
     t_ok = np.isfinite(tm)
@@ -410,6 +416,21 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
         rel = np.where(meaningful & ~miss, abs_err / np.where(meaningful, np.abs(tm), 1.0), np.nan)
     m_mape = _mean_rel(rel, meaningful & ~miss)
     nm = len(done)
+    # the metric-windows of the count window sets (a metric "ran" where every event of it ran), scored
+    # with the values a user gets from the charged counts (a value still undefined there is charged as 0)
+    charged = evaluate_metrics(catalog, env(np.where(np.isfinite(est), est, 0.0)), literals, names=done,
+                               missing="skip")
+    em_charged = np.column_stack([np.where(np.isfinite(em[:, j]), em[:, j], charged[n]) for j, n in enumerate(done)])
+    index = {ev: i for i, ev in enumerate(events)}
+    ran_m = np.column_stack([ran[:, [index[ev] for ev in sorted(catalog.metric(n).events)]].all(axis=1)
+                             for n in done])
+    msets = {"ran": ran_m & t_ok, "all": t_ok}
+    got = set_measures(np.where(np.isfinite(em_charged), em_charged, np.nan), np.where(t_ok, np.abs(tm), 0.0),
+                       msets, mfloor, c=floor_abs)
+    for name, mask in msets.items():  # |metric| as the truth: set_measures scores non-negative truths
+        with np.errstate(invalid="ignore"):
+            got[name]["coverage"] = coverage(np.where(np.isfinite(em), em, np.nan), mask)
+    m_sets = {f"{m}_{name}": v for name, d in got.items() for m, v in d.items() if m in METRIC_MEASURES}
     win = np.repeat(np.arange(w), nm)
     m_rows = pd.DataFrame({
         "metric": pd.Categorical(np.tile(np.asarray(done, dtype=object), w), categories=done),
@@ -427,6 +448,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
         "n_meaningful": meaningful.sum(axis=0),
         "n_missing": miss.sum(axis=0),
         "window_mape": m_mape,
+        **m_sets,
     })
     for k, v in prov.items():
         m_rows[k] = v
@@ -435,4 +457,5 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
     if undefined:
         notes.append(f"{undefined} metric-windows where the true metric is undefined (e.g. 0/0) are not scored")
     denom = int(t_ok.sum())
-    return m_rows, table, _nanmean_or_none(m_mape), (float(miss.sum() / denom) if denom else None)
+    summary = {f"metric_{k}": _nanmean_or_none(v) for k, v in m_sets.items()}
+    return m_rows, table, _nanmean_or_none(m_mape), (float(miss.sum() / denom) if denom else None), summary

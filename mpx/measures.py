@@ -30,11 +30,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures",
+__all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "METRIC_MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures",
            "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")
+#: the measures of metric-windows, with their coverage (``lnq`` is for counts: a metric has no natural
+#: offset ``c``)
+METRIC_MEASURES = ("mape", "wape", "mdape", "coverage")
 #: the headline measure and window set of every ranking (``docs/scoring.md`` says why): WAPE on every
 #: window — count-weighted, so near-empty windows cannot decide it; every window, so a scaler is charged
 #: for the windows it leaves empty and every scaler is scored on the same windows

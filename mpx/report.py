@@ -119,6 +119,19 @@ def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT) -> 
     return "\n".join(lines)
 
 
+def _interval_table(iv: pd.DataFrame, causal: pd.Series) -> pd.DataFrame:
+    """`mpx.compare.measure_intervals` as text cells ``mean [lo, hi]`` (% except lnq)."""
+    t = pd.DataFrame(index=iv.index)
+    t["causal"] = causal.reindex(iv.index)
+    for s, m in dict.fromkeys((w, m) for w, m, _ in iv.columns):
+        scale, digits = (1.0, 3) if m == "lnq" else (100.0, 1)
+        mean, lo, hi = (iv[(s, m, k)] * scale for k in ("mean", "lo", "hi"))
+        name = f"{m} {s}" + (" (headline)" if (m, s) == HEADLINE else "")
+        t[name] = [("n/a" if not np.isfinite(a) else f"{a:.{digits}f}" if m == "coverage"
+                    else f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]") for a, b, c in zip(mean, lo, hi)]
+    return t
+
+
 def protocol_tables(ok: pd.DataFrame, where: str = "") -> dict[str, Any]:
     """The scoring protocol's tables for the rows of one scheduler and one setting: every scaler's
     coverage and every measure on the window sets ``all`` and ``ran`` with 95% paired bootstrap
@@ -129,19 +142,17 @@ def protocol_tables(ok: pd.DataFrame, where: str = "") -> dict[str, Any]:
     iv = measure_intervals(ok)
     if iv.empty:
         return {}
-    head = iv[(HEADLINE[1], HEADLINE[0], "mean")]
-    t = pd.DataFrame(index=iv.index)
-    t["causal"] = ok.groupby("scaler")["causal"].first().astype(bool).reindex(iv.index)
-    for s, m in dict.fromkeys((w, m) for w, m, _ in iv.columns):
-        scale, digits = (1.0, 3) if m == "lnq" else (100.0, 1)
-        mean, lo, hi = (iv[(s, m, k)] * scale for k in ("mean", "lo", "hi"))
-        name = f"{m} {s}" + (" (headline)" if (m, s) == HEADLINE else "")
-        t[name] = [("n/a" if not np.isfinite(a) else f"{a:.{digits}f}" if m == "coverage"
-                    else f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]") for a, b, c in zip(mean, lo, hi)]
-    t = t.loc[head.sort_values().index]
+    order = iv[(HEADLINE[1], HEADLINE[0], "mean")].sort_values().index
+    causal = ok.groupby("scaler")["causal"].first().astype(bool)
     n = ok["workload"].nunique()
     out = {f"scalers on common windows{where}: mean over {n} workloads [95% paired bootstrap interval]; % except "
-           "lnq; coverage = share of the windows with a value, the rest charged as 0 (docs/scoring.md)": t}
+           "lnq; coverage = share of the windows with a value, the rest charged as 0 (docs/scoring.md)":
+           _interval_table(iv, causal).loc[order]}
+    metrics = measure_intervals(ok, measures=("mape", "wape", "mdape"), prefix="metric_")
+    if not metrics.empty and metrics.notna().any().any():
+        out[f"metrics on common metric-windows{where}: mean over {n} workloads [95% paired bootstrap interval], %; "
+            "a metric value not computable from a scaler's counts charged as 0"] = \
+            _interval_table(metrics, causal).loc[order]
     st = ranking_stability(ok)
     if not st.empty:
         st = st.copy()

@@ -164,6 +164,16 @@ def test_metric_level_error():
     sc = score(estimate(tr, [[300, 20], [np.nan, 50]]), tr, cat, metrics=["ratio"])
     assert sc.summary["metric_missing_share"] == 0.5
 
+    # ... and on the common metric-windows it is charged: b / a with a missing count of a (charged 0) is
+    # undefined, so the metric value is charged as 0 (100 % off); "ran" keeps the window where a and b ran
+    sc = score(estimate(tr, [[300, 15], [np.nan, 50]]), tr, cat, metrics=["ratio"], floor_rel=0.0)
+    true0, true1 = 10 / 300, 50 / 700
+    assert sc.summary["metric_mape_ran"] == pytest.approx(0.5)  # 15/300 against 10/300
+    assert sc.summary["metric_mape_all"] == pytest.approx((0.5 + 1.0) / 2)
+    assert sc.summary["metric_wape_all"] == pytest.approx((15 / 300 - true0 + true1) / (true0 + true1))
+    assert sc.summary["metric_coverage_all"] == 0.5 and sc.summary["metric_coverage_ran"] == 1.0
+    assert sc.metrics.set_index("metric").loc["ratio", "mdape_all"] == pytest.approx(0.75)
+
 
 def test_wrong_trace_is_refused():
     tr = trace2()

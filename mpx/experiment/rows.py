@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from mpx.measures import METRIC_MEASURES
 from mpx.multiplex import in_ms
 
 __all__ = ["TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "regime", "cell_row",
@@ -132,7 +133,8 @@ def metric_rows(cell: dict, prov: dict, scaler: str, sc: Any) -> list[dict[str, 
         "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
         "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
         "metric": r.metric, "n_windows": r.n_windows, "n_meaningful": r.n_meaningful,
-        "n_missing": r.n_missing, "window_mape": r.window_mape})
+        "n_missing": r.n_missing, "window_mape": r.window_mape,
+        **{f"{m}_{s}": getattr(r, f"{m}_{s}", None) for m in METRIC_MEASURES for s in ("ran", "all")}})
         for r in sc.metrics.itertuples(index=False)]
 
 
