@@ -27,6 +27,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mpx.measures import HEADLINE_COLUMN
+
 __all__ = ["add_parser", "run"]
 
 DEFAULT_READ_EVERY = 10
@@ -37,9 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "evaluate",
         help="replay multiplexing on a ground-truth trace and score every scaler",
         description="One multiplexing replay of a ground-truth trace (a file or a shipped dataset name), every "
-        "named scaler scored against the truth (mpx.evaluate): window_mape (mean relative error per event and "
+        "named scaler scored against the truth (mpx.evaluate; docs/scoring.md): wape_all (the headline measure: "
+        "Σ|error| / Σ truth over every read window, a window without a value charged as 0) with its coverage, "
+        "mdape_all (median relative error), window_mape (mean relative error per event and "
         "read window where the truth is above the floor), window_mape_ran (windows where the event ran), "
-        "total_error (whole-run totals), metric_mape (metrics recomputed from the estimates), calibration of "
+        "total_error (the tool's own whole-run total), metric_mape (metrics recomputed from the estimates), calibration of "
         "the reported std (share of truths in the 90%% interval).",
     )
     p.add_argument("trace", metavar="TRACE_OR_DATASET", help="a trace file (any supported format) or the name of a "
@@ -163,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
         row["cpu_s"] = round(res.cpu_seconds, 4)
         row["causal"] = bool(res.estimate.causal)
         sm = res.scores.summary
-        row.update({k: sm.get(k) for k in ("window_mape", "window_mape_ran", "total_error", "metric_mape",
+        row.update({k: sm.get(k) for k in (HEADLINE_COLUMN, "coverage_all", "mdape_all", "lnq_all", "window_mape",
+                                           "window_mape_ran", "total_error", "total_error_windows", "metric_mape",
                                            "calibration_50", "calibration_90", "flagged_share",
                                            "n_events_never_estimated")})
         if takes_relations[name]:
@@ -186,14 +191,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"learned scalers {', '.join(learned)} trained on: {train_text}")
     if obs.errors:
         print(f"never counted: {', '.join(sorted(obs.errors))}")
-    head = ("scaler", "causal", "window_mape", "mape_ran", "total_error", "metric_mape", "calib_90", "cpu_s")
+    head = ("scaler", "causal", HEADLINE_COLUMN, "coverage", "mdape_all", "window_mape", "mape_ran", "total_error",
+            "metric_mape", "calib_90", "cpu_s")
     table = [head]
     failed = []
     for r in rows:
         if "error" in r:
             failed.append(r)
             continue
-        table.append((r["scaler"], _fmt(r["causal"]), _fmt(r["window_mape"]), _fmt(r["window_mape_ran"]),
+        table.append((r["scaler"], _fmt(r["causal"]), _fmt(r[HEADLINE_COLUMN]), _fmt(r["coverage_all"]),
+                      _fmt(r["mdape_all"]), _fmt(r["window_mape"]), _fmt(r["window_mape_ran"]),
                       _fmt(r["total_error"]), _fmt(r["metric_mape"]), _fmt(r["calibration_90"]), f"{r['cpu_s']:.3f}"))
     widths = [max(len(t[i]) for t in table) for i in range(len(head))]
     for t in table:
