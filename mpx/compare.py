@@ -25,22 +25,20 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
+from mpx.experiment.rows import SETTINGS
 from mpx.measures import HEADLINE_COLUMN, MEASURES
 
-__all__ = ["BOOT", "SETTINGS", "headline", "varying_settings", "headline_methods", "measure_intervals", "paired_bootstrap", "per_workload",
-           "ranking_stability"]
+__all__ = ["BOOT", "SETTINGS", "headline", "headline_methods", "measure_intervals", "paired_bootstrap",
+           "per_workload", "ranking_stability", "varying_settings"]
 
 #: bootstrap resamples of every interval (seed 0 unless a caller says otherwise)
 BOOT = 2000
 
-#: configured settings an experiment may sweep (not values derived per dataset, such as the quantum in trace
-#: units): no comparison, table or figure pools cells that differ in one of them
-SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantum_ms", "noise_rel_sigma",
-            "noise_read_overhead")
 
 
 def varying_settings(rows: pd.DataFrame, exclude: tuple[str, ...] = ()) -> list[str]:
-    """The `SETTINGS` that take more than one value in ``rows`` (less ``exclude``)."""
+    """The `mpx.experiment.rows.SETTINGS` (no comparison, table or figure pools cells that differ in
+    one of them) that take more than one value in ``rows`` (less ``exclude``)."""
     return [k for k in SETTINGS if k not in exclude and k in rows and rows[k].nunique(dropna=False) > 1]
 
 

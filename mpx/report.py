@@ -220,6 +220,26 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
     return out
 
 
+def event_class_tables(events: pd.DataFrame) -> dict[str, Any]:
+    """The headline measure per scaler and event class (cv of the true window counts), one table per value
+    of every setting that varies: medians over events and cells."""
+    ev = events[events["event_class"] != "zero"].copy()
+    ev[HEADLINE_COLUMN] = pd.to_numeric(ev[HEADLINE_COLUMN], errors="coerce")
+    varying = varying_settings(ev)
+    out: dict[str, Any] = {}
+    for values, part in (ev.groupby(varying, dropna=False) if varying else [((), ev)]):
+        values = values if isinstance(values, tuple) else (values,)
+        where = "".join(f" [{k} = {v}]" for k, v in zip(varying, values))
+        t = part.pivot_table(index="scaler", columns="event_class", values=HEADLINE_COLUMN, aggfunc="median")
+        if t.empty:
+            continue
+        n = part.groupby("event_class")["event"].nunique()
+        t.columns = [f"{c} ({n[c]} ev.)" for c in t.columns]
+        out[f"{HEADLINE_COLUMN} (%) by event class (cv of true window counts: steady < 0.25 <= variable < 1 <= "
+            f"bursty), median over events and cells{where}"] = (t * 100).round(2)
+    return out
+
+
 def summary_tables(store: Any, experiment: str | None = None, run_id: int | None = None,
                    baseline: tuple[str, str] = LINUX_DEFAULT) -> dict[str, Any]:
     """The summary tables (pandas DataFrames) and a ``winner`` text (`winner_text`, against
@@ -249,16 +269,8 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             g["reason"] = g["reason"].astype(str).str.slice(0, 110)
             out["scalers skipped or failed"] = g
     events = store.table("events", experiment, run_id)
-    if not events.empty and "event_class" in events:
-        ev = events.copy()
-        ev["window_mape"] = pd.to_numeric(ev["window_mape"], errors="coerce")
-        ev = ev[ev["event_class"] != "zero"]
-        t = ev.pivot_table(index="scaler", columns="event_class", values="window_mape", aggfunc="median")
-        if not t.empty:
-            n = ev.groupby("event_class")["event"].nunique()
-            t.columns = [f"{c} ({n[c]} ev.)" for c in t.columns]
-            out["window MAPE (%) by event class (cv of true window counts: steady < 0.25 <= variable < 1 <= bursty), "
-                "median over events and cells"] = (t * 100).round(2)
+    if not events.empty and "event_class" in events and HEADLINE_COLUMN in events:
+        out.update(event_class_tables(events))
     if not sched.empty:
         s = sched[sched["skipped"].isna()] if "skipped" in sched else sched
         if not s.empty:

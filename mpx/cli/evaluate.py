@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mpx.measures import HEADLINE_COLUMN
-
 __all__ = ["add_parser", "run"]
 
 DEFAULT_READ_EVERY = 10
@@ -118,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from mpx import scalers, schedulers
+    from mpx.measures import HEADLINE_COLUMN
     from mpx.cli.common import pmu_arg
     from mpx.errors import ConfigError
     from mpx.multiplex import multiplex

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from mpx.measures import METRIC_MEASURES
+from mpx.measures import MEASURES, METRIC_MEASURES, WINDOW_SETS
 from mpx.multiplex import in_ms
 
-__all__ = ["TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "regime", "cell_row",
+__all__ = ["SETTINGS", "TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "regime", "cell_row",
            "event_class", "event_rows", "metric_rows", "series_rows"]
 
 #: columns of measured wall-clock time: the only values that differ between two runs of one cell
@@ -48,6 +48,12 @@ def clean(v: Any) -> Any:
 def clean_row(row: dict[str, Any]) -> dict[str, Any]:
     """`clean` applied to every value of a row (key order kept: it is the column order of the store)."""
     return {k: clean(v) for k, v in row.items()}
+
+
+#: configured settings an experiment may sweep (columns of every row; not values derived per dataset, such
+#: as the quantum in trace units): no comparison, table or figure pools cells that differ in one of them
+SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantum_ms", "noise_rel_sigma",
+            "noise_read_overhead")
 
 
 def provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) -> dict[str, Any]:
@@ -117,12 +123,13 @@ def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls
         "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
         "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
         "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
-        "counters": prov["counters"], "n_events": prov["n_events"], "event": r.event,
+        **{k: prov.get(k) for k in SETTINGS}, "n_events": prov["n_events"], "event": r.event,
         "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sampling_ratio.get(r.event),
         "n_windows": r.n_windows, "n_meaningful": r.n_meaningful, "n_flagged": r.n_flagged,
         "never_estimated": r.never_estimated, "window_mape": r.window_mape,
         "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_error_windows": r.total_error_windows, "total_true": r.total_true,
-        "calibration_50": r.calibration_50, "calibration_90": r.calibration_90})
+        "calibration_50": r.calibration_50, "calibration_90": r.calibration_90,
+        **{f"{m}_{s}": getattr(r, f"{m}_{s}") for m in (*MEASURES, "coverage") for s in WINDOW_SETS}})
         for i, r in enumerate(sc.events.itertuples(index=False))]
 
 
