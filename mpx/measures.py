@@ -30,8 +30,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "METRIC_MEASURES", "WINDOW_SETS", "charge", "coverage", "event_measures",
-           "set_measures", "window_sets"]
+__all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "METRIC_MEASURES", "WINDOW_SETS", "charge", "coverage",
+           "event_measures", "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")

@@ -45,8 +45,8 @@ from mpx.compare import BOOT, headline, headline_methods, measure_intervals, pai
     varying_settings
 from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
-__all__ = ["LINUX_DEFAULT", "rank_pairs", "winner_text", "summary_tables", "protocol_tables", "scaler_tables", "headline_table",
-           "partition_table", "summary_text"]
+__all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "partition_table", "protocol_tables", "rank_pairs",
+           "regime_text", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
 #: linear scaling (scaler ``linear``): what a user gets without choosing anything
