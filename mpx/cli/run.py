@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "stopped). Then export OUT/csv/, print the summary tables and draw the config's figures into "
         "OUT/figures/.",
     )
-    p.add_argument("config", help="experiment config (TOML), e.g. experiments/quickstart.toml")
+    p.add_argument("config", help="experiment config (TOML), e.g. experiments/quickstart.toml, or a suite of configs "
+                   "run into one store (a TOML with a [suite] table, e.g. experiments/claims.toml)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: results/<experiment name>)")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.add_argument("--dask-scheduler", metavar="ADDRESS",
@@ -33,6 +34,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from mpx.experiment.config import load_suite
+
+    suite = load_suite(args.config)
+    if suite is None:
+        return run_one(args, args.config, Path(args.out) if args.out else None)
+    name, configs = suite
+    out = Path(args.out) if args.out else Path("results") / name
+    for config in configs:  # one store: `mpx report OUT` reads every experiment of the suite
+        print(f"==== suite {name}: {config}")
+        code = run_one(args, str(config), out)
+        if code:
+            return code
+    return 0
+
+
+def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
+    """Run one experiment config into ``out`` (default ``results/<experiment name>``)."""
     import time
     from pathlib import Path
 
@@ -40,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
     from mpx.results import ResultsStore
 
     t0 = time.perf_counter()
-    exp = load_config(args.config)
-    out = Path(args.out) if args.out else Path("results") / exp.name
+    exp = load_config(config)
+    out = Path(out) if out else Path("results") / exp.name
     cells = exp.cells()
-    check_figures(exp.output.get("figures", []), args.config)  # before any cell runs
+    check_figures(exp.output.get("figures", []), config)  # before any cell runs
     with ResultsStore(out / "results.sqlite") as store:
         if args.dry_run:
             cached = len({c["key"] for c in cells} & store.finished_keys())

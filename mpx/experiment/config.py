@@ -22,7 +22,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Experiment", "load_config", "expand", "plugin_names", "check_plugin_sections", "seeds"]
+__all__ = ["Experiment", "load_config", "load_suite", "expand", "plugin_names", "check_plugin_sections", "seeds"]
 
 #: sections every kind shares (``None``: any key)
 COMMON_SECTIONS: dict[str, frozenset[str] | None] = {
@@ -188,6 +188,31 @@ def load_config(path: str | os.PathLike) -> Experiment:
     if not p.is_file():
         raise ConfigError(f"experiment config {str(path)!r} does not exist")
     return Experiment(_toml_load(p), p)
+
+
+def load_suite(path: str | os.PathLike) -> tuple[str, list[Path]] | None:
+    """A suite file (a TOML whose only table is ``[suite]`` with ``name`` and ``configs``, paths relative
+    to the file): ``(name, config paths)``, run one after the other into one results store; None for an
+    ordinary experiment config."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"experiment config {str(path)!r} does not exist")
+    raw = _toml_load(p)
+    if "suite" not in raw:
+        return None
+    suite = raw["suite"]
+    if set(raw) != {"suite"} or not isinstance(suite, dict) or set(suite) - {"name", "configs", "description"}:
+        raise ConfigError(f"{p}: a suite has one table [suite] with name, configs and description only")
+    name, configs = suite.get("name"), suite.get("configs")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ConfigError(f"{p}: [suite] name must be an identifier, got {name!r}")
+    if not isinstance(configs, list) or not configs or not all(isinstance(c, str) for c in configs):
+        raise ConfigError(f"{p}: [suite] configs must be a non-empty list of config paths")
+    paths = [(p.parent / c) for c in configs]
+    missing = [str(c) for c in paths if not c.is_file()]
+    if missing:
+        raise ConfigError(f"{p}: [suite] configs: no such file(s) {missing}")
+    return name, paths
 
 
 def expand(path_or_raw: Any) -> list[dict]:
