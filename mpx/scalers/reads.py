@@ -15,8 +15,9 @@ They are always flagged in ``Estimate.not_estimated``; the value put there is th
   NaN before the first such window. Causal;
 - ``"interpolate"``: the rate linearly interpolated in time between the nearest windows where the
   event ran (nearest one at the ends) × ΔE. Offline (looks ahead);
-- ``"formula"`` (``papi`` only, its default): whatever the tool's formula gives (for cumulative PAPI the
-  change of the scaled cumulative value, which extrapolates at the run-average rate).
+- ``"formula"`` (``papi`` and ``papi_cumulative`` only, their default): whatever the tool's formula gives
+  (window-level PAPI: the raw value, 0; cumulative PAPI: the change of the scaled cumulative value, which
+  extrapolates at the run-average rate).
 
 An event that never ran anywhere (``obs.errors``, or never scheduled) has no rate: NaN under every fill
 but ``"zero"``/``"formula"``. Non-finite values in the observation (a broken read) make that window
