@@ -16,8 +16,14 @@ split by event and EP's work per connected component.
 ``papi_sw`` needs a cycles event counted in every quantum; callgrind traces have none, so it runs with
 ``cycles_event="time"`` (the time axis: instructions) and ``min_cycles=0``, said in the table.
 
+Learned scalers (``fusion``, ``fusion_smooth``) are fitted leave-one-workload-out
+(`mpx.replay.other_workloads`): on every *other* shipped callgrind dataset, never the scored one (also
+when ``--datasets`` scores a subset); `mpx.replay.score_scalers` runs and scores every scaler. A scaler
+that cannot handle a replay is reported as skipped with its reason, not silently dropped.
+
 Run: ``python experiments/analyses/scalers_datasets.py [--read-every 10] [--quantum-intervals 1]
-[--datasets xz,sqlite] [--why]`` (about a minute on one core).
+[--datasets xz,sqlite] [--scalers linear,fusion] [--why]`` (all 9 datasets and every scaler: about 12 s
+wall on a 2-core machine; ``--datasets xz --scalers linear,fusion``: about 3 s).
 """
 
 from __future__ import annotations
@@ -29,22 +35,29 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from mpx import datasets, scalers  # noqa: E402
-from mpx.evaluate import score  # noqa: E402
+from mpx.errors import ConfigError  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
+from mpx.replay import other_workloads, score_scalers  # noqa: E402
+from mpx.trace import Trace  # noqa: E402
 
 KEYS = ("window_mape", "window_mape_ran", "metric_mape", "total_error")
 
 
-def cases() -> list[tuple[str, str, dict]]:
-    """(label, registry name, parameters) of every scaler run."""
+def cases(names: list[str] | None = None) -> list[tuple[str, str, dict]]:
+    """(label, registry name, parameters) of every scaler run (``names``: only these registered scalers)."""
+    known = scalers.available()
+    unknown = sorted(set(names or ()) - set(known))
+    if unknown:
+        raise ConfigError(f"--scalers: unknown scaler(s) {unknown}; registered: {', '.join(known)}")
     out = []
-    for name in scalers.available():
+    for name in (n for n in known if names is None or n in names):
         params: dict = {}
         if name == "papi_sw":
             params = {"cycles_event": "time", "min_cycles": 0}
@@ -58,57 +71,78 @@ def cases() -> list[tuple[str, str, dict]]:
     return out
 
 
+def training_set(scored: str, load: Callable[[str], Trace]) -> list[Trace]:
+    """Leave-one-workload-out: every shipped callgrind dataset but the scored workload's (each records one
+    workload, named like the dataset)."""
+    return [load(n) for n in other_workloads(datasets.names("callgrind"), scored, workload_of=lambda n: n)]
+
+
 def fmt(v) -> str:
     return "n/a" if v is None or (isinstance(v, float) and not np.isfinite(v)) else f"{100 * v:.2f}%"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--read-every", type=int, default=10, help="quanta per read window (default 10)")
     ap.add_argument("--quantum-intervals", type=float, default=1.0,
                     help="quantum in median trace intervals (default 1: ~1.9M instructions)")
     ap.add_argument("--counters", type=int, default=4, help="generic counters (default 4)")
-    ap.add_argument("--datasets", help="comma-separated subset (default: all)")
+    ap.add_argument("--datasets", help="comma-separated subset to score (default: all; learned scalers still "
+                    "train on every other shipped dataset)")
+    ap.add_argument("--scalers", help="comma-separated registered scalers (default: every one)")
     ap.add_argument("--why", action="store_true", help="diagnostics: binding truncations, error per event")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
-    names = args.datasets.split(",") if args.datasets else datasets.names()
+    names = args.datasets.split(",") if args.datasets else datasets.names("callgrind")
+    unknown = [n for n in names if n not in datasets.names("callgrind")]
+    if unknown:
+        raise ConfigError(f"--datasets: {unknown} are not shipped callgrind datasets "
+                          f"({', '.join(datasets.names('callgrind'))})")
     cat = builtin("callgrind")
-    runs = cases()
+    runs = cases(args.scalers.split(",") if args.scalers else None)
+    loaded: dict[str, Trace] = {}
+
+    def load(name: str) -> Trace:
+        if name not in loaded:
+            loaded[name] = datasets.load(name)
+        return loaded[name]
+
     res: dict[str, dict[str, dict]] = {label: {} for label, _, _ in runs}
     causal: dict[str, bool] = {}
     secs: dict[str, float] = {label: 0.0 for label, _, _ in runs}
     per_event: dict[str, dict[str, np.ndarray]] = {label: {} for label, _, _ in runs}
     binding = []
+    skipped: dict[str, str] = {}
+    t_start = time.perf_counter()
     for ds in names:
-        tr = datasets.load(ds)
+        tr = load(ds)
         quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
         obs = multiplex(tr, Problem(tr.events, f"generic-{args.counters}"), "perf", quantum=quantum,
                         read_every=args.read_every)
-        for label, name, params in runs:
-            s = scalers.get(name, **params)
-            t0 = time.process_time()
-            est = s.estimate(obs)
-            secs[label] += time.process_time() - t0
-            sc = score(est, tr, cat)
-            res[label][ds] = sc.summary
-            causal[label] = est.causal
-            ev = sc.events
-            per_event[label][ds] = ev.set_index("event")["window_mape"]
+        done = score_scalers(obs, tr, [(name, params) for _, name, params in runs], cat,
+                             train=lambda ds=ds: training_set(ds, load))
+        for (label, name, params), r in zip(runs, done):
+            causal[label] = bool(r.scaler.causal) if r.scaler is not None else causal.get(label, True)
+            if r.status != "done":
+                skipped[label] = r.reason or r.status
+                continue
+            secs[label] += r.cpu_seconds or 0.0
+            res[label][ds] = r.scores.summary
+            per_event[label][ds] = r.scores.events.set_index("event")["window_mape"]
             if args.why and name == "bayesperf" and params.get("relations"):
-                binding.append((ds, s.components_))
+                binding.append((ds, r.scaler.components_))
         print(f"  {ds}: {obs.reads.n_reads} read windows x {len(obs.events)} events, quantum {quantum:,.0f} "
               f"{tr.time_unit}, {float((obs.reads.running == 0).mean()):.0%} event-windows not counted", flush=True)
 
     def mean(label: str, key: str):
-        v = [res[label][d][key] for d in names if res[label][d].get(key) is not None]
+        v = [res[label][d][key] for d in names if d in res[label] and res[label][d].get(key) is not None]
         return float(np.mean(v)) if v else None
 
     print(f"\n### {len(names)} datasets, {args.counters} generic counters, perf round robin, quantum = "
           f"{args.quantum_intervals:g} median interval, read every {args.read_every} quanta\n")
     for kind, flag in (("causal", True), ("offline", False)):
         print(f"\n**{kind}** (mean over datasets)\n")
-        print("| scaler | " + " | ".join(KEYS) + " | CPU s (all datasets) |")
+        print("| scaler | " + " | ".join(KEYS) + " | CPU s (all datasets; estimate, fitting excluded) |")
         print("|---" * (len(KEYS) + 2) + "|")
         for label, _, _ in runs:
             if causal[label] == flag:
@@ -117,21 +151,26 @@ def main() -> None:
     print("| scaler | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for label, _, _ in runs:
-        print(f"| {label} | " + " | ".join(fmt(res[label][d]["window_mape"]) for d in names) + " |")
+        print(f"| {label} | " + " | ".join(fmt(res[label].get(d, {}).get("window_mape")) for d in names) + " |")
     print("\n**metric_mape per dataset**\n")
     print("| scaler | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for label, _, _ in runs:
-        print(f"| {label} | " + " | ".join(fmt(res[label][d]["metric_mape"]) for d in names) + " |")
+        print(f"| {label} | " + " | ".join(fmt(res[label].get(d, {}).get("metric_mape")) for d in names) + " |")
+    if skipped:
+        print("\n**skipped** (not scored on at least one dataset)\n")
+        for label, why in skipped.items():
+            print(f"- {label}: {why}")
+    print(f"\n{len(names)} datasets x {len(runs)} scaler runs in {time.perf_counter() - t_start:.1f} s")
     if args.why:
         print("\n**per-event window error, mean over datasets**\n")
         show = [lbl for lbl in ("linear", "bayesperf", "bayesperf + callgrind relations", "bayesperf_smooth",
-                                "bayesperf_smooth + callgrind relations", "dira") if lbl in per_event]
+                                "bayesperf_smooth + callgrind relations", "dira") if per_event.get(lbl)]
         print("| event | " + " | ".join(show) + " |")
         print("|---" * (len(show) + 1) + "|")
-        evs = list(per_event[show[0]][names[0]].index)
+        evs = list(dict.fromkeys(e for lbl in show for d in per_event[lbl] for e in per_event[lbl][d].index))
         for e in evs:
-            vals = [float(np.nanmean([per_event[lbl][d].get(e, np.nan) for d in names])) for lbl in show]
+            vals = [float(np.nanmean([per_event[lbl][d].get(e, np.nan) for d in per_event[lbl]])) for lbl in show]
             print(f"| {e} | " + " | ".join(fmt(v) for v in vals) + " |")
         print("\nBayesPerf + callgrind relations, EP per connected component (dataset: inequalities, iterations):")
         for ds, comps in binding:

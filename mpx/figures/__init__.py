@@ -6,7 +6,10 @@ group ``mpx.figures``. `draw` saves each as PDF (the thesis) and PNG (a quick lo
 figure writes (the scheduler table as LaTeX). The style (`mpx.figures.style`) is meant for print: 6.3 in
 text width, 9 pt type, series told apart by marker, line style or hatch as well as colour. Nothing here
 computes a result: numbers come from the store's tables (``scores``, ``events``, ``schedule``, ``series``,
-``partition``), aggregated with medians over workloads where a figure says so.
+``partition``), aggregated with medians over workloads where a figure says so. A figure never pools a
+varying setting: what it neither puts on an axis nor splits into panels is held at one value and named,
+with the values left out, in its caption (`mpx.figures.slices`); a figure the data cannot support (a
+sweep of one value) raises `ConfigError`, so ``mpx figs`` without names skips it with the reason.
 
 ``mpx figs RESULTS [FIGURE...]`` is the command; ``python paper_figs/make_all.py`` regenerates every
 thesis figure from the experiments each one names.
@@ -27,7 +30,7 @@ __all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "draw_supported
 #: built-in figures: name → "module:FIGURE"
 BUILTIN: dict[str, str] = {name: f"mpx.figures.{name}:FIGURE" for name in (
     "error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
-    "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline")}
+    "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline", "error_vs_read_window")}
 BUILTIN["scaler_per_workload_gem5"] = "mpx.figures.scaler_per_workload:GEM5"  # the same on gem5 ground truth
 
 REGISTRY = Registry("figure", "mpx.figures", BUILTIN,

@@ -10,6 +10,7 @@ from mpx.compare import headline, headline_methods, varying_settings
 from mpx.errors import ConfigError
 from mpx.figures.data import scores
 from mpx.figures.figure import Figure
+from mpx.figures.slices import add_caption, hold
 from mpx.figures.style import LINESTYLES, WIDTH, look
 
 __all__ = ["FIGURE", "draw"]
@@ -28,7 +29,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
             break
     if not methods:
         raise ConfigError("figure headline: no run's config lists methods under [output] headline")
-    h = headline(scores(store, experiment), methods)
+    sl = hold(scores(store, experiment), shown=("counters", "scheduler"))
+    h = headline(sl.rows, methods)
     if h.empty:
         raise ConfigError(f"figure headline: no scores of {methods} beside another scaler in the results store")
     sets = [s for s in ("shipped", "held-out") if s in set(h["set"])]
@@ -65,6 +67,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=min(len(series), 4))
     fig.tight_layout()
+    add_caption(fig, sl.caption("Ratio of the method's window error where the event ran to the best other "
+                                "scaler's (mpx.compare.headline), 95% paired bootstrap intervals over workloads."))
     return fig
 
 

@@ -9,6 +9,7 @@ from matplotlib.ticker import FuncFormatter
 
 from mpx.figures.data import num, scores
 from mpx.figures.figure import Figure
+from mpx.figures.slices import add_caption, hold
 from mpx.figures.style import WIDTH, look
 from mpx.fmt import eng
 
@@ -18,8 +19,8 @@ __all__ = ["FIGURE", "draw"]
 def draw(store: Any, experiment: str | None = None) -> Any:
     """Throughput of each scaler: event-windows per second of ``estimate()``, median over cells (dot)
     and the range over cells (line); log scale."""
-    df = scores(store, experiment)
-    df = df[df["event_windows_per_s"] > 0]
+    sl = hold(scores(store, experiment))
+    df = sl.rows[sl.rows["event_windows_per_s"] > 0]
     g = df.groupby("scaler")["event_windows_per_s"].agg(["median", "min", "max"]).sort_values("median",
                                                                                                ascending=False)
     n_ew = (num(df["n_windows"]) * num(df["n_events"])).median()
@@ -37,6 +38,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     ax.set_title(f"Scaler cost: median (marker) and range over {df['cell_key'].nunique()} cells of ~{n_ew:,.0f} "
                  "event-windows; wall time on a shared machine")
     ax.grid(axis="y", visible=False)
+    add_caption(fig, sl.caption(f"Every scaler in the data; range over {df['workload'].nunique()} workloads."))
     return fig
 
 

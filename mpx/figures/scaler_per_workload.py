@@ -7,16 +7,20 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from mpx.figures.data import one_scheduler
+from mpx.figures.data import scores
 from mpx.figures.figure import Figure
+from mpx.figures.slices import add_caption, hold
 from mpx.figures.style import WIDTH, hatch, legend_below, log_axis, look
 
 __all__ = ["FIGURE", "GEM5", "draw"]
 
 
 def draw(store: Any, experiment: str | None = None) -> Any:
-    """Grouped bars: window MAPE of each scaler on each workload (one scheduler: perf when present)."""
-    df, s = one_scheduler(store, experiment)
+    """Grouped bars: window MAPE of each scaler on each workload, in one slice of the settings (perf
+    scheduler when present; every held setting and the values left out named in the caption)."""
+    sl = hold(scores(store, experiment))
+    df = sl.rows
+    s = {**sl.fixed, **sl.held}.get("scheduler", "?")
     piv = df.pivot_table(index="workload", columns="scaler", values="window_mape", aggfunc="median")
     piv = piv[piv.median().sort_values().index]  # scalers from best to worst
     n_w, n_s = piv.shape
@@ -36,10 +40,12 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         ax.set_ylim(bottom=10.0 ** np.floor(np.log10(low)))  # bars start at a round decade
     ax.set_xlabel("workload")
     ax.set_ylabel("window MAPE (%), log scale")
-    ax.set_title(f"Scaler error per workload ({s} scheduler, {int(df['counters'].median())} counters; "
-                 "over the windows each scaler estimates)")
+    ax.set_title(f"Scaler error per workload ({s} scheduler; over the windows each scaler estimates)")
     ax.grid(axis="x", visible=False)
     legend_below(ax, n_s, gap=0.34 if crowded else 0.18)
+    seeds = df["seed"].nunique() if "seed" in df else 1
+    add_caption(fig, sl.caption("Bars: every scaler in the data" + (f", median over {seeds} seeds." if seeds > 1
+                                                                     else ".")), width=130)
     return fig
 
 

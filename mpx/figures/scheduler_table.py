@@ -11,6 +11,7 @@ import pandas as pd
 
 from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
+from mpx.figures.slices import Slice, add_caption, hold
 from mpx.results import to_latex
 from mpx.figures.style import WIDTH
 
@@ -21,9 +22,11 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     """The scheduler table (utilization, sampling and co-scheduling ratios, configurations; means over
     cells) rendered as a figure — with several metric catalogs, three grey-scale heat maps (catalog x
     scheduler) instead; ``draw`` also writes the table as LaTeX."""
-    t = _scheduler_table(store, experiment)
+    t, sl = _scheduler_table(store, experiment)
     if t.index.nlevels > 1:
-        return _scheduler_heatmaps(t)
+        fig = _scheduler_heatmaps(t)
+        add_caption(fig, sl.caption("Means over cells (seeds) of each catalog and scheduler."))
+        return fig
     fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.26 * (len(t) + 2)))
     ax.axis("off")
     cells = [[f"{v:.1f}" if v == v else "—" for v in row] for row in t.to_numpy()]
@@ -35,6 +38,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     for (r, _c), cell in tab.get_celld().items():
         cell.set_linewidth(0.8 if r == 0 else 0.3)
     ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)", pad=6)
+    add_caption(fig, sl.caption("Means over the cells (workloads, seeds) of each scheduler."))
     return fig
 
 
@@ -64,7 +68,7 @@ def _scheduler_heatmaps(t: Any) -> Any:
     return fig
 
 
-def _scheduler_table(store: Any, experiment: str | None) -> Any:
+def _scheduler_table(store: Any, experiment: str | None) -> tuple[Any, Slice]:
     sc = store.table("schedule", experiment)
     if sc.empty:
         raise ConfigError("the results store has no scheduler figures")
@@ -78,20 +82,23 @@ def _scheduler_table(store: Any, experiment: str | None) -> Any:
     # experiments (one catalog over many workloads): a row per scheduler
     per_catalog = (sc["trace"].astype(str) != sc["dataset"].astype(str)).all() and sc["dataset"].nunique() > 1
     by = ["dataset", "scheduler"] if per_catalog else ["scheduler"]
-    t = sc.groupby(by)[cols].mean()
+    # a catalog brings its own PMU and counters: they are the row, not a setting to hold
+    sl = hold(sc, shown=("scheduler", "pmu", "counters") if per_catalog else ("scheduler",))
+    t = sl.rows.groupby(by)[cols].mean()
     t[cols[:-1]] = t[cols[:-1]] * 100
     return t.rename(columns={"utilization": "utilization\n(%)", "mean_sampling_ratio": "mean sampling\nratio (%)",
                              "min_sampling_ratio": "min. sampling\nratio (%)",
-                             "mean_coschedule_ratio": "metrics fully\nco-scheduled (%)", "groups": "distinct\nconfigurations"})
+                             "mean_coschedule_ratio": "metrics fully\nco-scheduled (%)", "groups": "distinct\nconfigurations"}), sl
 
 
 def write_latex(store: Any, experiment: str | None, out_dir: Path) -> list[Path]:
     """The scheduler table as LaTeX (``scheduler_table.tex``) beside the figure."""
     p = out_dir / "scheduler_table.tex"
-    t = _scheduler_table(store, experiment).round(1)
+    t, sl = _scheduler_table(store, experiment)
+    t = t.round(1)
     t.columns = [c.replace("\n", " ") for c in t.columns]
-    p.write_text(to_latex(t, "Schedulers: PMC utilization, "
-                          "sampling and co-scheduling ratios (means over cells)", "tab:schedulers") + "\n")
+    p.write_text(to_latex(t, "Schedulers: PMC utilization, sampling and co-scheduling ratios (means over cells). "
+                          + sl.caption(), "tab:schedulers") + "\n")
     return [p]
 
 

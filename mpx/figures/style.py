@@ -35,7 +35,7 @@ def style() -> None:
 #: methods in a fixed order: each keeps one colour, marker, line style and hatch in every figure (black is
 #: kept for the truth and references); other names get a look derived from the name, stable across runs
 METHODS = ("linear", "papi", "papi_sw", "dira", "tam", "dcam", "cam", "bayesperf", "bayesperf_smooth", "fusion",
-           "fusion_smooth", "tam_paper")
+           "fusion_smooth", "tam_paper", "papi_cumulative")
 
 
 def _index(name: str) -> int:

@@ -1,6 +1,6 @@
-"""Two panels over a swept parameter: window MAPE (log) and the share of event-windows a scaler left
-without an estimate (window MAPE scores only the windows that have one). Used by the duty-cycle and
-number-of-events figures."""
+"""Two panels over a swept parameter, one row per scheduler: the error (log) and the share of event-windows a
+scaler left without an estimate. Used by the duty-cycle, number-of-events and read-window figures; the
+caller holds every other setting at one value (`mpx.figures.slices`) and captions the slice."""
 
 from __future__ import annotations
 
@@ -9,31 +9,56 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from mpx.errors import ConfigError
 from mpx.figures.style import WIDTH, log_axis, look
 
 __all__ = ["sweep_figure"]
 
 
-def sweep_figure(df: Any, key: str, x: Any, xlabel: str, title: str) -> Any:
-    """Two panels over a swept parameter ``key``: window MAPE (log) and the share of event-windows a
-    scaler left without an estimate — window MAPE scores only the windows that have one."""
+def sweep_figure(df: Any, key: str, x: str, xlabel: str, title: str, error: str = "window_mape",
+                 error_label: str = "window MAPE (%)", xlog: bool = False) -> Any:
+    """Per scheduler (a row of panels), one line per scaler over the swept setting ``key`` (placed at the
+    median of column ``x``): left the median over workloads of ``error`` (log), right the share of
+    event-windows left without an estimate. ConfigError when ``key`` has fewer than two values (a sweep of
+    one point is no sweep)."""
     df = df.copy()
     df["missing_share"] = pd.to_numeric(df.get("missing_share"), errors="coerce")
-    g = df.groupby(["scaler", key]).agg(x=(x, "median"), y=("window_mape", "median"), m=("missing_share", "median"))
-    order = g.groupby(level=0)["y"].median().sort_values().index
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 3.5), gridspec_kw={"width_ratios": [3, 2]})
-    for scaler in order:
-        part = g.loc[scaler].sort_values("x")
-        ax.plot(part["x"], part["y"] * 100, label=scaler, **look(scaler))
-        ax2.plot(part["x"], part["m"] * 100, **look(scaler))
-    log_axis(ax)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("window MAPE (%), median over workloads")
-    ax2.set_xlabel(xlabel)
-    ax2.set_ylabel("windows without an estimate (%)")
-    ax2.set_ylim(bottom=0)
+    df[error] = pd.to_numeric(df[error], errors="coerce")
+    df[x] = pd.to_numeric(df[x], errors="coerce")
+    df = df[df[x].notna()]
+    if df[key].nunique() < 2:
+        raise ConfigError(f"this figure needs at least two values of {key} in the data (has "
+                          f"{sorted(df[key].dropna().unique().tolist())})")
+    schedulers = sorted(df["scheduler"].unique())
+    g = df.groupby(["scheduler", "scaler", key]).agg(x=(x, "median"), y=(error, "median"), m=("missing_share", "median"))
+    order = g.groupby(level=1)["y"].median().sort_values().index
+    fig, axes = plt.subplots(len(schedulers), 2, figsize=(WIDTH, 0.5 + 2.9 * len(schedulers)), squeeze=False,
+                             gridspec_kw={"width_ratios": [3, 2]})
+    for (ax, ax2), sched in zip(axes, schedulers):
+        part_s = g.loc[sched]
+        for scaler in order:
+            if scaler not in part_s.index.get_level_values(0):
+                continue
+            part = part_s.loc[scaler].sort_values("x")
+            ax.plot(part["x"], part["y"] * 100, label=scaler, **look(scaler))
+            ax2.plot(part["x"], part["m"] * 100, **look(scaler))
+        log_axis(ax)
+        if xlog:
+            log_axis(ax, "x")
+            log_axis(ax2, "x")
+        ax.set_ylabel(f"{error_label}\nmedian over workloads")
+        ax2.set_ylabel("windows without an estimate (%)")
+        ax2.set_ylim(bottom=0)
+        ax.set_title(f"{sched} scheduler", loc="left")
+    axes[-1, 0].set_xlabel(xlabel)
+    axes[-1, 1].set_xlabel(xlabel)
     fig.suptitle(title, fontsize=9)
-    handles, labels = ax.get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0.11, 1, 0.97))
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, 0.0))
+    handles, labels = {}, {}
+    for ax in axes[:, 0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    labels = list(handles)
+    fig.tight_layout(rect=(0, 0.11 / len(schedulers), 1, 0.97))
+    fig.legend([handles[n] for n in labels], labels, loc="lower center", ncol=min(len(labels), 5),
+               bbox_to_anchor=(0.5, 0.0))
     return fig

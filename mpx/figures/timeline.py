@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from mpx.errors import ConfigError
-from mpx.figures.data import pick_scheduler
+from mpx.figures.data import scores as done_scores
 from mpx.figures.figure import Figure
+from mpx.figures.slices import add_caption, hold
 from mpx.figures.style import WIDTH, look, time_label
 
 __all__ = ["FIGURE", "draw"]
@@ -24,25 +25,28 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         raise ConfigError("the results store has no per-window series (set [output] series_events)")
     cells = store.table("cells", experiment).set_index("key")
     ser = ser.join(cells[["dataset", "scheduler"]], on="cell_key")
-    s = pick_scheduler(ser)
-    ser = ser[ser["scheduler"] == s]
+    sl = hold(done_scores(store, experiment)[lambda d: d["cell_key"].isin(set(ser["cell_key"]))])
+    ser = ser[ser["cell_key"].isin(set(sl.rows["cell_key"]))]
+    s = {**sl.fixed, **sl.held}.get("scheduler", "?")
     dataset = sorted(ser["dataset"].unique())[0]
-    ser = ser[ser["dataset"] == dataset]
+    key = sorted(ser.loc[ser["dataset"] == dataset, "cell_key"].unique())[0]  # one run (one seed)
+    ser = ser[ser["cell_key"] == key]
+    seed = cells.loc[key, "seed"]
     for c in ("start", "end", "truth", "estimate", "std"):
         ser[c] = pd.to_numeric(ser[c], errors="coerce")
-    events = sorted(ser["event"].unique())[:2]
+    stored_events = sorted(ser["event"].unique())
+    events = stored_events[:2]
     scores = store.table("scores", experiment)
     unit = scores["time_unit"].dropna().iloc[0] if "time_unit" in scores and scores["time_unit"].notna().any() else "time"
     with_std = [x for x in sorted(ser["scaler"].unique()) if ser.loc[ser["scaler"] == x, "std"].notna().any()]
-    here = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
-    err = pd.to_numeric(here["window_mape"], errors="coerce").groupby(here["scaler"]).median()
+    scores = scores[scores["cell_key"] == key]
+    err = pd.to_numeric(scores["window_mape"], errors="coerce").groupby(scores["scaler"]).median()
     with_std.sort(key=lambda x: err.get(x, np.inf))  # the band of the most accurate scaler with a std
     pick = [x for x in ("linear", "dira", "cam") if x in set(ser["scaler"])][:2] + with_std[:1]
     pick = pick or sorted(ser["scaler"].unique())[:3]
     fig, axes = plt.subplots(len(events), 1, figsize=(WIDTH, 2.3 * len(events) + 0.6), sharex=True, squeeze=False)
     tmax = float(ser["end"].max())
     scale = 1e9 if tmax > 3e9 else 1e6 if tmax > 3e6 else 1e3 if tmax > 3e3 else 1.0
-    scores = scores[(scores["dataset"] == dataset) & (scores["scheduler"] == s)]
     rw = pd.to_numeric(scores["read_window"], errors="coerce").dropna() if "read_window" in scores else None
     rw_text = (f", read window {rw.iloc[0] / scale:.3g}" + (" ×" if scale != 1 else "") + f" {time_label(unit, scale)}"
                if rw is not None and len(rw) else "")
@@ -70,6 +74,12 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, 0.0))
+    rest = sorted(set(ser["scaler"]) - set(pick))
+    more = [e for e in stored_events if e not in events]
+    note = (f"One run: {dataset}, seed {seed}. Drawn: {', '.join(pick)}"
+            + (f"; stored but not drawn (legibility): {', '.join(rest)}" if rest else "")
+            + (f"; events stored but not drawn: {', '.join(more)}" if more else "") + ".")
+    add_caption(fig, sl.caption(note))
     return fig
 
 

@@ -5,7 +5,9 @@ A scaler turns an `~mpx.observation.Observation` into an `~mpx.scalers.base.Esti
 (name → ``"module:Class"``, imported on first use):
 
 - ``linear``: perf stat's Δraw·ΔE/ΔR per read window (causal; ``<not counted>`` when ΔR = 0);
-- ``papi``: PAPI's kernel-multiplexing scaling, integer-percent scale factor (causal);
+- ``papi``: PAPI's kernel-multiplexing scaling, integer-percent scale factor, on each read window (the
+  window-level PAPI baseline; causal); ``papi_cumulative``: the same formula on ``PAPI_read``'s cumulative
+  values, differenced per window (what a ``PAPI_read`` user gets; causal);
 - ``papi_sw``: PAPI's software-multiplexing rate estimator (cycles-based, per quantum; causal);
 - ``dira`` (offline: looks one read window ahead), ``tam`` (causal: uses the previous window; as
   NeoMPX's code computes it) and ``tam_paper`` (the published trapezoid) — NeoMPX's interpolating
@@ -41,6 +43,7 @@ __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_
 BUILTIN: dict[str, str] = {
     "linear": "mpx.scalers.linear:LinearScaler",
     "papi": "mpx.scalers.linear:PapiScaler",
+    "papi_cumulative": "mpx.scalers.linear:PapiCumulativeScaler",
     "papi_sw": "mpx.scalers.papi_sw:PapiSwScaler",
     "dira": "mpx.scalers.interpolation:DiraScaler",
     "tam": "mpx.scalers.interpolation:TamScaler",

@@ -5,11 +5,18 @@ NeoMPX applies them in this order around any estimator: ΔE fix, estimation, out
 fix. Each is an option of every read-window scaler (`mpx.scalers.reads.ReadScaler`: ``te_fix``,
 ``outlier_fix``, ``missing_fix``), and each makes the scaler offline:
 
-- `te_fix`: 1-D k-means (k = 3, initial centres at positions 0, ⌊(W−1)/2⌋, 2⌊(W−1)/2⌋, iterated until
-  the centres move less than 1e−5) on each event's per-window ΔE; values outside the most populated
-  cluster are replaced by that cluster's centre (timer jitter). mpx keeps an empty cluster's old centre
-  (the C code divides by zero there). mpx's ΔE has no jitter but the last, shorter window *is* replaced
-  by the common length — faithful, and visible in the last window's error.
+- `te_fix`: NeoMPX's 1-D k-means (``KMeans``, ``dataprocessing_utils.c`` lines 151–192: k = 3, initial
+  centres at positions 0, ⌊(n−1)/2⌋, 2⌊(n−1)/2⌋, iterated until no centre moves more than 1e−5) on each
+  event's ΔE of windows 1..W−1 (``te_fix``, ``papi_accurate_multiplexing.c`` lines 133–152: the differences
+  of the cumulative ``Te`` samples; window 0 is ``Te[0]`` itself, never clustered nor changed); values outside
+  the most populated cluster are replaced by that cluster's centre (timer jitter). An **empty cluster** is
+  handled as the C code does: ``GetCenter`` (line 56–65) divides a zero sum by a zero length, so its centre
+  becomes NaN; ``Distance`` to NaN is NaN and ``MinArrayIndex`` (lines 18–33, ``temp > a[i]``) never picks a
+  NaN distance after the first, so a NaN centre at index ≥ 1 is dead for good, while a NaN centre at index 0
+  takes every point (its NaN distance is never beaten); ``Equal`` (lines 68–78, ``fabs(a−b) > thr``) treats
+  a NaN difference as converged. The C code stores the centre into an integer ΔE (truncating ns); mpx's ΔE is
+  in the trace's time unit, so the centre is kept unrounded. mpx's ΔE has no jitter, but the last, shorter
+  window *is* replaced by the common length — faithful, and visible in the last window's error.
 - `outlier_fix`: per event, the smallest k in 0..5 such that ≥ 98% of the window estimates are below
   mean + k·σ (population σ; 5 if none), then estimates above mean + k·σ are clipped to it. The C code's
   lower clip is a no-op statement (``seq[i] < low_thre;``), so only the upper clip happens here too.
@@ -23,42 +30,65 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["missing_fix", "outlier_fix", "te_fix"]
+__all__ = ["kmeans_1d", "missing_fix", "nearest_centre", "outlier_fix", "te_fix"]
 
 
-def _kmeans_1d(p: np.ndarray, k: int = 3, tol: float = 1e-5, max_iter: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """NeoMPX's ``KMeans`` on one sequence: (labels, centres)."""
-    n = p.size
-    step = (n - 1) // (k - 1)
-    centres = p[np.arange(k) * step].astype(float)
+def nearest_centre(p: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """NeoMPX's labelling (``dataprocessing_utils.c`` ``Cluster`` lines 89–97, ``MinArrayIndex`` lines 18–33):
+    per point the first centre whose distance is strictly below every earlier one; NaN distances (an empty
+    cluster's centre) lose every ``temp > a[i]`` comparison, and a NaN first distance is never replaced."""
+    best = np.zeros(p.size, dtype=np.intp)
+    with np.errstate(invalid="ignore"):
+        temp = np.abs(p - centres[0])
+        for j in range(1, centres.size):
+            d = np.abs(p - centres[j])
+            better = temp > d  # False whenever either side is NaN, as in C
+            best[better] = j
+            temp = np.where(better, d, temp)
+    return best
+
+
+def kmeans_1d(p: np.ndarray, k: int = 3, tol: float = 1e-5, max_iter: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """NeoMPX's ``KMeans`` on one sequence (``dataprocessing_utils.c`` lines 151–192): (labels, centres).
+    An empty cluster's centre is NaN (``GetCenter``'s 0/0, lines 56–65) and stays out of the labelling;
+    NaN differences count as converged (``Equal``, lines 68–78). ``max_iter`` only guards the loop the C
+    code runs until convergence."""
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"kmeans_1d needs a non-empty 1-D sequence, got shape {p.shape}")
+    if k < 2:
+        raise ValueError(f"kmeans_1d needs k >= 2 (the C code divides by k - 1), got {k}")
+    step = (p.size - 1) // (k - 1)
+    old = p[np.arange(k) * step].copy()
     for _ in range(max_iter):
-        labels = np.argmin(np.abs(p[:, None] - centres[None, :]), axis=1)  # first minimum on ties, like C
+        labels = nearest_centre(p, old)
         sums = np.bincount(labels, weights=p, minlength=k)
         sizes = np.bincount(labels, minlength=k)
-        new = np.where(sizes > 0, sums / np.maximum(sizes, 1), centres)
-        if np.all(np.abs(new - centres) <= tol):
-            centres = new
+        with np.errstate(invalid="ignore", divide="ignore"):
+            new = sums / sizes  # 0/0 = NaN for an empty cluster, as GetCenter computes it
+            moved = np.abs(new - old) > tol  # NaN: False, as Equal compares
+        if not moved.any():
+            old = new
             break
-        centres = new
-    labels = np.argmin(np.abs(p[:, None] - centres[None, :]), axis=1)
-    return labels, centres
+        old = new
+    return nearest_centre(p, old), old
 
 
 def te_fix(enabled: np.ndarray, k: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    """NeoMPX's ``te_fix`` per event column of ΔE ``[W, E]``: (fixed copy, mask of replaced values)."""
+    """NeoMPX's ``te_fix`` per event column of ΔE ``[W, E]``: (fixed copy, mask of replaced values). Windows
+    1..W−1 are clustered and fixed (NeoMPX clusters the differences of cumulative samples); window 0 is
+    kept. The mode cluster is the first most populated one (``Mode``, ``MaxArrayIndex``)."""
     out = np.array(enabled, dtype=np.float64)
     changed = np.zeros(out.shape, dtype=bool)
     if out.shape[0] < 2:
         return out, changed
     for j in range(out.shape[1]):
-        col = out[:, j]
-        if np.all(col == col[0]):
-            continue
-        labels, centres = _kmeans_1d(col, k)
+        col = out[1:, j]
+        labels, centres = kmeans_1d(col, k)
         mode = int(np.argmax(np.bincount(labels, minlength=k)))
         off = labels != mode
         col[off] = centres[mode]
-        changed[:, j] = off
+        changed[1:, j] = off
     return out, changed
 
 

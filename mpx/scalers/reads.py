@@ -15,8 +15,9 @@ They are always flagged in ``Estimate.not_estimated``; the value put there is th
   NaN before the first such window. Causal;
 - ``"interpolate"``: the rate linearly interpolated in time between the nearest windows where the
   event ran (nearest one at the ends) × ΔE. Offline (looks ahead);
-- ``"formula"`` (``papi`` only, its default): whatever the tool's formula gives (for cumulative PAPI the
-  change of the scaled cumulative value, which extrapolates at the run-average rate).
+- ``"formula"`` (``papi`` and ``papi_cumulative`` only, their default): whatever the tool's formula gives
+  (window-level PAPI: the raw value, 0; cumulative PAPI: the change of the scaled cumulative value, which
+  extrapolates at the run-average rate).
 
 An event that never ran anywhere (``obs.errors``, or never scheduled) has no rate: NaN under every fill
 but ``"zero"``/``"formula"``. Non-finite values in the observation (a broken read) make that window
@@ -131,7 +132,8 @@ class ReadScaler(Scaler):
               observation: Any) -> tuple[np.ndarray, np.ndarray | None]:
         raise NotImplementedError
 
-    def _run_totals(self, raw: np.ndarray, enabled: np.ndarray, running: np.ndarray) -> np.ndarray | None:
+    def _run_totals(self, raw: np.ndarray, enabled: np.ndarray, running: np.ndarray,
+                    observation: Any) -> np.ndarray | None:
         """The whole-run count per event as the tool reports it at the end of a run (`Estimate.run_totals`),
         from the run's raw counts and times; None (the default): the sum of the scaler's windows."""
         return None
@@ -142,7 +144,7 @@ class ReadScaler(Scaler):
 
     def _estimate(self, observation: Any) -> Estimate:
         raw, ena, run, broken = clean_reads(observation)
-        totals = self._run_totals(raw, ena, run)
+        totals = self._run_totals(raw, ena, run, observation)
         if totals is not None and self.integer:
             totals = np.where(self._time_valued(observation), totals, np.trunc(totals))
         notes: list[str] = []

@@ -29,7 +29,7 @@ def test_registered_scaler_conforms(name, check):
 @pytest.mark.parametrize("name, params", [
     ("linear", {"fill": "carry"}), ("linear", {"fill": "interpolate", "integer": False}),
     ("linear", {"te_fix": True, "outlier_fix": True, "missing_fix": True}),
-    ("papi", {"cumulative": False, "fill": "nan"}), ("tam", {"gaps": "neompx", "fill": "formula"}),
+    ("papi", {"fill": "nan"}), ("papi_cumulative", {"fill": "carry"}), ("tam", {"gaps": "neompx", "fill": "formula"}),
     ("dira", {"gaps": "neompx", "fill": "formula"}), ("dcam", {"fill": "carry"}), ("cam", {"fill": "zero"}),
     ("papi_sw", {"attribution": "spread"}), ("papi_sw", {"cycles_event": "time", "min_cycles": 1.0}),
 ])

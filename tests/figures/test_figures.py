@@ -14,7 +14,8 @@ from tests._exp_helpers import write_config
 
 REPO = Path(__file__).resolve().parents[2]
 FIGURES = ["error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
-           "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline", "scaler_per_workload_gem5"]
+           "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline", "error_vs_read_window",
+           "scaler_per_workload_gem5"]
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,7 @@ def store(tmp_path_factory):
     mp.setenv("MPX_CODE_VERSION", "test")
     tmp = tmp_path_factory.mktemp("figs")
     cfg = write_config(tmp, extra='[sweep]\n"hardware.counters" = [2, 3]\n"hardware.max_events" = [4, 6]\n'
+                                  '"multiplex.read_every" = [5, 10]\n'
                                   '[output]\nseries_events = ["D1mr", "Bcm"]\nseries_workloads = ["sqlite"]\n'
                                   'headline = ["bayesperf"]\n')
     cfg.write_text(cfg.read_text().replace('use = ["linear", "dira"]', 'use = ["linear", "dira", "bayesperf"]'))
@@ -103,3 +105,19 @@ def test_figs_without_names_draws_what_the_data_supports(store, tmp_path, capsys
     assert drawn and drawn <= set(available())
     err = capsys.readouterr().err
     assert all(f"skipped {n}:" in err for n in set(available()) - drawn)
+
+
+@pytest.mark.parametrize("name", [n for n in FIGURES if n != "partitioner_vs_kahypar"])
+def test_every_figure_names_its_slice(name, store):
+    """The store swept read_every (5, 10): every figure but the read-window one holds it and says so."""
+    from mpx.figures import get
+    from mpx.figures.style import style
+    from mpx.results import ResultsStore
+
+    style()
+    with ResultsStore(store / "results.sqlite") as st:
+        fig = get(name).draw(st, None)
+    text = " ".join(" ".join(t.get_text().split()) for t in fig.texts)
+    assert "Slice:" in text, name
+    if name != "error_vs_read_window":
+        assert "read every 5 quanta (also in the data, not shown: 10)" in text, name

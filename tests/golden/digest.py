@@ -34,7 +34,9 @@ DROP = {"cell_key", "code_version", "reason", "estimate_seconds", "event_windows
 ADDED = ({f"{m}_{s}" for m in ("mape", "wape", "mdape", "lnq", "coverage") for s in ("ran", "unran", "all")}
          | {"rotation_quanta", "read_per_rotation", "quantum_in_ms", "read_window_in_ms"})
 #: scalers registered after the reference was recorded (their rows are new, the others' unchanged)
-ADDED_SCALERS = {"tam_paper"}
+#: (papi_cumulative: the differenced-PAPI_read variant, which the reference recorded as ``papi`` before
+#: ``papi`` became the window-level baseline; issue 12)
+ADDED_SCALERS = {"tam_paper", "papi_cumulative"}
 
 
 def _cell(v: object) -> str:

@@ -69,7 +69,7 @@ def test_params_stored_unchanged_and_clone():
 
 def test_bad_params_are_config_errors_at_estimate_time():
     obs = observation_from_reads(["x"], [0, 1], [[1]], [[1]], [[1]])
-    for name, params in [("linear", {"fill": "guess"}), ("dira", {"gaps": "x"}), ("papi", {"cumulative": "yes"}),
+    for name, params in [("linear", {"fill": "guess"}), ("dira", {"gaps": "x"}), ("papi", {"fill": "guess"}),
                          ("papi_sw", {"attribution": "x"}), ("linear", {"integer": 1})]:
         with pytest.raises(ConfigError):
             scalers.get(name, **params).estimate(obs)

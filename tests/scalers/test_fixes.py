@@ -8,22 +8,23 @@ import pytest
 
 from mpx import scalers
 from mpx.conformance.scalers import observation_from_reads
-from mpx.scalers.fixes import missing_fix, outlier_fix, te_fix
+from mpx.scalers.fixes import kmeans_1d, missing_fix, nearest_centre, outlier_fix, te_fix
 
 
 def test_te_fix_replaces_values_outside_the_mode_cluster():
-    e = np.array([10, 10, 10, 10, 13, 10, 10, 10, 7, 10], float)[:, None]
+    # window 0 (Te[0]) stays out; the clustered ΔE are windows 1..10
+    e = np.array([99, 10, 10, 10, 10, 13, 10, 10, 10, 7, 10], float)[:, None]
     fixed, changed = te_fix(e)
-    # initial centres at positions 0, 4, 8 (10, 13, 7): three clusters; the 10s are the most populated
-    np.testing.assert_array_equal(fixed[:, 0], np.full(10, 10.0))
-    assert changed[:, 0].tolist() == [False] * 4 + [True] + [False] * 3 + [True, False]
+    # initial centres at positions 0, 4, 8 of windows 1.. (10, 13, 7): three clusters; the 10s are the most populated
+    np.testing.assert_array_equal(fixed[:, 0], [99] + [10.0] * 10)
+    assert changed[:, 0].tolist() == [False] * 5 + [True] + [False] * 3 + [True, False]
 
 
 def test_te_fix_mode_centre_is_the_cluster_mean():
-    e = np.array([10, 11, 10, 11, 30, 10, 11, 10, 11, 10], float)[:, None]
+    e = np.array([10, 10, 11, 10, 11, 30, 10, 11, 10, 11, 10], float)[:, None]
     fixed, changed = te_fix(e)
     # centres start at 10, 30 (pos 4), 11 (pos 8); {10s} and {11s} and {30}: the 10s win (5 vs 4 vs 1)
-    assert changed[:, 0].sum() == 5
+    assert changed[:, 0].sum() == 5 and not changed[0, 0]
     np.testing.assert_array_equal(fixed[changed[:, 0], 0], 10.0)
 
 
@@ -32,6 +33,54 @@ def test_te_fix_leaves_constant_and_short_columns():
     fixed, changed = te_fix(e)
     assert not changed.any() and (fixed == 7).all()
     assert not te_fix(np.array([[3.0]]))[1].any()
+
+
+def test_te_fix_never_clusters_window_zero():
+    # NeoMPX clusters diff(Te) (papi_accurate_multiplexing.c te_fix lines 141-151): window 0 is Te[0] itself.
+    # Windows 1..4 alone: centres 10 (pos 0), 10 (pos 1), 10 (pos 2): clusters 1 and 2 start empty, so
+    # nothing is replaced, not even the outlying first window
+    e = np.array([[3.0], [10.0], [10.0], [10.0], [10.0]])
+    fixed, changed = te_fix(e)
+    assert not changed.any() and fixed[0, 0] == 3.0
+
+
+def test_nearest_centre_is_c_minarrayindex_with_nan_centres():
+    # dataprocessing_utils.c MinArrayIndex (lines 18-33): ret = 0, temp = d[0]; if (temp > d[i]) → i.
+    # A NaN distance loses every comparison; a NaN first distance is never beaten.
+    p = np.array([0.0, 3.0, 1.0, 2.0])
+    np.testing.assert_array_equal(nearest_centre(p, np.array([3.0, np.nan, 1.0])), [2, 0, 2, 0])  # 2: tie → first
+    np.testing.assert_array_equal(nearest_centre(p, np.array([np.nan, 5.0, 1.0])), [0, 0, 0, 0])
+
+
+def test_kmeans_empty_cluster_at_index_one_is_dead_as_in_c():
+    # p = 100, 110, 100, 104, 110; centres p[0], p[2], p[4] = 100, 100, 110.
+    # Round 1: the 100s and 104 tie/are nearest to centre 0 (first minimum), the 110s to centre 2; cluster 1 is
+    # empty: GetCenter's 0/0 = NaN (dataprocessing_utils.c lines 56-65). Centres 304/3 = 101.33, NaN, 110.
+    # Round 2: same clusters (NaN never chosen), centres unchanged → converged (NaN compares as equal).
+    p = np.array([100.0, 110.0, 100.0, 104.0, 110.0])
+    labels, centres = kmeans_1d(p)
+    np.testing.assert_array_equal(labels, [0, 2, 0, 0, 2])
+    assert centres[0] == pytest.approx(304 / 3) and np.isnan(centres[1]) and centres[2] == 110
+    # te_fix: the mode cluster is 0 (3 members): the 110s become 101.33; keeping the empty cluster's old
+    # centre 100 instead would let it take the 100s, make cluster 1 the mode and flatten 104 and 110 to 100
+    fixed, changed = te_fix(np.concatenate([[50.0], p])[:, None])
+    np.testing.assert_allclose(fixed[:, 0], [50, 100, 304 / 3, 100, 104, 304 / 3])
+    assert changed[:, 0].tolist() == [False, False, True, False, False, True]
+
+
+def test_kmeans_empty_cluster_at_index_zero_takes_every_point_as_in_c():
+    # p = 101, 101, 107, 109, 105, 106, 100 (n = 7, step 3): centres 101, 109, 100.
+    # Round 1: {101, 101, 105 (tie 4/4 → first)} {107, 109, 106} {100}: 102.33, 107.33, 100.
+    # Round 2: 101 → 100 (1 < 1.33); 105 → 107.33 (2.33 < 2.67): cluster 0 is empty → NaN; 106.75, 100.67.
+    # Round 3: a NaN first distance is never beaten (MinArrayIndex): every point → cluster 0, centre 729/7,
+    # clusters 1 and 2 empty → NaN; every difference involves a NaN → converged. One cluster: nothing changes.
+    p = np.array([101.0, 101.0, 107.0, 109.0, 105.0, 106.0, 100.0])
+    labels, centres = kmeans_1d(p)
+    np.testing.assert_array_equal(labels, np.zeros(7))
+    assert centres[0] == pytest.approx(729 / 7) and np.isnan(centres[1:]).all()
+    fixed, changed = te_fix(np.concatenate([[101.0], p])[:, None])
+    assert not changed.any()
+    np.testing.assert_array_equal(fixed[1:, 0], p)
 
 
 def test_outlier_fix_smallest_k_and_upper_clip_only():

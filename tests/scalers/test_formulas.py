@@ -144,23 +144,63 @@ def test_linear_fill_options_for_not_counted_windows():
 # -- PAPI ----------------------------------------------------------------------------------------------
 
 
+# PAPI src/components/perf_event/perf_event.c _pe_read_multiplexed lines 1233-1250:
+#   running == enabled → raw; running && enabled → scale = enabled*100LL/running; scale*raw/100LL; else raw
+
+
 def test_papi_integer_percent_per_window():
     obs = one([1000, 1000, 7, 55, 0], [3, 10, 10, 10, 10], [2, 3, 3, 10, 0])
-    e = est("papi", obs, cumulative=False, fill="formula")
+    e = est("papi", obs)
     # ⌊300/2⌋ = 150 → 1500; ⌊1000/3⌋ = 333 → ⌊333·1000/100⌋ = 3330 (not 3333); 333·7/100 → 23; unscaled; raw 0
     np.testing.assert_array_equal(e.counts[:, 0], [1500, 3330, 23, 55, 0])
     np.testing.assert_array_equal(e.not_estimated[:, 0], [False, False, False, False, True])
+    assert scalers.get("papi").causal and "_pe_read_multiplexed" in scalers.get_class("papi").source
+
+
+def test_papi_scales_each_window_on_its_own_times():
+    # window 0 ran 1 of 10, window 1 ran 9 of 10: each window's own factor
+    e = est("papi", one([100, 100], [10, 10], [1, 9]))
+    # ⌊1000/1⌋ = 1000 → 1000; ⌊1000/9⌋ = 111 → ⌊111·100/100⌋ = 111
+    np.testing.assert_array_equal(e.counts[:, 0], [1000, 111])
+    # the cumulative reads on the same windows: 1000, then raw 200, E 20, R 10 → 200 → 400: -600
+    np.testing.assert_array_equal(est("papi_cumulative", one([100, 100], [10, 10], [1, 9])).counts[:, 0],
+                                  [1000, -600])
 
 
 def test_papi_cumulative_reads_can_go_negative():
     # PAPI_read scales totals since PAPI_start; per-window values are differences of two scaled reads
-    e = est("papi", one([100, 0, 100], [10, 10, 10], [5, 0, 5]))
+    e = est("papi_cumulative", one([100, 0, 100], [10, 10, 10], [5, 0, 5]))
     # cumulative: raw 100,100,200; E 10,20,30; R 5,5,10 → scale 200,400,300 → 200,400,600
     np.testing.assert_array_equal(e.counts[:, 0], [200, 200, 200])
     assert e.not_estimated[:, 0].tolist() == [False, True, False]
-    e = est("papi", one([100, 0], [10, 10], [1, 9]))
+    # window-level PAPI on the same windows: 200, the raw 0 where it did not run, 200
+    np.testing.assert_array_equal(est("papi", one([100, 0, 100], [10, 10, 10], [5, 0, 5])).counts[:, 0],
+                                  [200, 0, 200])
+    e = est("papi_cumulative", one([100, 0], [10, 10], [1, 9]))
     # 100·1000/100 = 1000, then raw 100, E 20, R 10 → 200: the second window is -800
     np.testing.assert_array_equal(e.counts[:, 0], [1000, -800])
+    assert scalers.get("papi_cumulative").causal
+
+
+def test_papi_cumulative_total_is_the_last_read():
+    raw, ena, run = [37, 0, 52, 11], [10, 10, 10, 7], [3, 0, 6, 7]
+    e = est("papi_cumulative", one(raw, ena, run))
+    # PAPI_read at the end: Σraw 100, ΣE 37, ΣR 16 → ⌊3700/16⌋ = 231 → ⌊231·100/100⌋ = 231
+    assert e.counts[:, 0].sum() == 231
+    # reads after each window: ⌊1000/3⌋=333 → 123; E 20 R 3 → 666 → 246; E 30 R 9 → 333 → ⌊333·89/100⌋ = 296
+    np.testing.assert_array_equal(e.counts[:, 0], [123, 246 - 123, 296 - 246, 231 - 296])
+    # both PAPI scalers report that last read as the whole-run total, whatever their windows sum to
+    for name in ("papi", "papi_cumulative"):
+        assert est(name, one(raw, ena, run)).totals()[0] == 231, name
+    assert est("papi", one(raw, ena, run)).window_totals()[0] == 123 + 0 + 86 + 11  # ⌊333·37/100⌋, 0, ⌊166·52/100⌋, 11
+
+
+def test_papi_truncates_counts_never_times():
+    obs = observation_from_reads(["task-clock", "x"], [0, 100], [[60.38, 7.0]], [[100, 100]], [[50, 50]])
+    for name in ("papi", "papi_cumulative"):
+        c = est(name, obs).counts[0]
+        # factor ⌊100·100/50⌋ = 200: task-clock 120.76 msec keeps its fraction, the count 14
+        assert c[0] == pytest.approx(120.76) and c[1] == 14.0, name
 
 
 # -- PAPI software multiplexing -----------------------------------------------------------------------
@@ -319,7 +359,7 @@ def test_event_that_never_ran_is_flagged_everywhere():
     obs = observation_from_reads(["x", "y"], [0, 10, 20, 30], [[5, 0], [6, 0], [7, 0]], [[10, 0]] * 3,
                                  [[10, 0]] * 3)
     assert obs.errors == {"y": "never enabled"}
-    for name in ("linear", "papi", "dira", "tam", "dcam", "cam"):
+    for name in ("linear", "papi", "papi_cumulative", "dira", "tam", "dcam", "cam"):
         for fill in ("nan", "zero", "carry", "interpolate"):
             e = est(name, obs, fill=fill)
             assert e.not_estimated[:, 1].all(), (name, fill)
@@ -331,7 +371,7 @@ def test_event_that_never_ran_is_flagged_everywhere():
 
 def test_nan_reads_are_windows_not_run():
     obs = one([100, np.nan, 300], [20, 20, 20], [10, 10, 10])
-    for name in ("linear", "papi", "dira", "tam", "dcam", "cam"):
+    for name in ("linear", "papi", "papi_cumulative", "dira", "tam", "dcam", "cam"):
         e = est(name, obs)
         assert e.not_estimated[1, 0], name
         assert any("non-finite" in n for n in e.notes)
@@ -348,7 +388,7 @@ def test_random_read_views_never_break_a_scaler(data):
     raw[running == 0] = 0
     obs = observation_from_reads([f"e{i}" for i in range(e)], np.arange(w + 1) * 10.0, raw,
                                  np.full((w, e), 10.0), running)
-    for name in ("linear", "papi", "dira", "tam", "dcam", "cam"):
+    for name in ("linear", "papi", "papi_cumulative", "dira", "tam", "dcam", "cam"):
         for fixes in ({}, {"te_fix": True, "outlier_fix": True, "missing_fix": True}):
             out = est(name, obs, **fixes)
             assert out.counts.shape == (w, e)
@@ -358,7 +398,7 @@ def test_random_read_views_never_break_a_scaler(data):
     # (DCAM returns 1 for a zero count: its a = 0 branch starts the growth at 1; counts here are >= 1)
     full = observation_from_reads(["a"], np.arange(w + 1) * 10.0, raw[:, :1] + 1, np.full((w, 1), 10.0),
                                   np.full((w, 1), 10.0))
-    for name in ("linear", "papi", "dira", "dcam"):
+    for name in ("linear", "papi", "papi_cumulative", "dira", "dcam"):
         np.testing.assert_array_equal(est(name, full).counts[:, 0], raw[:, 0] + 1, err_msg=name)
 
 
