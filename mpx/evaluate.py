@@ -25,7 +25,9 @@ Definitions (per event e and read window w; est = estimate, true = truth):
   ``unran`` and ``all``, a window without a value charged as an estimate of 0, columns
   ``{measure}_{set}`` and ``coverage_{set}``; their summary is the mean over **every** event, an event
   never counted included (on ``all`` it is charged in every window), so that every scheduler and
-  scaler of a comparison is scored on the same event-windows (``docs/scoring.md``).
+  scaler of a comparison is scored on the same event-windows (``docs/scoring.md``). ``over10_all``: the
+  share of the meaningful windows whose charged estimate is off by more than 10 % (Mathur & Cook's
+  measure).
 - ``window_mape``: mean over events of the event's mean relative error over its meaningful windows
   with a value; ``window_mape_ran``: the same over the windows where the event ran (``estimate.ran``,
   from the observation; for an estimate without it, the windows it did not flag) — every scaler is
@@ -229,6 +231,9 @@ def score(
     sets = window_sets(ran)
     measured = set_measures(est, truth, sets, floor, c=max(floor_abs, 1e-12))
     ev_sets = {f"{m}_{name}": v for name, got in measured.items() for m, v in got.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):  # Mathur & Cook's share of intervals off by > 10 %
+        charged_rel = np.abs(np.where(has, est, 0.0) - truth) / np.where(truth > 0, truth, 1.0)
+    ev_sets["over10_all"] = _mean_rel((charged_rel > 0.1).astype(float), meaningful)
 
     # calibration
     std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)
@@ -346,6 +351,7 @@ def score(
             summary[f"{m}_{name}"] = _nanmean_or_none(ev_sets[f"{m}_{name}"])
         n_set = int(mask.sum())
         summary[f"coverage_{name}"] = (float((has & mask).sum() / n_set) if n_set else None)
+    summary["over10_all"] = _nanmean_or_none(ev_sets["over10_all"])
     for k, v in summary.items():
         if isinstance(v, float) and not math.isfinite(v):  # pragma: no cover - guarded above
             raise AssertionError(f"non-finite summary value {k}={v}")

@@ -65,6 +65,9 @@ def test_total_error_uses_the_tools_own_total():
     tr = trace2()  # true totals a = 1000, b = 60
     counts = np.array([[330, np.nan], [630, 40]])
     plain = score(estimate(tr, counts), tr)
+    # Mathur & Cook's share of windows off by more than 10 %: a is off by exactly 10 % twice, b is charged
+    # 0 in window 0 and off by 20 % in window 1
+    assert list(plain.events["over10_all"]) == [0.0, 1.0] and plain.summary["over10_all"] == 0.5
     # no rule of its own: the sum of the windows, a missing window adding 0
     assert plain.events.set_index("event").loc["b", "total_error"] == pytest.approx(20 / 60)
     e = estimate(tr, counts)

@@ -7,6 +7,7 @@ The tables and the ranking rules (winner, runner-up, the Linux-default baseline,
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 __all__ = ["add_parser", "run"]
 
@@ -16,14 +17,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "report",
         help="summary tables of a results store (terminal or LaTeX)",
         description="Print the summary tables of a results store (mpx run --out DIR: give DIR or "
-        "DIR/results.sqlite): scalers x schedulers (median window MAPE over workloads), the winner and by how "
-        "much, per-scaler and per-scheduler figures, skipped and failed cells.",
+        "DIR/results.sqlite): scalers x schedulers (the headline measure of docs/scoring.md, mean over workloads), "
+        "the winner and by how much with 95%% intervals, every measure on common windows, per-scheduler figures, "
+        "skipped and failed cells. --claims: the claims ledger instead (docs/claims.md).",
     )
     p.add_argument("results", help="results folder or results.sqlite file")
     p.add_argument("--experiment", help="experiment name (default: the latest run of every experiment)")
     p.add_argument("--run", type=int, metavar="ID", help="one run id (see --runs)")
     p.add_argument("--runs", action="store_true", help="list the runs stored")
     p.add_argument("--latex", action="store_true", help="print LaTeX tables (booktabs) instead")
+    p.add_argument("--claims", nargs="?", const="-", metavar="FILE",
+                   help="the claims ledger of `mpx run experiments/claims.toml` (mpx.claims); with FILE, write it "
+                   "there as markdown (e.g. docs/claims.md) and its figure beside the store (DIR/figures/claims.*)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         if args.runs:
             print(store.runs().to_string(index=False))
             return 0
+        if args.claims:
+            return claims(store, args)
         if not args.latex:
             print(summary_text(store, args.experiment, args.run))
             return 0
@@ -50,4 +57,26 @@ def run(args: argparse.Namespace) -> int:
                 slug = re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48]
                 print(to_latex(t, title if len(names) < 2 else f"{name}: {title}", "tab:" + slug))
                 print()
+    return 0
+
+
+def claims(store: Any, args: argparse.Namespace) -> int:
+    """Print the claims ledger; with a FILE, write it as markdown and draw its figure."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from mpx.claims import ledger, ledger_markdown
+
+    table = ledger(store)
+    with pd.option_context("display.width", 250, "display.max_colwidth", 160, "display.max_rows", 100):
+        print(table[["claim", "paper", "mpx", "verdict"]].to_string())
+    if args.claims != "-":
+        out = Path(args.claims)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(ledger_markdown(table, f"mpx report {args.results} --claims {args.claims}"))
+        from mpx.figures import draw
+
+        written = draw(store, ["claims"], Path(store.path).parent / "figures")
+        print(f"wrote {out}; figures: {', '.join(str(p) for p in written)}")
     return 0

@@ -129,7 +129,8 @@ def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls
         "never_estimated": r.never_estimated, "window_mape": r.window_mape,
         "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_error_windows": r.total_error_windows, "total_true": r.total_true,
         "calibration_50": r.calibration_50, "calibration_90": r.calibration_90,
-        **{f"{m}_{s}": getattr(r, f"{m}_{s}") for m in (*MEASURES, "coverage") for s in WINDOW_SETS}})
+        **{f"{m}_{s}": getattr(r, f"{m}_{s}") for m in (*MEASURES, "coverage") for s in WINDOW_SETS},
+        "over10_all": r.over10_all})
         for i, r in enumerate(sc.events.itertuples(index=False))]
 
 

@@ -1,0 +1,70 @@
+"""`mpx.claims`: every claim gets a row and a verdict, never silently left out; verdict rules and measures on
+hand-made result tables."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from mpx.claims import CLAIMS, VERDICTS, ledger, ledger_markdown, ratio_verdict
+
+
+class Store:
+    """The two calls the ledger makes on a results store, over hand-made tables."""
+
+    def __init__(self, tables):
+        self.tables = tables
+
+    def experiments(self):
+        return sorted({exp for _, exp in self.tables})
+
+    def table(self, name, experiment=None, run_id=None):
+        return self.tables.get((name, experiment), pd.DataFrame()).copy()
+
+
+def test_every_claim_has_a_row_and_an_empty_store_measures_nothing():
+    t = ledger(Store({}))
+    assert list(t.index) == [c.id for c in CLAIMS] == list(range(1, 14))
+    assert set(t["verdict"]) <= set(VERDICTS)
+    assert (t.drop(index=12)["verdict"] == "not measured").all()
+    assert t.loc[12, "verdict"] == "not reproducible here" and "no public code" in t.loc[12, "why"]
+    md = ledger_markdown(t, "mpx report X --claims docs/claims.md")
+    assert md.count("\n| ") == 1 + 13 and "Do not edit by hand" in md  # header row + one per claim
+
+
+def test_ratio_verdicts():
+    assert ratio_verdict(5.28, 5.0, 4.0, 6.0, 0.2) == "reproduced"
+    assert ratio_verdict(5.28, 1.5, 1.2, 1.9, 0.2) == "direction reproduced"
+    assert ratio_verdict(5.28, 0.8, 0.6, 1.1, 0.2) == "not reproduced"
+
+
+def test_claims_on_hand_made_results():
+    scores = []
+    for wl, (lin, bp) in {"a": (0.40, 0.08), "b": (0.44, 0.08), "c": (0.36, 0.07)}.items():
+        for scaler, err in (("linear", lin), ("bayesperf", bp)):
+            scores.append({"status": "done", "scheduler": "perf", "counters": 4, "read_every": 25, "workload": wl,
+                           "scaler": scaler, "metric_mape_all": err, "wape_all": err, "event_windows_per_s": 1e4})
+    schedule = pd.DataFrame([{"dataset": "x/arm-telemetry/neoverse-n1.json", "scheduler": "arm_topdown", "groups": 14,
+                              "mean_sampling_ratio": 3 / 14, "utilization": 1.0}])
+    gem5 = pd.DataFrame([{"status": "done", "scheduler": "round_robin", "scaler": "linear", "workload": "gem5-phases",
+                          "event": e, "wape_all": v} for e, v in (("x", 0.2), ("y", 0.5))])
+    store = Store({("scores", "claims_scalers"): pd.DataFrame(scores),
+                   ("schedule", "claims_schedules"): schedule, ("events", "claims_gem5"): gem5})
+    t = ledger(store)
+    # claim 1: 0.40 / 0.0767 = 5.22x, within 20 % of 5.28x
+    assert t.loc[1, "verdict"] == "reproduced" and t.loc[1, "number"] == pytest.approx(1.2 / 0.23)
+    # claim 11: 14 groups sampled 3/14 of the time each
+    assert t.loc[11, "verdict"] == "reproduced" and "14 groups, mean sampling ratio 21.4 %" in t.loc[11, "mpx"]
+    # claim 8: mean over the phase program's events 35 % >= 30 %
+    assert t.loc[8, "verdict"] == "reproduced" and t.loc[8, "number"] == pytest.approx(0.35)
+    # a claim whose rows lack a scaler says so instead of failing
+    assert t.loc[4, "verdict"] == "not measured" and "KeyError" in t.loc[4, "why"]
+
+    # the figure puts mpx's number over the paper's for the claims that have both, and names the others
+    from mpx.figures.claims import draw
+
+    fig = draw(store)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert sorted(int(lab.split(":")[0]) for lab in labels) == sorted(t.dropna(subset=["number", "paper_number"]).index)
+    assert {1, 8, 11} <= {int(lab.split(":")[0]) for lab in labels}
+    assert "Without a comparable number" in fig.texts[-1].get_text()
