@@ -74,7 +74,7 @@ def parse(path: Any, stop_dumps: int | None, clashing: frozenset[bytes]) -> tupl
             carry = lines.pop()
             if not lines:
                 continue
-            fast = None if b"\0" in block else grammar.fast_chunk(lines, first, stats)
+            fast = None if b"\0" in block else grammar.fast_chunk(lines, first, stats, block)
             chunks.append(fast or strict_chunk(lines, first, stats, path))
             first += len(lines)
             if stop_dumps is not None:
