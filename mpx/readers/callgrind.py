@@ -126,7 +126,7 @@ def _looks_like_callgrind(head: str) -> bool:
 def _head(path: str, n: int = 512) -> str:
     try:
         return head_text(path, n)
-    except OSError:
+    except (OSError, FormatError):  # unreadable or damaged: not a dump this run can use
         return ""
 
 
