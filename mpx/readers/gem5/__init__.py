@@ -73,8 +73,9 @@ Speed: a helper thread decompresses ahead while the main thread parses each 16 M
 ``bytes.split`` per line, a dict lookup per name, a look at what follows the value and one numpy
 conversion of all values of the block;
 a strict line-by-line parser takes over a block only when the fast one meets anything unusual, and gives
-the exact error message. The 1.9 GB, 9,000-dump periodic series reads in about 14 s with 1.2 GB peak
-memory (``benchmarks/bench_gem5_reader.py``, 2 cores shared with other jobs).
+the exact error message. The 1.9 GB, 9,000-dump periodic series reads in about 18 s with 1.3 GB peak
+memory (``benchmarks/bench_gem5_reader.py``, 2 cores shared with other jobs; 14 s before the reader looked
+at what follows each value, the price of refusing merged lines).
 """
 
 from __future__ import annotations
