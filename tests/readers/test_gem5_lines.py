@@ -10,6 +10,8 @@ then the pdf and cdf columns (``%.2f%%``, vector and distribution entries only),
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.readers import gem5
@@ -124,3 +126,29 @@ def test_a_value_longer_than_any_gem5_number_is_a_format_error(tmp_path, monkeyp
     path.write_text(TEXT.replace("system.cpu.numCycles 29 #", f"system.cpu.numCycles {'9' * 300} #"))
     tr = _read_both(path, monkeypatch)  # the longest a double prints: still a (dropped, infinite-ish) value
     assert "system.cpu.numCycles" in tr.events or "system.cpu.numCycles" in tr.aux_names
+
+
+def _outcome(path):
+    try:
+        return gem5.read(path)
+    except FormatError:
+        return None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tail=st.text(alphabet="0123456789.%# ()/CountTickCyclex-", max_size=30))
+def test_fast_and_strict_parsers_agree_on_any_tail(tmp_path, tail):
+    """Whatever follows a value, both parsers load the same numbers or both refuse."""
+    path = tmp_path / "tail.txt"
+    path.write_text(TEXT.replace("system.cpu.committedInsts 119 # Number of instructions committed (Count)",
+                                 f"system.cpu.committedInsts 119 {tail}"))
+    fast = _outcome(path)
+    original = grammar.fast_chunk
+    grammar.fast_chunk = lambda *a: None
+    try:
+        strict = _outcome(path)
+    finally:
+        grammar.fast_chunk = original
+    assert (fast is None) == (strict is None), tail
+    if fast is not None:
+        assert fast == strict and fast["system.cpu.committedInsts"][0] == 119
