@@ -20,6 +20,9 @@
 - ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
   figures) take the cells of the latest run of each experiment unless told otherwise.
 
+Exports (`ResultsStore.export`) write each CSV or Parquet file under a temporary name and rename it
+(`write_atomic`): a reader never sees half a file.
+
 Durability: only the parent process writes, and each finished cell is written in **one transaction**
 (SQLite's rollback journal: a ``kill -9`` at any moment leaves either the whole cell or none of it).
 A rerun skips cells whose key is stored as ``done`` or ``skipped`` (``error`` cells are retried). Rows
@@ -33,6 +36,7 @@ import json
 import os
 import socket
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterable
@@ -232,13 +236,31 @@ class ResultsStore:
             if df.empty:
                 continue
             p = out / f"{name}.csv"
-            df.to_csv(p, index=False)
+            write_atomic(p, lambda tmp, df=df: df.to_csv(tmp, index=False))
             written.append(p)
             if parquet:
                 q = out / f"{name}.parquet"
-                df.to_parquet(q, index=False)
+                write_atomic(q, lambda tmp, df=df: df.to_parquet(tmp, index=False))
                 written.append(q)
         return written
+
+
+def write_atomic(path: Path, write: Any) -> None:
+    """``write(tmp)`` into a fresh temporary file beside ``path``, then rename it over ``path``: a full
+    disk or a kill leaves the old file (or none), never a part of the new one, and two exports to one
+    folder each replace whole files (issue 16: a full disk left ``series.csv`` at 69,632 of 396,394
+    bytes). The temporary file is removed when ``write`` fails."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def open_store(path: str | os.PathLike) -> ResultsStore:

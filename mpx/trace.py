@@ -49,6 +49,15 @@ FORMAT_NAME = "mpx-trace"
 FORMAT_VERSION = 1
 """Version of the native on-disk format; readers of version N load every version <= N."""
 
+MAX_MEMBER_BYTES = 2**31
+"""The largest array a native trace file may declare, per member (2 GiB): 16 times the largest real
+trace (9,000 gem5 dumps × 1,500 events in float64 are 0.11 GB). A header declaring more, or more than
+the member holds, is a `FormatError` before anything is allocated."""
+
+MEMBERS = {"header": "u", "counts": "iuf", "edges": "iuf", "aux": "iuf"}
+"""Members of the native format and the numpy dtype kinds each may have (unsigned bytes of JSON; real
+numbers — never strings, objects, booleans or complex)."""
+
 
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
@@ -384,22 +393,29 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Trace:
-        """Read a file written by `save` (any format version up to `FORMAT_VERSION`)."""
+        """Read a file written by `save` (any format version up to `FORMAT_VERSION`); anything else —
+        a damaged zip, a member of another dtype or of a declared size beyond `MAX_MEMBER_BYTES` or
+        beyond what it holds, a header that is not the JSON object `save` writes — is a `FormatError`."""
+        arrays = _read_members(path)
         try:
-            with np.load(path, allow_pickle=False) as z:
-                header = json.loads(bytes(z["header"]).decode())
-                arrays = {k: z[k] for k in ("counts", "edges", "aux")}
-        except FileNotFoundError:
-            raise
-        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
-            raise FormatError(path, None, f"not an mpx trace file ({exc})") from None
+            header = json.loads(arrays["header"].tobytes().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise FormatError(path, None, f"header is not JSON: {str(exc)[:80]}") from None
+        if not isinstance(header, dict):
+            raise FormatError(path, None, f"header is a JSON {type(header).__name__}, not an object")
         if header.get("format") != FORMAT_NAME:
             raise FormatError(path, None, f"header names format {header.get('format')!r}, not {FORMAT_NAME!r}")
-        if not isinstance(header.get("version"), int) or header["version"] > FORMAT_VERSION:
+        version = header.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
             raise FormatError(
-                path, None, f"trace format version {header.get('version')!r} is newer than this mpx reads "
+                path, None, f"trace format version {str(version)[:20]!r} is newer than this mpx reads "
                 f"({FORMAT_VERSION}); upgrade mpx"
             )
+        kinds = {"events": list, "time_unit": str, "meta": dict, "aux_names": list}
+        for key, kind in kinds.items():
+            if key in header and not isinstance(header[key], kind):
+                raise FormatError(path, None, f"header {key!r} is a {type(header[key]).__name__}, not a "
+                                              f"{kind.__name__}")
         try:
             return cls(
                 events=header["events"],
@@ -412,6 +428,59 @@ class Trace:
             )
         except (TraceError, KeyError) as exc:
             raise FormatError(path, None, f"invalid trace content: {exc}") from None
+
+
+def _read_members(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The arrays of a native trace file, each checked before it is read: dtype kind (`MEMBERS`),
+    declared size against `MAX_MEMBER_BYTES` and against the member's own size (numpy's ``.npy``
+    layout, ``numpy/lib/format.py``: magic, header, then the raw data)."""
+    out = {}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for name, kinds in MEMBERS.items():
+                try:
+                    info = zf.getinfo(f"{name}.npy")
+                except KeyError:
+                    raise FormatError(path, None, f"not an mpx trace file (no member {name}.npy)") from None
+                with zf.open(info) as fh:
+                    out[name] = _read_npy(path, name, fh, kinds, info.file_size)
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:
+        if isinstance(exc, FormatError):
+            raise
+        raise FormatError(path, None, f"not an mpx trace file ({str(exc)[:120]})") from None
+    return out
+
+
+def _read_npy(path: Any, name: str, fh: Any, kinds: str, size: int) -> np.ndarray:
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+    else:
+        raise FormatError(path, None, f"member {name}.npy: .npy format version {version} is not one numpy writes")
+    if dtype.kind not in kinds or dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        raise FormatError(path, None, f"member {name}.npy has dtype {dtype.str!r}: a trace holds only real "
+                                      f"numbers there (kinds {kinds!r})")
+    if any(d < 0 for d in shape) or (name == "header" and (dtype.itemsize != 1 or len(shape) != 1)):
+        raise FormatError(path, None, f"member {name}.npy declares shape {shape} of {dtype.str!r}")
+    n_items = 1
+    for d in shape:
+        n_items *= d
+    n_bytes = n_items * dtype.itemsize
+    holds = size - fh.tell()
+    if n_bytes > MAX_MEMBER_BYTES:
+        raise FormatError(path, None, f"member {name}.npy declares shape {shape}: {n_bytes:,} bytes, more than "
+                                      f"the {MAX_MEMBER_BYTES:,} a trace file may hold per member")
+    if n_bytes != holds:
+        raise FormatError(path, None, f"member {name}.npy declares shape {shape} ({n_bytes:,} bytes) but holds "
+                                      f"{holds:,} bytes of data")
+    data = fh.read(n_bytes)
+    if len(data) != n_bytes:
+        raise FormatError(path, None, f"member {name}.npy is truncated ({len(data):,} of {n_bytes:,} bytes)")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
 def rebin_counts(counts: np.ndarray, edges: np.ndarray, new_edges: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@ to exactly the rows of an uninterrupted run, CSV export."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sqlite3
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mpx.experiment import load_config, run_experiment
-from mpx.results import ResultsStore, open_store
+from mpx.results import ResultsStore, open_store, write_atomic
 from tests._exp_helpers import assert_same, stable_tables, write_config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,3 +136,29 @@ def test_latex_keeps_integer_columns_whole_and_escapes():
                       index=pd.Index(["a_b", "c"], name="tool"))
     tex = to_latex(df, "caption", "tab:x")
     assert r"a\_b & 5 & 1.23 & 12,528,000 \\" in tex and r"c & 3 & --- & 4.00 \\" in tex
+
+
+def test_export_replaces_whole_files_only(tmp_path, monkeypatch):
+    """Issue 16: a full disk left ``series.csv`` cut short. Each file is written under a temporary name and
+    renamed: a write that fails (here ENOSPC after part of the text) leaves the previous export whole and
+    no temporary file behind."""
+    import pandas as pd
+
+    exp = load_config(write_config(tmp_path))
+    with ResultsStore(tmp_path / "r.sqlite") as st:
+        run_experiment(exp, st, progress=False)
+        files = st.export(tmp_path / "x", parquet=False)
+        before = {p.name: p.read_bytes() for p in files}
+        real = pd.DataFrame.to_csv
+
+        def full_disk(df, path, **kw):
+            text = real(df, None, **kw)
+            Path(path).write_text(text[: len(text) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(pd.DataFrame, "to_csv", full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            st.export(tmp_path / "x", parquet=False)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "x").iterdir()} == before
+    write_atomic(tmp_path / "x" / "new.txt", lambda tmp: Path(tmp).write_text("whole"))
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted([*before, "new.txt"])

@@ -556,7 +556,7 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
             if fmt is None:
                 skipped.append(str(f))
                 continue
-            cats.append(formats.get(fmt).load(f))
+            cats.append(_load_one(fmt, f))
         if not cats:
             raise FormatError(path, None, "no metric catalog file in this directory")
         cat = cats[0].merge(*cats[1:]) if len(cats) > 1 else cats[0]
@@ -573,7 +573,15 @@ def load_catalog(path: str | os.PathLike, format: str | None = None) -> Catalog:
     elif format not in formats.REGISTRY:
         known = ", ".join(formats.detection_order())
         raise FormatError(path, None, f"unknown catalog format {format!r}; known: {known}")
-    return formats.get(format).load(p)
+    return _load_one(format, p)
+
+
+def _load_one(fmt: str, path: Path) -> Catalog:
+    """One catalog file by its format; expressions too deep for Python's stack are a FormatError."""
+    try:
+        return formats.get(fmt).load(path)
+    except RecursionError:
+        raise FormatError(path, None, "metric expressions nest too deeply (references of references?)") from None
 
 
 _BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"

@@ -29,9 +29,17 @@ An interval that does not advance on the chosen axis (e.g. a final part with no 
 be an interval of a strictly increasing axis: if all its counts are 0 it is dropped, otherwise it is
 merged into the previous interval; either way it is recorded in ``meta['dropped']``.
 
+**The whole run or an error.** Callgrind marks its last dump: the dump written when the program ends
+has ``desc: Trigger: Program termination`` (``callgrind/dump.c``: a dump without a trigger string, the one
+``finish()`` in ``callgrind/main.c`` writes); every other dump names what triggered it
+(``--dump-every-bb=N``, a client request, ``callgrind_control``). So when the parts carry triggers, the
+last part must be that final dump and no other may be: deleted, emptied or garbled final parts, and
+a run cut short, are errors rather than a shorter trace. A sibling file whose header names another run
+(pid, command) is an error too, unless it is another run's default output ``callgrind.out.<its pid>``.
+
 Malformed input raises `FormatError` naming file and line: missing ``totals:``, non-numeric or
 negative totals, more totals than events, ``events:`` lines that differ between parts, missing or
-duplicate part numbers, gaps between block ranges, a truncated last line.
+duplicate part numbers, gaps between block ranges, a missing final part, a truncated last line.
 """
 
 from __future__ import annotations
@@ -58,6 +66,9 @@ CYCLE_WEIGHTS = {
     "I1mr": 10, "D1mr": 10, "D1mw": 10, "Bcm": 10, "Bim": 10,
     "ILmr": 100, "DLmr": 100, "DLmw": 100,
 }
+
+#: The trigger of the dump callgrind writes when the program ends (its last part).
+FINAL_TRIGGER = "Program termination"
 
 _COMPRESSED = re.compile(r"\.(?:xz|gz|bz2|zst)$")
 _KEY_LINE = re.compile(
@@ -115,7 +126,7 @@ def _looks_like_callgrind(head: str) -> bool:
 def _head(path: str, n: int = 512) -> str:
     try:
         return head_text(path, n)
-    except OSError:
+    except (OSError, FormatError):  # unreadable or damaged: not a dump this run can use
         return ""
 
 
@@ -299,7 +310,30 @@ def _gather(path: str) -> tuple[list[_File], str]:
         other = _parse_file(p)
         if other.identity == first.identity:
             files.append(other)
+        elif _split_name(os.path.basename(p))[1] != _as_int(other.pid):  # not callgrind.out.<its own pid>
+            raise FormatError(p, None, f"a dump file of the run {path} (by its name) from another run: pid "
+                                       f"{other.pid} {other.cmd!r}, not pid {first.pid} {first.cmd!r}")
     return files, path
+
+
+def _as_int(text: str | None) -> int | None:
+    return int(text) if text is not None and _DIGITS.fullmatch(text) else None
+
+
+def _check_final(parts: list[_Part], label: str) -> None:
+    """When parts carry triggers, the last one is the program-termination dump and no other is."""
+    if not any(p.trigger for p in parts):
+        return
+    for p in parts[:-1]:
+        if p.trigger == FINAL_TRIGGER:
+            raise FormatError(p.path, p.line, f"part {p.number} is the run's final dump (Trigger: {FINAL_TRIGGER}) "
+                                              f"but part {parts[-1].number} follows it")
+    last = parts[-1]
+    if last.trigger != FINAL_TRIGGER:
+        raise FormatError(label, None, f"the run's final dump (desc: Trigger: {FINAL_TRIGGER}) is missing: the "
+                                       f"last part found is part {last.number} ({last.path}:{last.line}, Trigger: "
+                                       f"{last.trigger}); parts after it deleted, emptied or unreadable, or the "
+                                       "run cut short")
 
 
 # -- assembling the trace ---------------------------------------------------------------------------
@@ -340,6 +374,7 @@ def read(path: str | os.PathLike, time_axis: str = "instructions") -> Trace:
         missing = sorted(set(expected) - set(numbers))
         shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
         raise FormatError(label, None, f"parts missing: {shown} (found {len(numbers)} of 1..{numbers[-1]})")
+    _check_final(parts, label)
     ref = parts[0]
     for p in parts[1:]:
         if p.events != ref.events:

@@ -15,17 +15,15 @@ undeclared stat, a negative or non-numeric counter, a gap or overlap between int
 from __future__ import annotations
 
 import json
-import lzma
 import math
 import os
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from mpx.errors import FormatError, TraceError
-from mpx.readers.textio import open_binary
+from mpx.readers.textio import is_decompress_error, open_binary
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
 from mpx.trace import TIME_UNITS, Trace
 
@@ -87,7 +85,9 @@ def _lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
                 except UnicodeDecodeError as exc:
                     raise FormatError(path, n, f"not UTF-8 text (byte {raw[exc.start]:#04x})") from None
                 yield n, line.lstrip("\ufeff") if n == 1 else line
-    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+    except Exception as exc:
+        if not is_decompress_error(exc):
+            raise
         raise FormatError(path, n + 1, f"cannot read or decompress: {exc}") from None
 
 

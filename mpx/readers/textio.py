@@ -7,6 +7,7 @@ import gzip
 import io
 import lzma
 import os
+import zlib
 from typing import IO
 
 from mpx.errors import FormatError
@@ -17,6 +18,19 @@ _MAGIC = {
     b"BZh": "bz2",
     b"\x28\xb5\x2f\xfd": "zst",
 }
+
+
+#: What a damaged compressed stream raises while it is read: gzip's ``zlib.error`` (bad deflate data) and
+#: ``BadGzipFile``/``EOFError``, bz2's ``OSError``, ``lzma.LZMAError``, and zstandard's ``ZstdError`` (a
+#: subclass of ``Exception`` only, recognised by name so that the package stays optional).
+DECOMPRESS_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, lzma.LZMAError, zlib.error)
+
+
+def is_decompress_error(exc: BaseException) -> bool:
+    """Is ``exc`` a damaged compressed stream (see `DECOMPRESS_ERRORS`), not a missing file?"""
+    if isinstance(exc, FileNotFoundError):
+        return False
+    return isinstance(exc, DECOMPRESS_ERRORS) or type(exc).__name__ == "ZstdError"
 
 
 def compression(path: str | os.PathLike) -> str | None:
@@ -52,8 +66,8 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with open_binary(path) as fh:
             return fh.read()
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        if isinstance(exc, FileNotFoundError):
+    except Exception as exc:
+        if not is_decompress_error(exc):
             raise
         raise FormatError(path, None, f"cannot decompress: {exc}") from None
 
@@ -69,12 +83,17 @@ def read_text(path: str | os.PathLike) -> str:
 
 
 def head_text(path: str | os.PathLike, n_bytes: int = 4096) -> str:
-    """The first ``n_bytes`` of the decompressed content, decoded leniently (for format detection)."""
+    """The first ``n_bytes`` of the decompressed content, decoded leniently (for format detection).
+    Damaged compression within them is a `FormatError` ("cannot decompress")."""
     try:
         with open_binary(path) as fh:
             return fh.read(n_bytes).decode("utf-8", errors="replace")
-    except (OSError, EOFError, lzma.LZMAError):
-        return ""
+    except Exception as exc:
+        if compression(path) is not None and is_decompress_error(exc):
+            raise FormatError(path, None, f"cannot decompress: {exc}") from None
+        if isinstance(exc, OSError):
+            return ""
+        raise
 
 
 def text_stream(path: str | os.PathLike) -> IO[str]:

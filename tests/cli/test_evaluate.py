@@ -11,6 +11,7 @@ import pytest
 
 from mpx import datasets, scalers, synthetic
 from mpx.cli import main
+from mpx.cli.evaluate import never_warnings
 from mpx.evaluate import score
 from mpx.metrics import builtin
 from mpx.multiplex import multiplex
@@ -151,3 +152,24 @@ def test_gem5_totals_with_a_part_left_out_keeps_the_identity_true(tmp_path, caps
     assert [r["scaler"] for r in rows] == ["linear", "bayesperf", "bayesperf_smooth"]
     for r in rows:
         assert r["window_mape"] < 1e-3 and r["total_error"] < 1e-3, r
+
+
+def test_never_estimated_events_are_shown_and_warned_about(shared, capsys):
+    """Issue 16: on muneeb_single.txt (865 events, one dump) 861 events are never estimated on 4 counters,
+    and window_mape / total_error read 0.00% over the 4 others; the share is printed and warned about."""
+    path = shared("data", "gem5", "muneeb_single.txt")
+    assert main(["evaluate", str(path), "--pmu", "generic-4", "--scaler", "linear"]) == 0
+    out = capsys.readouterr().out
+    head, row = [ln for ln in out.splitlines() if ln.startswith(("scaler ", "linear "))]
+    assert row.split()[head.split().index("never_est")] == f"{100 * 861 / 865:.2f}%"
+    assert ("warning: 861 of 865 events (99.5%) never estimated by linear: window_mape, mape_ran, total_error "
+            "and metric_mape leave them out") in out
+
+
+def test_never_warnings_group_scalers_by_share():
+    rows = [{"scaler": "a", "n_events": 10, "n_events_never_estimated": 2},
+            {"scaler": "b", "n_events": 10, "n_events_never_estimated": 2},
+            {"scaler": "c", "n_events": 10, "n_events_never_estimated": 0},
+            {"scaler": "d", "error": "boom"}]
+    assert [w.split(":")[0] for w in never_warnings(rows)] == ["warning"]
+    assert "2 of 10 events (20.0%) never estimated by a, b" in never_warnings(rows)[0]

@@ -25,13 +25,18 @@ from mpx.metrics.expr.nodes import (
     Unary,
 )
 
-__all__ = ["Token", "fmt_name", "fmt_num", "parse", "to_text", "tokenize"]
+__all__ = ["MAX_DEPTH", "Token", "depth", "fmt_name", "fmt_num", "parse", "to_text", "tokenize"]
 
 # binding powers (higher binds tighter; binary operators: BINARY_OPS)
 _BP_IF = 1
 _BP_UNARY = 8
 _BP_ATOM = 9
 _KEYWORDS = frozenset(("if", "else") + FUNCTIONS + QUERIES)
+
+MAX_DEPTH = 200
+"""The deepest expression tree read (a flat sum of N terms is N levels deep: operators associate to the
+left). The deepest of the 971 metrics of the shipped and reference catalogs is 16; every function over
+trees (printing, folding, evaluation) recurses once or twice per level, within Python's stack."""
 
 
 # -- tokenizer --------------------------------------------------------------------------------------
@@ -121,7 +126,11 @@ def _tokens(text: str, ctx: _Ctx) -> Iterator[Token]:
             name, raw, sym_end = _symbol_run(text, i, ctx)
             if num_end >= sym_end:
                 lexeme = text[i:num_end]
-                value = float(int(lexeme, 16)) if hexm else float(lexeme)
+                try:
+                    value = float(int(lexeme, 16)) if hexm else float(lexeme)
+                except OverflowError:  # a hex literal of 2**1024 or more (decimal ones become inf)
+                    raise ctx.error(i, f"number {lexeme[:20]}{'...' if len(lexeme) > 20 else ''} is too "
+                                       "large for a float") from None
                 yield Token("NUM", value, i, lexeme)
                 i = num_end
                 continue
@@ -249,9 +258,31 @@ def parse(text: str, *, path=None, line: int | None = None, what: str | None = N
         raise FormatError(path, line, f"{what + ': ' if what else ''}expression must be a string, got {text!r}")
     ctx = _Ctx(text, path, line, what)
     try:
-        return _Parser(text, ctx).parse()
+        node = _Parser(text, ctx).parse()
     except RecursionError:
         raise ctx.error(0, "expression nested too deeply") from None
+    levels = depth(node)
+    if levels > MAX_DEPTH:
+        raise ctx.error(0, f"expression {levels} levels deep (a sum of N terms is N levels); at most "
+                           f"{MAX_DEPTH} are read")
+    return node
+
+
+def depth(node: Node) -> int:
+    """Levels of the tree (a leaf is 1), counted without recursion."""
+    best, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        best = max(best, d)
+        if isinstance(n, Unary):
+            stack.append((n.operand, d + 1))
+        elif isinstance(n, Binary):
+            stack += [(n.left, d + 1), (n.right, d + 1)]
+        elif isinstance(n, IfElse):
+            stack += [(n.then, d + 1), (n.cond, d + 1), (n.other, d + 1)]
+        elif isinstance(n, Call):
+            stack += [(a, d + 1) for a in n.args]
+    return best
 
 
 # -- printer ----------------------------------------------------------------------------------------

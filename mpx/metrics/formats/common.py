@@ -14,6 +14,7 @@ from mpx.readers.textio import read_text
 
 __all__ = ["as_str", "as_str_list", "json_line", "line_of", "read_source", "where"]
 
+_LONG_INT = re.compile(r"\d{4301}")
 _TOML_HEADER = re.compile(r"\s*\[\s*[A-Za-z_\"'][^\]\n]*\]\s*(#[^\n]*)?\n")
 
 
@@ -31,6 +32,10 @@ def read_source(path: str | os.PathLike) -> tuple[str, Any]:
                 raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
         except RecursionError:
             raise FormatError(path, None, "invalid JSON: nested too deeply") from None
+        except ValueError as exc:  # an integer of more than 4,300 digits (Python's int() limit)
+            long = _LONG_INT.search(text)
+            line = text.count("\n", 0, long.start()) + 1 if long else None
+            raise FormatError(path, line, f"invalid JSON: {str(exc).split(';')[0]}") from None
     return text, obj
 
 

@@ -17,6 +17,7 @@ meaning. ``available_GP`` goes to `Catalog.platform`. Each event group is an ``e
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from mpx.errors import FormatError
@@ -27,6 +28,7 @@ from mpx.metrics.formats.common import json_line, line_of, read_source
 
 NAME = "hperf"
 
+_EVENT_REF = re.compile(r"e([0-9]{1,18})\Z")  # e<id> in an hperf expression
 _KEYS = ("events", "other_events", "pinned_events", "event_groups", "metrics", "available_GP")
 _SOFTWARE = {"cpu-clock", "task-clock", "cs", "context-switches", "page-faults", "cpu-migrations", "minor-faults", "major-faults"}
 
@@ -114,9 +116,10 @@ def load(path: str | os.PathLike) -> Catalog:
     def mapping(node: E.Node, line=None, what=None) -> E.Node | None:
         if not isinstance(node, E.Name):
             return None
-        if not (node.name.startswith("e") and node.name[1:].isdigit() and int(node.name[1:]) in by_id):
-            raise FormatError(path, line, f"{what}: {node.name!r} is not e<id> of a defined event")
-        pname = by_id[int(node.name[1:])][0]
+        m = _EVENT_REF.match(node.name)  # ASCII digits only: "e²" is a name, not e2 (str.isdigit says yes)
+        if not (m and int(m.group(1)) in by_id):
+            raise FormatError(path, line, f"{what}: {node.name[:40]!r} is not e<id> of a defined event")
+        pname = by_id[int(m.group(1))][0]
         if pname == "duration_time":
             return E.Binary("*", E.Name("duration_time"), E.Num(1e9))
         return E.Name(pname)

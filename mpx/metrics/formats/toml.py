@@ -107,6 +107,10 @@ def load(path: str | os.PathLike) -> Catalog:
         raise FormatError(path, int(m.group(1)) if m else None, f"invalid TOML: {exc}") from None
     except RecursionError:
         raise FormatError(path, None, "invalid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (Python's int() limit)
+        long = re.search(r"\d{4301}", text)
+        raise FormatError(path, text.count("\n", 0, long.start()) + 1 if long else None,
+                          f"invalid TOML: {str(exc).split(';')[0]}") from None
     _check_keys(doc, _TOP, path, None, "top level")
     cat = _check_keys(doc.get("catalog", {}), _CATALOG_KEYS, path, None, "[catalog]")
     literals = doc.get("literals", {})

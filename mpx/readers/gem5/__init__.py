@@ -4,7 +4,9 @@ Format (gem5 ``src/base/stats/text.cc``; summary in ``../shared/reference/format
 between ``---------- Begin Simulation Statistics ----------`` and
 ``---------- End Simulation Statistics   ----------``; a stat line is
 ``name value [pdf% cdf%] [# description] [(Unit)]`` — gem5 prints the ``#`` only for a non-empty
-description and the unit only since v21.1. Values are numbers, ``nan``, ``inf`` or ``-inf``. Vectors print
+description and the unit only since v21.1. Nothing else may follow the value: a second number, a ``#``
+inside a description or a unit glued to more text are two stat lines merged by a lost newline, an error
+(``numCycles 29 119`` never reads as 29). Values are numbers, ``nan``, ``inf`` or ``-inf``. Vectors print
 ``name::sub`` (plus ``name::total``), 2-D vectors ``name_x::y``, distributions ``name::samples``,
 ``::mean``, ``::gmean``, ``::stdev``, ``::underflows``, buckets ``::lo-hi``, ``::overflows``,
 ``::min_value``, ``::max_value``, ``::total``. Vectors flagged ``oneline`` print all bins on one line,
@@ -62,15 +64,18 @@ file ``muneeb_single.txt``). A name printed twice in a dump with *different* des
 as two stats, the later one named ``name#2`` (``meta['renamed']``); the same line twice is an error.
 
 Every malformed input — empty or truncated file, a dump without End marker, a stat line outside a dump,
-a garbage line, a value that is not a number, a stat twice in one dump, ticks that go backwards, gaps,
+a garbage line, a value that is not a number (or longer than any number gem5 prints), text after a
+value that gem5 does not print (merged lines), a stat twice in one dump, ticks that go backwards, gaps,
 overlaps, negative increments, corrupt compression — raises `FormatError` naming file and line.
 Options that make no sense (``mode``, ``dumps``) raise `ValueError`.
 
 Speed: a helper thread decompresses ahead while the main thread parses each 16 MiB block with one
-``bytes.split`` per line, a dict lookup per name and one numpy conversion of all values of the block;
+``bytes.split`` per line, a dict lookup per name, a look at what follows the value and one numpy
+conversion of all values of the block;
 a strict line-by-line parser takes over a block only when the fast one meets anything unusual, and gives
-the exact error message. The 1.9 GB, 9,000-dump periodic series reads in about 14 s with 1.2 GB peak
-memory (``benchmarks/bench_gem5_reader.py``, 2 cores shared with other jobs).
+the exact error message. The 1.9 GB, 9,000-dump periodic series reads in about 18 s with 1.3 GB peak
+memory (``benchmarks/bench_gem5_reader.py``, 2 cores shared with other jobs; 14 s before the reader looked
+at what follows each value, the price of refusing merged lines).
 """
 
 from __future__ import annotations

@@ -38,11 +38,43 @@ UNIT_RE = re.compile(UNIT_ATOM + r"\Z")
 VALUE_RE = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)\Z", re.IGNORECASE)
 INT_RE = re.compile(rb"[+-]?\d+\Z")
 PERCENT_RE = re.compile(rb"-?(?:\d+\.?\d*|nan|inf)%\Z", re.IGNORECASE)
+#: The longest value gem5 can print: a double with ``%.*f`` has at most 309 integer digits (1.8e308)
+#: plus the precision; anything longer is not gem5's, and Python refuses ``int`` of over 4,300 digits.
+MAX_VALUE_BYTES = 400
+
+# What may follow a stat's value (gem5 ``src/base/stats/text.cc``, ``ScalarPrint::operator()``): the
+# pdf and cdf columns (``%.2f%%`` each, printed together for vector and distribution entries), then
+# `` # description`` (only when not empty), then `` (Unit)`` (since v21.1). Anything else after the value
+# is another stat's text: a lost newline merged two lines (``numCycles 29 119`` must not read as 29).
+_PCT = rb"-?(?:\d+\.?\d*|nan|inf)%"
+_ATOMS = "|".join(UNIT_ATOMS)
+#: A tail after the value that the fast parser accepts besides a lone ``# description``: the pdf and cdf
+#: columns, then at most one ``#`` (or the rest of a dump marker, checked later). Anything else goes to
+#: the strict parser (`check_tail`).
+PCT_TAIL = re.compile(rb"(?:(?:" + _PCT + rb"[ \t]+)?" + _PCT + rb"[ \t\r]*(?:#[^#]*)?"
+                      rb"|Simulation Statistics +-+[ \t\r]*)\Z", re.IGNORECASE)
+#: A closing parenthesis followed by more text: the cheap sign that a unit may be glued to the next line.
+PAREN_GLUE = re.compile(rb"\)[^\s/)]")
+#: A unit followed directly by more text (a lost newline after ``(Count)``).
+GLUED_UNIT = re.compile(r"[(/](?:" + _ATOMS + r")\)+[^\s/)]")
+#: Inside a description: the next stat's ``name value [pdf cdf] #`` (descriptions never hold a ``#``
+#: in gem5's sources), or a unit glued to the next line's text.
+MERGED_DESC = re.compile(r"\S\s+[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
+                         r"(?:\s+" + _PCT.decode() + r"){0,2}\s+#", re.IGNORECASE)
+
 
 # Bytes the fast path lets numpy convert: numbers, nan, inf (numpy accepts what Python's float accepts;
 # on these bytes that is exactly what VALUE_RE accepts, so both parsers agree).
 VALUE_BYTES = np.zeros(256, dtype=bool)
 VALUE_BYTES[list(b"0123456789.eE+-naif\x00")] = True
+
+
+def glued_unit(block: bytes) -> bool:
+    """Does any line of ``block`` hold a unit directly followed by more text (see `GLUED_UNIT`)?"""
+    for m in PAREN_GLUE.finditer(block):
+        if GLUED_UNIT.search(block[max(0, m.start() - 40): m.end()].decode("utf-8", "replace")):
+            return True
+    return False
 
 
 def is_unit(text: str) -> bool:
@@ -76,6 +108,26 @@ def split_tail(rest: bytes) -> tuple[bytes, str | None, str]:
     return body, unit, desc.decode("utf-8", "replace").strip() if hash_ else ""
 
 
+def check_tail(rest: bytes) -> None:
+    """What follows a stat's value must be gem5's: at most the pdf and cdf columns, a description, a
+    unit (see `ODD_TAIL`); two stat lines merged by a lost newline raise `Bad`."""
+    body, _, desc = split_tail(rest)
+    extra = [t for t in body.split() if not PERCENT_RE.match(t)]
+    if extra or len(body.split()) > 2:
+        word = (extra or body.split())[0]
+        raise Bad(f"unexpected {word[:40].decode('utf-8', 'replace')!r} after the value (gem5 prints only "
+                  "'value [pdf% cdf%] [# description] [(unit)]'; two stat lines merged by a lost newline?)")
+    check_desc(desc)
+
+
+def check_desc(desc: str) -> None:
+    """A description holding the next stat line (see `MERGED_DESC`) raises `Bad`."""
+    merged = MERGED_DESC.search(desc) or GLUED_UNIT.search(desc)
+    if merged:
+        raise Bad(f"the description holds another stat line ({merged.group(0)[:40]!r}): two stat lines "
+                  "merged by a lost newline?")
+
+
 def stat_name(name: bytes) -> str:
     try:
         text = name.decode("ascii")
@@ -88,6 +140,8 @@ def stat_name(name: bytes) -> str:
 
 def parse_value(token: bytes) -> tuple[float, int | None]:
     """A printed value → (float, exact int when it is an integer beyond float64's 2**53)."""
+    if len(token) > MAX_VALUE_BYTES:
+        raise Bad(f"value of {len(token):,} characters: longer than any number gem5 prints")
     if not VALUE_RE.match(token):
         raise Bad(f"value {token[:40].decode('utf-8', 'replace')!r} is not a number")
     value = float(token)
@@ -156,15 +210,17 @@ class Chunk:
         self.lines, self.cols, self.vals, self.exact = lines, cols, vals, exact
 
 
-def fast_chunk(lines: list[bytes], first: int, stats: Stats) -> Chunk | None:
+def fast_chunk(lines: list[bytes], first: int, stats: Stats, raw_block: bytes | None = None) -> Chunk | None:
     """Parse a block of ordinary lines in bulk; None when anything is unusual (the strict parser then
     redoes the block and says exactly what is wrong). The caller keeps blocks with NUL bytes away:
-    numpy would read ``b"1\\x002"`` as 1."""
+    numpy would read ``b"1\\x002"`` as 1. ``raw_block``: bytes holding ``lines[1:]``, the block they
+    were split from (spares a join for the glued-unit search)."""
     get = stats.index.get
     add = stats.add
     cols: list[int] = []
     vals: list[bytes] = []
-    put_col, put_val = cols.append, vals.append
+    odd: list[bytes] = []  # tails other than a lone "# description" (see check_tail)
+    put_col, put_val, put_odd = cols.append, vals.append, odd.append
     try:
         for line in lines:
             parts = line.split(None, 2)
@@ -174,10 +230,16 @@ def fast_chunk(lines: list[bytes], first: int, stats: Stats) -> Chunk | None:
                     col = add(parts[0], line)
                 put_col(col)
                 put_val(parts[1])
+                if len(parts) > 2 and parts[2].rfind(b"#"):  # 0: the only "#" starts the tail
+                    put_odd(parts[2])
             else:
                 put_col(COL_BLANK)
                 put_val(b"0")
     except (IndexError, Bad):
+        return None
+    if not all(map(PCT_TAIL.match, odd)):
+        return None
+    if glued_unit(lines[0]) or glued_unit(raw_block if raw_block is not None else b"\n".join(lines[1:])):
         return None
     col_arr = np.array(cols, dtype=np.int32)
     for i in np.flatnonzero(col_arr == COL_MARK).tolist():
@@ -190,6 +252,8 @@ def fast_chunk(lines: list[bytes], first: int, stats: Stats) -> Chunk | None:
             return None
         vals[i] = b"0"
     raw = np.array(vals, dtype=np.bytes_)
+    if raw.dtype.itemsize > MAX_VALUE_BYTES:
+        return None
     if not VALUE_BYTES[raw.view(np.uint8)].all():
         return None
     try:
@@ -233,6 +297,7 @@ def strict_chunk(lines: list[bytes], first: int, stats: Stats, path: Any) -> Chu
                 col = stats.index.get(parts[0])
                 if col is None:
                     col = stats.add(parts[0], text)
+                check_tail(parts[2] if len(parts) > 2 else b"")
                 entries = [(col, parts[1])]
             for col, token in entries:
                 value, big = parse_value(token)
@@ -252,6 +317,7 @@ def oneline(stats: Stats, name: bytes, text: bytes) -> list[tuple[int, bytes]]:
     ``name::0``, ``name::1`` ... (gem5 prints no subnames on such lines)."""
     label = stat_name(name)
     body, unit, desc = split_tail(text[len(name):])
+    check_desc(desc)
     out = []
     for j, entry in enumerate(body.split(b"|")[1:]):
         tokens = entry.split()

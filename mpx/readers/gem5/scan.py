@@ -3,10 +3,8 @@ grammar (`mpx.readers.gem5.lines`)."""
 
 from __future__ import annotations
 
-import lzma
 import queue
 import threading
-import zlib
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -15,7 +13,7 @@ import numpy as np
 from mpx.errors import FormatError
 from mpx.readers.gem5 import lines as grammar
 from mpx.readers.gem5.lines import BLOCK, COL_END, Chunk, Stats, strict_chunk
-from mpx.readers.textio import open_binary
+from mpx.readers.textio import is_decompress_error, open_binary
 
 def read_blocks(fh: IO[bytes], path: Any) -> Iterator[bytes]:
     """Decompressed blocks of ``fh``; a helper thread reads ahead (lzma and zlib release the GIL)."""
@@ -46,7 +44,7 @@ def read_blocks(fh: IO[bytes], path: Any) -> Iterator[bytes]:
         while True:
             item = blocks.get()
             if isinstance(item, BaseException):
-                if isinstance(item, (lzma.LZMAError, EOFError, zlib.error, OSError)):
+                if is_decompress_error(item):
                     raise FormatError(path, None, f"cannot decompress: {item}") from None
                 raise item
             if not item:
@@ -74,7 +72,7 @@ def parse(path: Any, stop_dumps: int | None, clashing: frozenset[bytes]) -> tupl
             carry = lines.pop()
             if not lines:
                 continue
-            fast = None if b"\0" in block else grammar.fast_chunk(lines, first, stats)
+            fast = None if b"\0" in block else grammar.fast_chunk(lines, first, stats, block)
             chunks.append(fast or strict_chunk(lines, first, stats, path))
             first += len(lines)
             if stop_dumps is not None:

@@ -69,6 +69,10 @@ enabled and running time and scales each interval. Here:
   perf does omit rows on purpose in a few modes (system-wide ``--per-thread`` skips zero counts and
   threads come and go; uncore events on CPUs outside their PMU's cpumask); read those with
   ``missing="record"``: the cell is then marked absent in `PerfStatRun.present` (NaN everywhere).
+- **what perf cannot print is an error** (the file was damaged): a negative counter value or an integer
+  beyond ``u64`` (perf keeps counts and times as ``u64``, ``tools/perf/util/counts.h``), a last row
+  without its newline (cut off), a second ``--summary`` row of one counter, empty or numeric fields
+  inside a ``-x ,`` metric unit (another row merged into it by a lost newline).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from mpx.readers.perfstat.rows import (
     RowError,
     RowParser,
     check_pct,
+    parse_int,
     parse_number,
     parse_value,
     value_like,
@@ -136,9 +137,7 @@ class CsvParser(RowParser):
             if not lay.pattern.match(aggr_id):
                 raise RowError(f"aggregation id {aggr_id!r} does not fit the file's {lay.kind!r} ids")
             if lay.id_cols == 2:
-                if not INT.match(f[2]):
-                    raise RowError(f"CPU count {f[2]!r} is not an integer")
-                n_agg = int(f[2])
+                n_agg = parse_int(f[2], "CPU count")
         i = 1 + lay.id_cols
         if len(f) < i + 5:
             raise RowError(self._count_msg(f, "row too short"))
@@ -162,7 +161,7 @@ class CsvParser(RowParser):
         if len(mid) > 1 and not self._split_term(mid):
             raise RowError(self._count_msg(f, "extra fields after the event name"))
         event = self.sep.join(raw_f[i + 2:i + 2 + len(mid)]).strip()
-        run = int(f[p])
+        run = parse_int(f[p], "run time")
         pct = parse_number(f[p + 1], "percent running")
         check_pct(pct)
         metrics: tuple[tuple[float, str], ...] = ()
@@ -170,6 +169,9 @@ class CsvParser(RowParser):
             mu = f[p + 3:]
             if len(mu) > 1 and self.sep != ",":
                 raise RowError(self._count_msg(f, "extra fields after the metric unit"))
+            if any(not x or NUM.match(x) for x in mu[1:]):  # "-x ,": a comma may be part of the unit
+                raise RowError(f"the metric unit {self.sep.join(raw_f[p + 3:]).strip()[:60]!r} holds empty or "
+                               "numeric fields: another row merged into this one (a lost newline?)")
             munit = self.sep.join(raw_f[p + 3:]).strip()
             mv = math.nan if f[p + 2] == "" else parse_number(f[p + 2], "metric value")
             if munit:

@@ -13,6 +13,7 @@ from mpx.readers.perfstat.rows import (
     RowError,
     RowParser,
     check_pct,
+    check_u64,
     parse_number,
     parse_value,
 )
@@ -71,7 +72,7 @@ class JsonParser(RowParser):
             n = obj["aggregate-number"]
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 raise RowError(f"aggregate-number {n!r} is not a non-negative integer")
-            n_agg = n
+            n_agg = check_u64(n, "aggregate-number")
         for k in ("counter-value", "event", "event-runtime", "pcnt-running"):
             if k not in obj:
                 raise RowError(f"no {k!r} key")
@@ -88,6 +89,7 @@ class JsonParser(RowParser):
         run = obj["event-runtime"]
         if not isinstance(run, int) or isinstance(run, bool) or run < 0:
             raise RowError(f"event-runtime {run!r} is not a non-negative integer (ns)")
+        check_u64(run, "event-runtime")
         pct = self._num(obj, "pcnt-running")
         check_pct(pct)
         variance = self._num(obj, "variance") if "variance" in obj else None
@@ -109,7 +111,10 @@ class JsonParser(RowParser):
             return parse_number(v.strip(), key)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise RowError(f"{key} {v!r} is not a number")
-        v = float(v)
+        try:
+            v = float(v)
+        except OverflowError:  # an integer beyond float64
+            raise RowError(f"{key} {str(v)[:40]}... is not finite") from None
         if not math.isfinite(v):
             raise RowError(f"{key} {v!r} is not finite")
         return v

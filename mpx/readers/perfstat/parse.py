@@ -95,6 +95,8 @@ def read_perf_stat(
         s = raw.strip()
         if not s or s.startswith("#"):
             continue
+        if i == len(lines) - 1:  # perf ends every row with a newline: this one was cut off
+            raise FormatError(path, i + 1, "truncated file: the last row has no newline")
         try:
             parser.feed(i + 1, raw)
         except RowError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections import Counter
 from typing import Literal
 
 import numpy as np
@@ -26,7 +27,8 @@ from mpx.readers.perfstat.run import (
 
 __all__ = [
     "AGGR_CSV", "ASCII", "CSV_START", "INT", "JSON_AGGR_KEYS", "JSON_KNOWN", "NUM", "PCT", "RowError",
-    "RowParser", "THREAD", "TS", "VAR", "check_pct", "parse_number", "parse_value", "value_like",
+    "RowParser", "THREAD", "TS", "U64_MAX", "VAR", "check_pct", "check_u64", "parse_int", "parse_number",
+    "parse_value", "value_like",
 ]
 
 ASCII = re.ASCII
@@ -55,8 +57,27 @@ JSON_KNOWN = frozenset(
 )
 
 
+#: perf keeps counts and times as ``u64`` (``tools/perf/util/counts.h``): nothing it prints is larger.
+U64_MAX = 2**64 - 1
+
+
 class RowError(Exception):
     """A problem with one row; turned into a FormatError naming the file and line."""
+
+
+def check_u64(v: int, what: str) -> int:
+    """``v`` unless it is outside perf's ``u64`` (then `RowError`)."""
+    if not 0 <= v <= U64_MAX:
+        raise RowError(f"{what} {str(v)[:40]}{'...' if len(str(v)) > 40 else ''} is outside 0..2**64-1")
+    return v
+
+
+def parse_int(text: str, what: str) -> int:
+    """A non-negative integer field (perf's ``u64``): at most 20 digits, so ``int()`` never meets its
+    4,300-digit limit."""
+    if not INT.match(text) or len(text) > 20:
+        raise RowError(f"{what} {text[:40]!r} is not an integer of 0..2**64-1")
+    return check_u64(int(text), what)
 
 
 def parse_number(text: str, what: str) -> float:
@@ -79,7 +100,10 @@ def parse_value(text: str) -> tuple[float, int]:
         return math.nan, STATUS_NOT_COUNTED
     if text == NOT_SUPPORTED:
         return math.nan, STATUS_NOT_SUPPORTED
-    return parse_number(text, "counter value"), COUNTED
+    value = parse_number(text, "counter value")
+    if value < 0:  # counts are u64 (tools/perf/util/counts.h); perf prints them with %.0f or %.2f
+        raise RowError(f"counter value {text!r} is negative: perf counts are unsigned")
+    return value, COUNTED
 
 
 def value_like(text: str) -> bool:
@@ -112,6 +136,8 @@ class RowParser:
         self.dropped: dict[str, dict] = {}
         self.last: tuple[PerfStatRow, tuple | None] | None = None  # last counter row and its key
         self.units: dict[tuple, tuple[str, int]] = {}  # column key → unit, line first seen
+        self.columns_of: Counter[tuple] = Counter()  # (aggr, cgroup, event) → its columns (occurrences)
+        self.summary_lines: dict[tuple, list[int]] = {}  # (aggr, cgroup, event) → lines of its summary rows
 
     def drop(self, what: str, why: str) -> None:
         entry = self.dropped.setdefault(what, {"what": what, "why": why, "count": 0})
@@ -125,6 +151,12 @@ class RowParser:
 
     def add_row(self, row: PerfStatRow) -> None:
         if row.time is None:
+            counter = (row.aggr_id, row.cgroup, row.event)
+            same = self.summary_lines.setdefault(counter, [])
+            if same and len(same) >= self.columns_of[counter]:  # perf prints one summary row per counter
+                raise RowError(f"a second summary row of {row.event!r} (the first at line {same[0]}); "
+                               "the intervals count it once")
+            same.append(row.line)
             self.summary.append(row)
             self.last = (row, None)
             return
@@ -146,6 +178,8 @@ class RowParser:
             occ += 1
         key = (row.aggr_id, row.cgroup, row.event, occ)
         cell[key] = row
+        if key not in self.units:
+            self.columns_of[key[:3]] += 1
         seen = self.units.setdefault(key, (row.unit, row.line))
         if seen[0] != row.unit:
             raise RowError(f"unit of {row.event!r} changes from {seen[0]!r} (line {seen[1]}) "

@@ -1,0 +1,56 @@
+"""Damaged compression is the project's error everywhere a file is read (issue 16: ``zlib.error`` came
+through format detection, so from every reader and catalog)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+from pathlib import Path
+
+import pytest
+
+from mpx.errors import FormatError
+from mpx.metrics.catalog import load_catalog
+from mpx.readers import detect_format, read_trace
+from mpx.readers.perfstat import read_perf_stat
+from mpx.readers.textio import read_bytes
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+PERF = DATA / "perfstat" / "real_global_semicolon.csv"
+CATALOG = b'[{"MetricName": "ipc", "MetricExpr": "instructions / cycles"}]\n'
+
+
+def _damaged(path: Path, packed: bytes, at: int) -> Path:
+    raw = bytearray(packed)
+    for k in range(at, min(at + 40, len(raw) - 8)):
+        raw[k] ^= 0x5A
+    path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("compress, suffix", [(gzip.compress, "gz"), (bz2.compress, "bz2"), (lzma.compress, "xz")])
+def test_damaged_streams_are_format_errors(tmp_path: Path, compress, suffix):
+    text = PERF.read_bytes() * 20
+    path = _damaged(tmp_path / f"perf.csv.{suffix}", compress(text), 30)
+    for read in (detect_format, read_trace, read_perf_stat, read_bytes):
+        with pytest.raises(FormatError, match="cannot decompress") as err:
+            read(path)
+        assert err.value.path == str(path), read
+    cat = _damaged(tmp_path / f"cat.json.{suffix}", compress(CATALOG * 1), 12)
+    with pytest.raises(FormatError) as err:
+        load_catalog(cat)
+    assert err.value.path == str(cat)
+
+
+def test_gzip_damage_past_the_head_is_caught_by_the_gem5_reader(tmp_path: Path):
+    """The reproduction: ``zlib.error: invalid distance too far back`` from a gem5 file."""
+    body = "\n".join(f"system.cpu.stat{i} {i} # a counter (Count)" for i in range(20000))
+    text = ("---------- Begin Simulation Statistics ----------\nsimTicks 10 # t (Tick)\n"
+            f"finalTick 10 # t (Tick)\n{body}\n---------- End Simulation Statistics   ----------\n")
+    packed = gzip.compress(text.encode())
+    path = _damaged(tmp_path / "stats.txt.gz", packed, len(packed) // 2)
+    assert detect_format(path) == "gem5"
+    with pytest.raises(FormatError, match="cannot decompress") as err:
+        read_trace(path)
+    assert err.value.path == str(path)
