@@ -221,6 +221,8 @@ def never_warnings(rows: list[dict[str, Any]]) -> list[str]:
     """One warning per share of never-estimated events: the legacy columns (window_mape, mape_ran,
     total_error, metric_mape) leave those events out, so they can read 0.00% while almost nothing was
     estimated (issue 16: 861 of 865 events on muneeb_single.txt)."""
+    from mpx.measures import HEADLINE_COLUMN
+
     groups: dict[tuple[int, int], list[str]] = {}
     for r in rows:
         if "error" not in r and r.get("n_events_never_estimated") and r.get("n_events"):
