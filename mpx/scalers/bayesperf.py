@@ -92,6 +92,7 @@ import scipy.linalg
 from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
 from mpx.scalers.inference.ep import ep_chain
+from mpx.scalers.inference.mode import chain_mode
 from mpx.scalers.inference.relations import RelationSet, relation_set
 
 __all__ = ["BayesPerfScaler", "BayesPerfSmoother", "Measurements", "window_measurements"]
@@ -338,11 +339,13 @@ class BayesPerfScaler(Scaler):
         "process": [StrOptions(("auto",)), Interval(float, 0, None)], "nonnegative": "boolean",
         "ep_iterations": Interval(int, 0, None), "damping": Interval(float, 0, 1, closed="right"),
         "tol": Interval(float, 0, None, closed="neither"), "min_rel_std": Interval(float, 0, None, closed="neither"),
-        "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance"))}
+        "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance")),
+        "point": StrOptions(("mode", "mean"))}
 
     def __init__(self, relations: Any = None, k: int = 4, prior_dof: float = 4.0, drift: bool = False,
                  process: Any = "auto", nonnegative: bool = True, ep_iterations: int = 30, damping: float = 1.0,
-                 tol: float = 1e-3, min_rel_std: float = 1e-3, prior_scale: float = 10.0, pool: str = "dispersion"):
+                 tol: float = 1e-3, min_rel_std: float = 1e-3, prior_scale: float = 10.0, pool: str = "dispersion",
+                 point: str = "mode"):
         self.relations = relations
         self.k = k
         self.prior_dof = prior_dof
@@ -355,6 +358,7 @@ class BayesPerfScaler(Scaler):
         self.min_rel_std = min_rel_std
         self.prior_scale = prior_scale
         self.pool = pool
+        self.point = point
 
     # -- the estimate ------------------------------------------------------------------------------
 
@@ -451,6 +455,13 @@ class BayesPerfScaler(Scaler):
         return ep_chain(J, h, W, J0, h0, C, int(self.k), self._smooth, max_iter=int(self.ep_iterations),
                         damping=float(self.damping), tol=float(self.tol))
 
+    def _point(self, post: Any, J, h, W, J0, h0, C) -> tuple[np.ndarray, dict]:
+        """The point estimate of ``z_r`` per window: the posterior mode (`chain_mode`) or EP's mean."""
+        if self.point == "mean":
+            return post.mean, {}
+        z, binding = chain_mode(J, h, W, J0, h0, C, int(self.k), self._smooth)
+        return z, {"binding": binding}
+
     def _solve_component(self, comp, eq, ineq, mu, prec, q, m0, p0):
         """EP on one connected component: rates ``x = N z`` with ``N`` an orthonormal basis of the null
         space of the component's identities."""
@@ -470,10 +481,11 @@ class BayesPerfScaler(Scaler):
         J0 = (Nt[None] * (1.0 / p0)[:, None, :]) @ N
         h0 = (m0[:, comp] / p0) @ N
         post = self._ep(J, h, W, J0, h0, C)
-        mean = post.mean @ Nt
+        z, extra = self._point(post, J, h, W, J0, h0, C)
+        mean = z @ Nt
         var = ((post.cov @ Nt) * Nt).sum(axis=-2)
         return mean, var, {"dim": int(d), "inequalities": int(C.shape[0]), "iterations": int(post.iterations),
-                           "converged": bool(post.converged)}
+                           "converged": bool(post.converged), **extra}
 
     def _solve_free(self, free, mu, prec, q, m0, p0):
         """Events no relation ties: independent scalar chains, solved as one batch."""
@@ -486,9 +498,10 @@ class BayesPerfScaler(Scaler):
         h0 = (m0[:, free] / p0).T[:, :, None]
         C = -np.ones((1, 1)) if self.nonnegative else np.zeros((0, 1))
         post = self._ep(J, h, W, J0, h0, C)
-        return post.mean[..., 0].T, post.cov[..., 0, 0].T, {"dim": 1, "inequalities": int(C.shape[0]),
-                                                            "iterations": int(post.iterations),
-                                                            "converged": bool(post.converged)}
+        z, extra = self._point(post, J, h, W, J0, h0, C)
+        return z[..., 0].T, post.cov[..., 0, 0].T, {"dim": 1, "inequalities": int(C.shape[0]),
+                                                    "iterations": int(post.iterations),
+                                                    "converged": bool(post.converged), **extra}
 
 
 class BayesPerfSmoother(BayesPerfScaler):
