@@ -27,8 +27,8 @@ rate is a Student-t, ``mu + (S/sqrt(N))·t(N-1)``. mpx adds:
   random walk below is relative (``q = rho * level²``). On the shipped callgrind datasets (bursty
   events: cold-miss bursts thousands of times the quiet rate) one pooled variance per event made the
   quiet windows' measurements uninformative, and the truncation at 0 of such a wide Gaussian then put
-  the estimate near ``0.8 * std`` — thousands of counts where the truth was 0-2 (mean window error
-  27x); ``pool="variance"`` is the homoscedastic pool (the paper's model read literally).
+  the posterior mean near ``0.8 * std`` — thousands of counts where the truth was 0-2 (mean window
+  error 27x); ``pool="variance"`` is the homoscedastic pool (the paper's model read literally).
 - a finite-population correction: the window's rate is the time-weighted mean over *all* its quanta, of
   which the measured ones are a sample, so the spread is ``S_eff² (1/N - 1/n)`` for ``N`` of ``n`` equal
   quanta (``sum_q (w_q - d_q/T)²`` in general): it shrinks with the time the event ran and vanishes
@@ -54,31 +54,44 @@ the filter; with ``drift`` at least the ``2/3 beta T`` the within-window walk im
 **Inference.** Gaussian EP (`mpx.scalers.inference.ep`): identities exactly (null-space coordinates), truncation
 factors by moment matching of truncated Gaussians, each window's estimate from the ``k`` windows up to
 it (`BayesPerfScaler`, causal) or the ``k`` windows on either side (`BayesPerfSmoother`, offline). Events
-no relation ties are independent chains, solved together. The estimate is the posterior mean times the
-window length, ``std`` the posterior standard deviation. With only identities (no binding truncation)
-the result is the exact Gaussian posterior: constrained least squares / Kalman filter and smoother.
+no relation ties are independent chains, solved together. With only identities (no binding truncation)
+the posterior is the exact Gaussian one: constrained least squares / Kalman filter and smoother.
+
+**Point estimate** (``point``). ``"mode"`` (default, the paper's): the posterior maximum, as BayesPerf
+reports it — window ``r``'s block of the maximum of its sub-problem's truncated posterior, the convex
+quadratic programme ``min 0.5 z'Λz - η'z`` subject to every identity, inequality and ``x >= 0`` of every
+window in it, on the same Gaussian information ``(Λ, η)`` EP starts from, solved exactly
+(`mpx.scalers.inference.mode`). Where no truncation binds it is the Gaussian posterior mean; where one
+binds the estimate sits on the boundary (e.g. 0, or ``misses == accesses``). ``"mean"``: EP's posterior
+mean — **a deviation from the paper** (mpx's default until issue 12), kept as an option: the mean of a
+truncated posterior is pulled inside the feasible set, by ~0.8 std for a rate measured at ~0 with a wide
+posterior (the quickstart on callgrind, median window MAPE over its cells: 87.6 % with the mean, 29.4 %
+with the mode). The count is the point estimate times the window length; ``std`` is EP's
+posterior standard deviation in both cases (the mode has no spread of its own).
 
 **Not estimated.** A window is flagged ``not_estimated`` when the posterior variance of the event's rate
 is not below a tenth of the prior's: nothing informed it (it did not run within the sub-problem's
-windows and no relation determines it). The count there is the posterior mean under the diffuse prior
+windows and no relation determines it). The count there is the point estimate under the diffuse prior
 centred on the last measured rate (the carried rate), or NaN if the event never ran before.
 
 **Known limit: deterministic counts with phase changes** (gem5 per-interval stats, e.g. L2
 ``demandAccesses::data``: quanta ``155, 155, 153, 156`` within a phase, ``2, 2, 61, 754`` at a phase
 change). The pooled dispersion is a ratio of sums, so one phase-change window sets it for every later
 window: there the measurement std is typically ~20x the actual error of ``raw/running`` (median
-``|z|`` 0.05 instead of 0.67), the ``x >= 0`` truncation of those wide posteriors pushes small rates up
-(``N(20, 234²)`` truncated at 0 has mean ~190), and the moment estimate of the random walk goes
-negative (``q`` at its ``min_rel_std`` floor), so the chain follows level changes slowly. On the windows
-where an event ran, ``nonnegative=False`` gives back about linear scaling's error. Note also that
-BayesPerf fills in the windows where an event did not run (the random walk informs them) while
-linear scaling leaves them missing, and ``window_mape`` scores each on its own windows: after a burst
-or a start-up transient such a window is not predictable from the counts (carrying the last rate
-forward is off by 130% there too).
+``|z|`` 0.05 instead of 0.67), and the moment estimate of the random walk goes negative (``q`` at its
+``min_rel_std`` floor), so the chain follows level changes slowly. With ``point="mean"`` the ``x >= 0``
+truncation of those wide posteriors also pushes small rates up (``N(20, 234²)`` truncated at 0 has mean
+~190); the mode stays at 20 (or at 0 where the Gaussian's maximum is below it), so what remains with the
+default is the slow chain and the over-wide ``std``. Note also
+that BayesPerf fills in the windows where an event did not run (the random walk informs them) while
+linear scaling leaves them missing: after a burst or a start-up transient such a window is not
+predictable from the counts (carrying the last rate forward is off by 130% there too); compare them on
+common window sets (`docs/scoring.md`).
 
 After `~mpx.scalers.base.Scaler.estimate`: ``relations_`` (the `RelationSet`), ``components_`` (per
 connected component: size, dimension, inequalities, EP iterations, convergence) and ``model_`` (the
-Gaussian model as solved, per window and variable).
+Gaussian model as solved, per window and variable); each component's ``binding`` counts the sub-problems
+whose mode a truncation moved (``point="mode"``).
 """
 
 from __future__ import annotations
@@ -325,7 +338,10 @@ class BayesPerfScaler(Scaler):
     truncation), ``damping`` (0 < d <= 1), ``tol`` (site change that counts as converged, in cavity
     std), ``min_rel_std`` (floor of a measurement's relative std), ``prior_scale`` (the prior's std in
     units of the component's rate level), ``pool`` (``"dispersion"`` or ``"variance"``: how the
-    measurement variance and random walk are pooled, see the module docstring).
+    measurement variance and random walk are pooled, see the module docstring), ``point`` (``"mode"``,
+    the paper's posterior maximum, or ``"mean"``, EP's posterior mean: mpx's deviation, see the module
+    docstring; ``std`` is EP's either way). ``ep_iterations = 0`` leaves the truncations out of EP (the
+    mean and std); the mode honours them whatever ``ep_iterations``.
     """
 
     name: ClassVar[str] = "bayesperf"

@@ -453,6 +453,7 @@ def test_registry_conformance_with_relations_and_options():
         info = check_scaler("bayesperf", {"relations": ["a + b == g", "h <= a"], "drift": True, "k": 2, "pool": pool})
         assert info["behaves_causally"]
     check_scaler("bayesperf_smooth", {"relations": "g + h == c", "ep_iterations": 0})
+    check_scaler("bayesperf", {"relations": ["a + b == g", "h <= a"], "point": "mean"})
     # a relation through the never-counted z estimates it (by design: see
     # test_never_counted_event_is_estimated_through_an_identity), so the check's "z stays flagged" rule
     # does not apply to such relations; without them it does (above)
@@ -461,7 +462,7 @@ def test_registry_conformance_with_relations_and_options():
 @pytest.mark.parametrize("params", [
     {"k": 0}, {"k": 2.5}, {"prior_dof": 2.0}, {"damping": 0.0}, {"damping": 1.5}, {"tol": -1.0},
     {"process": "fast"}, {"process": -0.1}, {"nonnegative": 1}, {"drift": "yes"}, {"ep_iterations": -1},
-    {"min_rel_std": float("nan")}, {"relations": 42}, {"pool": "median"},
+    {"min_rel_std": float("nan")}, {"relations": 42}, {"pool": "median"}, {"point": "median"},
 ])
 def test_bad_parameters_raise_config_error(params, tma_run):
     _, obs, _ = tma_run
