@@ -49,7 +49,8 @@ Gaussian for EP: variance ``scale²·nu/(nu-2)``, finite because ``prior_dof > 2
 **Random walk.** ``x_t - x_{t-1} ~ N(0, q)`` per event; ``process="auto"`` estimates ``q`` by moments
 from successive measured windows (``E[(mu_b - mu_a)²] = (b-a) q + var_a + var_b``; past windows only in
 the filter; with ``drift`` at least the ``2/3 beta T`` the within-window walk implies), a number sets
-``q = (process·level)²``.
+``q = (process·level)²``. Floors: ``min_rel_std`` of the level, and one count per window (the resolution
+of a count; a walk frozen below it next to busy events made the information matrices singular on gem5).
 
 **Inference.** Gaussian EP (`mpx.scalers.inference.ep`): identities exactly (null-space coordinates), truncation
 factors by moment matching of truncated Gaussians, each window's estimate from the ``k`` windows up to
@@ -299,13 +300,14 @@ def _random_walk(m: Measurements, causal: bool, process: Any, min_rel_std: float
     ``pool="variance"``: one variance per event for the whole run (pooled excess of successive
     differences). ``pool="dispersion"``: a relative one, ``q_r = rho * l_r²`` with ``l_r²`` the mean
     square of the last two measured rates at or before r (bursty real events: a step's size scales with
-    the rate, a burst must not make the walk of the quiet phases explode)."""
+    the rate, a burst must not make the walk of the quiet phases explode). Either way no event walks by
+    less than one count per window (``q >= 1/T²``), the resolution of a count."""
     has = np.isfinite(m.mu)
     n_win = has.shape[0]
     eps = 1.0 / m.length[:, None]
     base = np.maximum(m.level, eps)
     if process != "auto":
-        return np.maximum((float(process) * base) ** 2, (min_rel_std * base) ** 2)
+        return _count_resolution(np.maximum((float(process) * base) ** 2, (min_rel_std * base) ** 2), eps)
     idx = np.where(has, np.arange(n_win)[:, None], -1)
     last = np.maximum.accumulate(idx, axis=0)
     prev = np.vstack([np.full((1, has.shape[1]), -1), last[:-1]])  # last measured window before r
@@ -330,9 +332,16 @@ def _random_walk(m: Measurements, causal: bool, process: Any, min_rel_std: float
     # the within-window random walk (diffusion beta) moves window means by (2/3) beta T per window
     q = np.maximum(q, (2.0 / 3.0) * m.beta * m.length[:, None])
     q = np.maximum(q, (min_rel_std * base) ** 2)
-    # an event that has counted nothing so far walks by one count per window, not by min_rel_std of one:
-    # a walk frozen at 1e-3 counts next to busy events makes EP's information matrices singular (gem5)
-    return np.where(m.level > 0, q, np.maximum(q, eps**2))
+    return _count_resolution(q, eps)
+
+
+def _count_resolution(q: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """The random walk's floor: one count per window (``eps = 1/T``), never ``min_rel_std`` of a rare
+    event's rate. A walk frozen below a count (1e-3 counts per window for an event that counts less than
+    one per window) next to busy events tied to it by an identity spreads the walk's precisions over 1e18 in the
+    null-space coordinates: the information matrices are singular in floating point (gem5 icache
+    ``demandMisses`` beside ``demandAccesses``/``demandHits`` on gem5-compute, issue 14)."""
+    return np.maximum(q, eps**2)
 
 
 class BayesPerfScaler(Scaler):
