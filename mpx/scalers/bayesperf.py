@@ -66,7 +66,7 @@ window in it, on the same Gaussian information ``(Λ, η)`` EP starts from, solv
 binds the estimate sits on the boundary (e.g. 0, or ``misses == accesses``). ``"mean"``: EP's posterior
 mean — **a deviation from the paper** (mpx's default until issue 12), kept as an option: the mean of a
 truncated posterior is pulled inside the feasible set, by ~0.8 std for a rate measured at ~0 with a wide
-posterior (the quickstart on callgrind, median window MAPE over its cells: 87.6 % with the mean, 29.4 %
+posterior (the quickstart on callgrind, median window MAPE over its cells: 86.8 % with the mean, 29.4 %
 with the mode). The count is the point estimate times the window length; ``std`` is EP's
 posterior standard deviation in both cases (the mode has no spread of its own).
 
