@@ -14,7 +14,8 @@ A scaler turns an `~mpx.observation.Observation` into an `~mpx.scalers.base.Esti
   estimators;
 - ``dcam``, ``cam``: NeoMPX's geometric / exponential-rate estimators (offline);
 - ``bayesperf``, ``bayesperf_smooth``: BayesPerf's factor graph with Expectation Propagation, causal
-  filter and offline smoother (`mpx.scalers.bayesperf`).
+  filter and offline smoother; the point estimate is the posterior mode as in the paper (``point="mean"``:
+  EP's mean, a named deviation) (`mpx.scalers.bayesperf`).
 - ``fusion``, ``fusion_smooth``: a Kalman filter / RTS smoother on log-rates with cross-event
   covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`).
 

@@ -27,8 +27,8 @@ rate is a Student-t, ``mu + (S/sqrt(N))·t(N-1)``. mpx adds:
   random walk below is relative (``q = rho * level²``). On the shipped callgrind datasets (bursty
   events: cold-miss bursts thousands of times the quiet rate) one pooled variance per event made the
   quiet windows' measurements uninformative, and the truncation at 0 of such a wide Gaussian then put
-  the estimate near ``0.8 * std`` — thousands of counts where the truth was 0-2 (mean window error
-  27x); ``pool="variance"`` is the homoscedastic pool (the paper's model read literally).
+  the posterior mean near ``0.8 * std`` — thousands of counts where the truth was 0-2 (mean window
+  error 27x); ``pool="variance"`` is the homoscedastic pool (the paper's model read literally).
 - a finite-population correction: the window's rate is the time-weighted mean over *all* its quanta, of
   which the measured ones are a sample, so the spread is ``S_eff² (1/N - 1/n)`` for ``N`` of ``n`` equal
   quanta (``sum_q (w_q - d_q/T)²`` in general): it shrinks with the time the event ran and vanishes
@@ -49,36 +49,60 @@ Gaussian for EP: variance ``scale²·nu/(nu-2)``, finite because ``prior_dof > 2
 **Random walk.** ``x_t - x_{t-1} ~ N(0, q)`` per event; ``process="auto"`` estimates ``q`` by moments
 from successive measured windows (``E[(mu_b - mu_a)²] = (b-a) q + var_a + var_b``; past windows only in
 the filter; with ``drift`` at least the ``2/3 beta T`` the within-window walk implies), a number sets
-``q = (process·level)²``.
+``q = (process·level)²``. Floors: ``min_rel_std`` of the level, and one count per window (the resolution
+of a count; a walk frozen below it next to busy events made the information matrices singular on gem5).
 
 **Inference.** Gaussian EP (`mpx.scalers.inference.ep`): identities exactly (null-space coordinates), truncation
 factors by moment matching of truncated Gaussians, each window's estimate from the ``k`` windows up to
 it (`BayesPerfScaler`, causal) or the ``k`` windows on either side (`BayesPerfSmoother`, offline). Events
-no relation ties are independent chains, solved together. The estimate is the posterior mean times the
-window length, ``std`` the posterior standard deviation. With only identities (no binding truncation)
-the result is the exact Gaussian posterior: constrained least squares / Kalman filter and smoother.
+no relation ties are independent chains, solved together. With only identities (no binding truncation)
+the posterior is the exact Gaussian one: constrained least squares / Kalman filter and smoother.
+
+**Point estimate** (``point``). ``"mode"`` (default, the paper's): the posterior maximum, as BayesPerf
+reports it — window ``r``'s block of the maximum of its sub-problem's truncated posterior, the convex
+quadratic programme ``min 0.5 z'Λz - η'z`` subject to every identity, inequality and ``x >= 0`` of every
+window in it, on the same Gaussian information ``(Λ, η)`` EP starts from, solved exactly
+(`mpx.scalers.inference.mode`). Where no truncation binds it is the Gaussian posterior mean; where one
+binds the estimate sits on the boundary (e.g. 0, or ``misses == accesses``). ``"mean"``: EP's posterior
+mean — **a deviation from the paper** (mpx's default until issue 12), kept as an option: the mean of a
+truncated posterior is pulled inside the feasible set, by ~0.8 std for a rate measured at ~0 with a wide
+posterior (the quickstart on callgrind, median window MAPE over its cells: 86.8 % with the mean, 29.4 %
+with the mode). The count is the point estimate times the window length; ``std`` is EP's
+posterior standard deviation in both cases (the mode has no spread of its own).
 
 **Not estimated.** A window is flagged ``not_estimated`` when the posterior variance of the event's rate
 is not below a tenth of the prior's: nothing informed it (it did not run within the sub-problem's
-windows and no relation determines it). The count there is the posterior mean under the diffuse prior
+windows and no relation determines it). The count there is the point estimate under the diffuse prior
 centred on the last measured rate (the carried rate), or NaN if the event never ran before.
 
 **Known limit: deterministic counts with phase changes** (gem5 per-interval stats, e.g. L2
 ``demandAccesses::data``: quanta ``155, 155, 153, 156`` within a phase, ``2, 2, 61, 754`` at a phase
 change). The pooled dispersion is a ratio of sums, so one phase-change window sets it for every later
 window: there the measurement std is typically ~20x the actual error of ``raw/running`` (median
-``|z|`` 0.05 instead of 0.67), the ``x >= 0`` truncation of those wide posteriors pushes small rates up
-(``N(20, 234²)`` truncated at 0 has mean ~190), and the moment estimate of the random walk goes
-negative (``q`` at its ``min_rel_std`` floor), so the chain follows level changes slowly. On the windows
-where an event ran, ``nonnegative=False`` gives back about linear scaling's error. Note also that
-BayesPerf fills in the windows where an event did not run (the random walk informs them) while
-linear scaling leaves them missing, and ``window_mape`` scores each on its own windows: after a burst
-or a start-up transient such a window is not predictable from the counts (carrying the last rate
-forward is off by 130% there too).
+``|z|`` 0.05 instead of 0.67), and the moment estimate of the random walk goes negative (``q`` at its
+``min_rel_std`` floor), so the chain follows level changes slowly. With ``point="mean"`` the ``x >= 0``
+truncation of those wide posteriors also pushes small rates up (``N(20, 234²)`` truncated at 0 has mean
+~190); the mode stays at 20 (or at 0 where the Gaussian's maximum is below it), so what remains with the
+default is the slow chain and the over-wide ``std``. Note also
+that BayesPerf fills in the windows where an event did not run (the random walk informs them) while
+linear scaling leaves them missing: after a burst or a start-up transient such a window is not
+predictable from the counts (carrying the last rate forward is off by 130% there too); compare them on
+common window sets (`docs/scoring.md`).
+
+**Known limit: EP's sites travel between sub-problems** (what ``point="mean"`` and ``std`` inherit; the
+mode uses no site). A window's truncation sites are fitted in its own sub-problem and reused in every
+overlapping one (`mpx.scalers.inference.ep`). Where a window's Gaussian sits near 0 the site is a strong
+pseudo-measurement near 0, and with a nearly frozen random walk each later window's site is fitted
+against a cavity it already dragged down: on callgrind ``kernels`` (perf, 4 counters, a read every 10
+quanta, ``Bi``, windows 117-128) one window measured at 2 ± 191 leaves EP at 578 ± 246 eleven windows
+later, where the measurement is 48,814 ± 27,942, the untruncated posterior 45,522 ± 9,869, the mode
+45,522 and the truth 34,181. Per-sub-problem EP (each sub-problem its own sites) would remove it at
+about ``k`` times the cost.
 
 After `~mpx.scalers.base.Scaler.estimate`: ``relations_`` (the `RelationSet`), ``components_`` (per
 connected component: size, dimension, inequalities, EP iterations, convergence) and ``model_`` (the
-Gaussian model as solved, per window and variable).
+Gaussian model as solved, per window and variable); each component's ``binding`` counts the sub-problems
+whose mode a truncation moved (``point="mode"``).
 """
 
 from __future__ import annotations
@@ -92,6 +116,7 @@ import scipy.linalg
 from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
 from mpx.scalers.inference.ep import ep_chain
+from mpx.scalers.inference.mode import chain_mode
 from mpx.scalers.inference.relations import RelationSet, relation_set
 
 __all__ = ["BayesPerfScaler", "BayesPerfSmoother", "Measurements", "window_measurements"]
@@ -275,13 +300,14 @@ def _random_walk(m: Measurements, causal: bool, process: Any, min_rel_std: float
     ``pool="variance"``: one variance per event for the whole run (pooled excess of successive
     differences). ``pool="dispersion"``: a relative one, ``q_r = rho * l_r²`` with ``l_r²`` the mean
     square of the last two measured rates at or before r (bursty real events: a step's size scales with
-    the rate, a burst must not make the walk of the quiet phases explode)."""
+    the rate, a burst must not make the walk of the quiet phases explode). Either way no event walks by
+    less than one count per window (``q >= 1/T²``), the resolution of a count."""
     has = np.isfinite(m.mu)
     n_win = has.shape[0]
     eps = 1.0 / m.length[:, None]
     base = np.maximum(m.level, eps)
     if process != "auto":
-        return np.maximum((float(process) * base) ** 2, (min_rel_std * base) ** 2)
+        return _count_resolution(np.maximum((float(process) * base) ** 2, (min_rel_std * base) ** 2), eps)
     idx = np.where(has, np.arange(n_win)[:, None], -1)
     last = np.maximum.accumulate(idx, axis=0)
     prev = np.vstack([np.full((1, has.shape[1]), -1), last[:-1]])  # last measured window before r
@@ -306,9 +332,16 @@ def _random_walk(m: Measurements, causal: bool, process: Any, min_rel_std: float
     # the within-window random walk (diffusion beta) moves window means by (2/3) beta T per window
     q = np.maximum(q, (2.0 / 3.0) * m.beta * m.length[:, None])
     q = np.maximum(q, (min_rel_std * base) ** 2)
-    # an event that has counted nothing so far walks by one count per window, not by min_rel_std of one:
-    # a walk frozen at 1e-3 counts next to busy events makes EP's information matrices singular (gem5)
-    return np.where(m.level > 0, q, np.maximum(q, eps**2))
+    return _count_resolution(q, eps)
+
+
+def _count_resolution(q: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """The random walk's floor: one count per window (``eps = 1/T``), never ``min_rel_std`` of a rare
+    event's rate. A walk frozen below a count (1e-3 counts per window for an event that counts less than
+    one per window) next to busy events tied to it by an identity spreads the walk's precisions over 1e18 in the
+    null-space coordinates: the information matrices are singular in floating point (gem5 icache
+    ``demandMisses`` beside ``demandAccesses``/``demandHits`` on gem5-compute, issue 14)."""
+    return np.maximum(q, eps**2)
 
 
 class BayesPerfScaler(Scaler):
@@ -324,7 +357,10 @@ class BayesPerfScaler(Scaler):
     truncation), ``damping`` (0 < d <= 1), ``tol`` (site change that counts as converged, in cavity
     std), ``min_rel_std`` (floor of a measurement's relative std), ``prior_scale`` (the prior's std in
     units of the component's rate level), ``pool`` (``"dispersion"`` or ``"variance"``: how the
-    measurement variance and random walk are pooled, see the module docstring).
+    measurement variance and random walk are pooled, see the module docstring), ``point`` (``"mode"``,
+    the paper's posterior maximum, or ``"mean"``, EP's posterior mean: mpx's deviation, see the module
+    docstring; ``std`` is EP's either way). ``ep_iterations = 0`` leaves the truncations out of EP (the
+    mean and std); the mode honours them whatever ``ep_iterations``.
     """
 
     name: ClassVar[str] = "bayesperf"
@@ -338,11 +374,13 @@ class BayesPerfScaler(Scaler):
         "process": [StrOptions(("auto",)), Interval(float, 0, None)], "nonnegative": "boolean",
         "ep_iterations": Interval(int, 0, None), "damping": Interval(float, 0, 1, closed="right"),
         "tol": Interval(float, 0, None, closed="neither"), "min_rel_std": Interval(float, 0, None, closed="neither"),
-        "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance"))}
+        "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance")),
+        "point": StrOptions(("mode", "mean"))}
 
     def __init__(self, relations: Any = None, k: int = 4, prior_dof: float = 4.0, drift: bool = False,
                  process: Any = "auto", nonnegative: bool = True, ep_iterations: int = 30, damping: float = 1.0,
-                 tol: float = 1e-3, min_rel_std: float = 1e-3, prior_scale: float = 10.0, pool: str = "dispersion"):
+                 tol: float = 1e-3, min_rel_std: float = 1e-3, prior_scale: float = 10.0, pool: str = "dispersion",
+                 point: str = "mode"):
         self.relations = relations
         self.k = k
         self.prior_dof = prior_dof
@@ -355,6 +393,7 @@ class BayesPerfScaler(Scaler):
         self.min_rel_std = min_rel_std
         self.prior_scale = prior_scale
         self.pool = pool
+        self.point = point
 
     # -- the estimate ------------------------------------------------------------------------------
 
@@ -451,6 +490,13 @@ class BayesPerfScaler(Scaler):
         return ep_chain(J, h, W, J0, h0, C, int(self.k), self._smooth, max_iter=int(self.ep_iterations),
                         damping=float(self.damping), tol=float(self.tol))
 
+    def _point(self, post: Any, J, h, W, J0, h0, C) -> tuple[np.ndarray, dict]:
+        """The point estimate of ``z_r`` per window: the posterior mode (`chain_mode`) or EP's mean."""
+        if self.point == "mean":
+            return post.mean, {}
+        z, binding = chain_mode(J, h, W, J0, h0, C, int(self.k), self._smooth)
+        return z, {"binding": binding}
+
     def _solve_component(self, comp, eq, ineq, mu, prec, q, m0, p0):
         """EP on one connected component: rates ``x = N z`` with ``N`` an orthonormal basis of the null
         space of the component's identities."""
@@ -470,10 +516,11 @@ class BayesPerfScaler(Scaler):
         J0 = (Nt[None] * (1.0 / p0)[:, None, :]) @ N
         h0 = (m0[:, comp] / p0) @ N
         post = self._ep(J, h, W, J0, h0, C)
-        mean = post.mean @ Nt
+        z, extra = self._point(post, J, h, W, J0, h0, C)
+        mean = z @ Nt
         var = ((post.cov @ Nt) * Nt).sum(axis=-2)
         return mean, var, {"dim": int(d), "inequalities": int(C.shape[0]), "iterations": int(post.iterations),
-                           "converged": bool(post.converged)}
+                           "converged": bool(post.converged), **extra}
 
     def _solve_free(self, free, mu, prec, q, m0, p0):
         """Events no relation ties: independent scalar chains, solved as one batch."""
@@ -486,9 +533,10 @@ class BayesPerfScaler(Scaler):
         h0 = (m0[:, free] / p0).T[:, :, None]
         C = -np.ones((1, 1)) if self.nonnegative else np.zeros((0, 1))
         post = self._ep(J, h, W, J0, h0, C)
-        return post.mean[..., 0].T, post.cov[..., 0, 0].T, {"dim": 1, "inequalities": int(C.shape[0]),
-                                                            "iterations": int(post.iterations),
-                                                            "converged": bool(post.converged)}
+        z, extra = self._point(post, J, h, W, J0, h0, C)
+        return z[..., 0].T, post.cov[..., 0, 0].T, {"dim": 1, "inequalities": int(C.shape[0]),
+                                                    "iterations": int(post.iterations),
+                                                    "converged": bool(post.converged), **extra}
 
 
 class BayesPerfSmoother(BayesPerfScaler):
