@@ -2,7 +2,10 @@
 identical, row for row, to the reference recorded before the house was rebuilt (``tests/golden/``, at
 ``beedbdf``; the refactor of issue 11 passed against it unchanged). Re-recorded since: the quickstart once,
 for BayesPerf's random-walk floor of events that have counted nothing yet (42 of its 891 score rows, all
-bayesperf / bayesperf_smooth; every other row identical).
+bayesperf / bayesperf_smooth; every other row identical); then all three for issue 12's scoring protocol
+(the quickstart runs two read regimes; new columns: every measure on the window sets, metric-windows,
+over10_all, the regime, the tools' whole-run totals; window-level ``papi`` with ``papi_cumulative`` beside
+it; BayesPerf's posterior mode; BayesPerf's one-count walk floor of issue 14).
 
 A change that is meant to move numbers re-records the reference (``python tests/golden/digest.py``) in the
 same commit and says why in its message."""

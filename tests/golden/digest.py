@@ -29,14 +29,10 @@ KEEP_CSV = ("scores", "schedule", "partition")
 DROP = {"cell_key", "code_version", "reason", "estimate_seconds", "event_windows_per_s", "mux_seconds",
         "cell_seconds", "partition_seconds"}
 #: columns added after the reference was recorded, by changes that add numbers without moving any (each
-#: tested on its own): the error measures on common window sets of `mpx.measures` (scores and events) and
-#: the regime of each replay (`mpx.experiment.rows.regime`)
-ADDED = ({f"{m}_{s}" for m in ("mape", "wape", "mdape", "lnq", "coverage") for s in ("ran", "unran", "all")}
-         | {"rotation_quanta", "read_per_rotation", "quantum_in_ms", "read_window_in_ms"})
+#: tested on its own); empty since the re-recording of issue 12
+ADDED: set[str] = set()
 #: scalers registered after the reference was recorded (their rows are new, the others' unchanged)
-#: (papi_cumulative: the differenced-PAPI_read variant, which the reference recorded as ``papi`` before
-#: ``papi`` became the window-level baseline; issue 12)
-ADDED_SCALERS = {"tam_paper", "papi_cumulative"}
+ADDED_SCALERS: set[str] = set()
 
 
 def _cell(v: object) -> str:
