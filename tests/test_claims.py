@@ -67,4 +67,4 @@ def test_claims_on_hand_made_results():
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert sorted(int(lab.split(":")[0]) for lab in labels) == sorted(t.dropna(subset=["number", "paper_number"]).index)
     assert {1, 8, 11} <= {int(lab.split(":")[0]) for lab in labels}
-    assert "Without a comparable number" in fig.texts[-1].get_text()
+    assert "Not drawn" in fig.texts[-1].get_text()

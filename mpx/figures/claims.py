@@ -39,6 +39,9 @@ def draw(store: Any, experiment: str | None = None) -> Any:
             ax.scatter(ratio[sel], y[sel], color=colour, marker=marker, s=36, label=verdict, zorder=3)
     ax.axvline(1.0, color="#777777", linewidth=0.8)
     ax.set_xscale("log")
+    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if ratio.min() / 1.5 <= t <= ratio.max() * 1.5]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
     ax.set_yticks(y)
     ax.set_yticklabels([f"{i}: {c[:48]}" for i, c in zip(has.index, has["claim"])], fontsize=7)
     ax.set_xlabel("mpx's number / the paper's (1 = as published)")
@@ -46,7 +49,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=7, frameon=False)
     left = [str(i) for i in table.index if i not in has.index]
     add_caption(fig, "Each claim in its own setting (docs/claims.md)."
-                + (f" Without a comparable number (see the ledger): claims {', '.join(left)}." if left else ""))
+                + (f" Not drawn (no positive number comparable with the paper's; see the ledger): claims "
+                   f"{', '.join(left)}." if left else ""))
     fig.tight_layout()
     return fig
 
