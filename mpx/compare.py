@@ -35,7 +35,6 @@ __all__ = ["BOOT", "SETTINGS", "headline", "headline_methods", "measure_interval
 BOOT = 2000
 
 
-
 def varying_settings(rows: pd.DataFrame, exclude: tuple[str, ...] = ()) -> list[str]:
     """The `mpx.experiment.rows.SETTINGS` (no comparison, table or figure pools cells that differ in
     one of them) that take more than one value in ``rows`` (less ``exclude``)."""
