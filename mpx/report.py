@@ -365,5 +365,5 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
                            "display.max_colwidth", 110):
         for title, t in tables.items():
             lines.append("")
-            lines += [t] if isinstance(t, str) else [f"== {title}", t.to_string()]
+            lines += [t] if isinstance(t, str) else [f"== {title}", t.to_string(na_rep="n/a")]
     return "\n".join(lines)

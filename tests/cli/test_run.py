@@ -56,6 +56,7 @@ def test_cli_run_report_latex(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "headline measure (WAPE all windows, %)" in text and "dira" in text
     assert "scalers on common windows, scheduler perf" in text and "Kendall tau" in text
+    assert "NaN" not in text and "n/a" in text  # numbers a scaler does not have (linear: no calibration)
     assert main(["report", str(out), "--latex"]) == 0
     tex = capsys.readouterr().out
     assert r"\begin{tabular}" in tex and r"\toprule" in tex and "round\\_robin" in tex
