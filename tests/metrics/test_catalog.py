@@ -251,6 +251,10 @@ def test_likwid_group(tmp_path):
         (LIKWID_GROUP.replace("SHORT Toy group\n", ""), 1, "outside a section"),
         ("SHORT x\nEVENTSET\nMETRICS\nA time\n", None, "EVENTSET"),
         (LIKWID_GROUP.replace("METRICS\n", "METRICS\nlonely\n"), 12, "name formula"),
+        # two metric lines merged by a lost newline (found by benchmarks/fuzz_readers.py on ICL/BRANCH.txt):
+        # read as one metric named 'Runtime (RDTSC) [s] timeCPI' until the name was checked
+        (LIKWID_GROUP.replace("[s] time\n", "[s] time"), 12, "goes on after its unit"),
+        (LIKWID_GROUP.replace("FIXC1/FIXC0\n", "FIXC1/FIXC0"), 13, "holds the counter FIXC"),
     ],
 )
 def test_likwid_errors(tmp_path, text, line, words):

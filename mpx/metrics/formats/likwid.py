@@ -12,7 +12,10 @@ A group file has sections::
     <free text>
 
 As in LIKWID's own parser (``perfgroup.c``), a metric line's formula is its last token and the name is
-the rest. Formulas name *counters* (``PMC0``, ``FIXC1``, ``PWR0``, ``MBOX0C1``, ``PMC3:EDGEDETECT``),
+the rest. Two metric lines merged by a lost newline would read as one metric whose name swallowed the
+first formula (``Runtime (RDTSC) [s] timeRuntime unhalted [s]``): a name with text after its unit
+bracket, or holding a counter of the EVENTSET, is refused (none of the 498 metrics of LIKWID's groups
+for skylake, ICL and arm8_n1 has either). Formulas name *counters* (``PMC0``, ``FIXC1``, ``PWR0``, ``MBOX0C1``, ``PMC3:EDGEDETECT``),
 which are mapped back to events through the EVENTSET; ``time`` (run time in seconds) becomes the
 pseudo-event ``duration_time`` and ``inverseClock`` (1 / CPU clock in Hz) the literal
 ``#inverseClock``. A counter option becomes part of the event name (``PMC3:EDGEDETECT
@@ -69,6 +72,18 @@ def sniff(path, text: str, obj: Any) -> bool:
         return False
     lines = [ln.strip() for ln in text.splitlines()[:400]]
     return any(ln.startswith("SHORT") for ln in lines[:5]) and "EVENTSET" in lines
+
+
+def _check_name(path: str | os.PathLike, lineno: int, name: str, by_base: dict[str, list[str]]) -> None:
+    """Refuse a metric name that swallowed a formula (two lines merged): text after the unit bracket, or
+    a counter of the EVENTSET inside the name."""
+    if re.search(r"\][^\]]*\S", name):
+        raise FormatError(path, lineno, f"metric name {name!r} goes on after its unit: two metric lines merged? "
+                                        "(a METRICS line is 'name formula')")
+    for ctr in by_base:
+        if re.search(r"(?<![A-Za-z0-9_])" + re.escape(ctr) + r"(?![0-9])", name):
+            raise FormatError(path, lineno, f"metric name {name!r} holds the counter {ctr}: two metric lines "
+                                            "merged? (a METRICS line is 'name formula')")
 
 
 def load(path: str | os.PathLike) -> Catalog:
@@ -137,6 +152,7 @@ def load(path: str | os.PathLike) -> Catalog:
     warnings: list[str] = []
     for mname, formula, lineno in metric_lines:
         what = f"metric {mname!r} of group {group}"
+        _check_name(path, lineno, mname, by_base)
         ast = E.parse(formula, path=path, line=lineno, what=what)
 
         def mapping(node: E.Node, lineno=lineno, what=what) -> E.Node | None:

@@ -1,0 +1,456 @@
+"""Fuzz every reader, every catalog format and the metric-expression parser with mutants of real files.
+
+Usage::
+
+    python benchmarks/fuzz_readers.py --target gem5 --seconds 600
+    python benchmarks/fuzz_readers.py --all --seconds 600          # 600 s per target
+    python benchmarks/fuzz_readers.py --list                       # targets and their seeds
+
+Targets: ``gem5`` (gem5 ``stats.txt``), ``jsonl`` (``mpx-stats`` JSON lines), ``callgrind`` (a combined
+callgrind output), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``npz`` (native traces), one
+per catalog format of `mpx.metrics.formats.REGISTRY` (``perfjson``, ``likwid``, ``armtelemetry``,
+``hperf``, ``toml``) and ``expr`` (the metric-expression parser). Seeds are real files: the shipped
+datasets (``datasets/traces``), ``tests/data``, the built-in catalogs and ``../shared/data`` when present;
+a target without seeds is skipped, saying so. The ``jsonl`` seeds are real counts too: the first
+intervals of the shipped dataset ``kernels`` written by `mpx.stats.PeriodicDumper` (no real
+``mpx-stats`` file ships).
+
+Mutations (hypothesis draws one to three per input, the shrinker reduces a failure to the fewest):
+byte flip, line deletion, line duplication, newline deletion (two lines merged), truncation, digit
+inflation (a number made 1 to 5,000 digits longer), an inserted garbage line, and a gzip-compressed
+copy with a flipped or truncated compressed stream.
+
+**Invariant**, per input: it loads, or it raises `mpx.errors.MpxError` whose message names the file
+(``expr``: names the pseudo path given to the parser) — never another exception type, never longer than
+``--timeout`` seconds (``signal.setitimer``), never more than ``--memory`` MiB of address space (each
+target runs in a child process under ``RLIMIT_AS``; the default bound is 2048 MiB, of which the
+interpreter with numpy and mpx takes about 300). **Silently different data** is checked for mutants made
+of one newline deletion: if such a mutant loads, its numbers must equal the original's (trace: edges,
+event names and counts; perf stat: timestamps, columns and values; catalog: metric names and
+expressions) or the reader must have noted something it dropped (``meta['dropped']`` / ``dropped``).
+
+A failure is shrunk by hypothesis and written to ``--out`` (default ``fuzz-failures/``) as a
+reproducer file named after the target and the failure kind; the run exits 1. The closing table gives,
+per target: inputs tried, loaded, format error, other failures, newline mutants checked and silently
+changed. ``tests/test_fuzz_budget.py`` runs every target for a short fixed budget on every change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import lzma
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data"
+
+MUTATIONS = ("byteflip", "delete_line", "dup_line", "merge_lines", "truncate", "inflate_digits",
+             "garbage_line", "gzip_corrupt")
+MAX_SEED_BYTES = 600_000  # larger seeds make each input slow; the periodic gem5 series are left out
+
+
+class Timeout(BaseException):
+    """An input took longer than the per-input limit (a BaseException: readers' ``except Exception``
+    must not swallow it)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise Timeout()
+
+
+# -- seeds ----------------------------------------------------------------------------------------------
+
+
+def _files(folder: Path, pattern: str) -> list[Path]:
+    return sorted(p for p in folder.glob(pattern) if p.is_file()) if folder.is_dir() else []
+
+
+def _raw(path: Path) -> bytes:
+    data = path.read_bytes()
+    return lzma.decompress(data) if data[:6] == b"\xfd7zXZ\x00" else data
+
+
+def _jsonl_seed(workdir: Path) -> list[Path]:
+    """An ``mpx-stats`` file holding the first 40 intervals and 12 events of the shipped ``kernels``."""
+    import numpy as np
+
+    from mpx import datasets
+    from mpx.stats import PeriodicDumper, StatGroup
+
+    try:
+        tr = datasets.load("kernels")
+    except Exception:
+        return []
+    root = StatGroup("sim")
+    cpu = root.group("cpu")
+    names = list(tr.events[:12])
+    stats = [cpu.scalar(f"e{i}", n, unit="Count") for i, n in enumerate(names)]
+    counts = np.asarray(tr.counts)[:40, :12]
+    edges = np.asarray(tr.edges)
+    out = workdir / "kernels.jsonl"
+    with PeriodicDumper(root, out, "instructions", start=int(edges[0]), meta={"workload": "kernels"}) as d:
+        for t in range(counts.shape[0]):
+            for s, v in zip(stats, counts[t]):
+                s.inc(int(v))
+            d.dump(int(edges[t + 1]))
+    return [out]
+
+
+@dataclass
+class Target:
+    name: str
+    seeds: Callable[[Path], list[Path]]
+    load: Callable[[str], Any]
+    numbers: Callable[[Any], Any]  # a comparable digest of what loaded
+    notes: Callable[[Any], int] = lambda obj: 0  # how many things the reader says it dropped
+    text: bool = True  # line mutations make sense
+    suffix: str = ""
+
+
+def _trace_numbers(tr: Any) -> Any:
+    import numpy as np
+
+    return (tuple(tr.events), np.asarray(tr.edges).tobytes(), np.asarray(tr.counts).tobytes())
+
+
+def _trace_notes(tr: Any) -> int:
+    return len(tr.meta.get("dropped") or ())
+
+
+def _perf_numbers(run: Any) -> Any:
+    import numpy as np
+
+    return (np.asarray(run.timestamps).tobytes(), tuple(map(str, run.columns)),
+            np.nan_to_num(np.asarray(run.value), nan=-1.0).tobytes())
+
+
+def _catalog_numbers(cat: Any) -> Any:
+    return sorted((m.name, m.expr, m.groups, str(m.scale_unit), str(m.threshold)) for m in cat.metrics.values())
+
+
+def _read_trace(fmt: str) -> Callable[[str], Any]:
+    def load(path: str) -> Any:
+        from mpx.readers import read_trace
+
+        return read_trace(path, format=fmt)
+    return load
+
+
+def _read_perf(path: str) -> Any:
+    from mpx.readers.perfstat import read_perf_stat
+
+    return read_perf_stat(path)
+
+
+def _catalog(fmt: str) -> Callable[[str], Any]:
+    def load(path: str) -> Any:
+        from mpx.metrics.formats import get
+
+        return get(fmt).load(path)
+    return load
+
+
+def _parse_expr(path: str) -> Any:
+    from mpx.metrics import parse_expr
+
+    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+        text = fh.read()
+    return parse_expr(text, path=path, line=1)
+
+
+def _expr_seeds(workdir: Path) -> list[Path]:
+    """Every metric expression of the built-in catalogs, one file each (at most 200, spread evenly)."""
+    from mpx.metrics import builtin, builtin_names
+
+    texts: list[str] = []
+    for name in builtin_names():
+        texts += [m.expr for m in builtin(name).metrics.values()]
+    texts = texts[:: max(1, len(texts) // 200)]
+    out = []
+    for i, t in enumerate(texts):
+        p = workdir / f"expr{i}.txt"
+        p.write_text(t, encoding="utf-8")
+        out.append(p)
+    return out
+
+
+def _decompressed(paths: list[Path], workdir: Path) -> list[Path]:
+    out = []
+    for p in paths:
+        if p.name.endswith(".xz"):
+            q = workdir / p.name[:-3]
+            q.write_bytes(_raw(p))
+            out.append(q)
+        else:
+            out.append(p)
+    return out
+
+
+def _small(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if p.stat().st_size <= MAX_SEED_BYTES]
+
+
+def targets() -> dict[str, Target]:
+    """Every fuzz target by name."""
+    data = REPO / "tests" / "data"
+    builtin = REPO / "mpx" / "metrics" / "builtin"
+    metrics = SHARED / "metrics"
+    ts = [
+        Target("gem5", lambda w: _small(_files(SHARED / "gem5", "*.txt")), _read_trace("gem5"), _trace_numbers,
+               _trace_notes),
+        Target("jsonl", _jsonl_seed, _read_trace("jsonl"), _trace_numbers, _trace_notes),
+        Target("callgrind", lambda w: _decompressed(_files(data / "callgrind" / "combined", "cg.out*"), w),
+               _read_trace("callgrind"), _trace_numbers, _trace_notes),
+        Target("perfstat-csv", lambda w: _files(data / "perfstat", "*.csv"), _read_perf, _perf_numbers,
+               lambda r: len(r.dropped)),
+        Target("perfstat-json", lambda w: _files(data / "perfstat", "*.jsonl"), _read_perf, _perf_numbers,
+               lambda r: len(r.dropped)),
+        Target("npz", lambda w: _small(_files(REPO / "datasets" / "traces", "*.npz"))[:6], _read_trace("mpx"),
+               _trace_numbers, _trace_notes, text=False, suffix=".npz"),
+        Target("perfjson", lambda w: _files(metrics / "linux-perf", "**/*.json"), _catalog("perfjson"),
+               _catalog_numbers),
+        Target("likwid", lambda w: _files(metrics / "likwid", "*/*.txt"), _catalog("likwid"), _catalog_numbers),
+        Target("armtelemetry", lambda w: _files(metrics / "arm-telemetry", "*.json"), _catalog("armtelemetry"),
+               _catalog_numbers),
+        Target("hperf", lambda w: _files(metrics / "hperf", "*.json"), _catalog("hperf"), _catalog_numbers),
+        Target("toml", lambda w: _files(builtin, "*.toml"), _catalog("toml"), _catalog_numbers),
+        Target("expr", _expr_seeds, _parse_expr, lambda node: None),
+    ]
+    return {t.name: t for t in ts}
+
+
+# -- mutations ------------------------------------------------------------------------------------------
+
+
+def _line_starts(b: bytes) -> list[int]:
+    starts = [0]
+    i = b.find(b"\n")
+    while i != -1 and i + 1 < len(b):
+        starts.append(i + 1)
+        i = b.find(b"\n", i + 1)
+    return starts
+
+
+def mutate(b: bytes, kind: str, r: int, s: int) -> bytes:
+    """Apply mutation ``kind`` to ``b``; ``r`` (position) and ``s`` (a size or a byte) are drawn integers."""
+    if not b:
+        return b"\x00" if kind != "truncate" else b
+    if kind == "byteflip":
+        i = r % len(b)
+        return b[:i] + bytes([b[i] ^ (1 + s % 255)]) + b[i + 1:]
+    if kind == "truncate":
+        return b[: r % len(b)]
+    if kind in ("delete_line", "dup_line", "garbage_line"):
+        starts = _line_starts(b)
+        k = r % len(starts)
+        lo = starts[k]
+        hi = starts[k + 1] if k + 1 < len(starts) else len(b)
+        if kind == "delete_line":
+            return b[:lo] + b[hi:]
+        if kind == "dup_line":
+            return b[:hi] + b[lo:hi] + b[hi:]
+        garbage = [b"hello world\n", b"\xff\xfe\x00garbage\n", b"#\n", b"1 2 3 4 5 6 7 8 9\n", b"{\n",
+                   b"-1\n", b"nan inf -inf\n", b"\t\t\n", b"Begin\n", b"[\n"][s % 10]
+        return b[:lo] + garbage + b[lo:]
+    if kind == "merge_lines":
+        nls = [i for i in range(len(b)) if b[i] == 10] if len(b) < 4096 else None
+        if nls is None:  # large file: look for the r-th newline from a drawn position
+            i = b.find(b"\n", r % len(b))
+            if i == -1:
+                i = b.find(b"\n")
+            return b if i == -1 else b[:i] + b[i + 1:]
+        return b if not nls else b[: nls[r % len(nls)]] + b[nls[r % len(nls)] + 1:]
+    if kind == "inflate_digits":
+        i = r % len(b)
+        j = next((k for k in range(i, len(b)) if 48 <= b[k] <= 57), None)
+        if j is None:
+            j = next((k for k in range(len(b)) if 48 <= b[k] <= 57), None)
+        if j is None:
+            return b
+        n = (1, 3, 10, 20, 400, 5000)[s % 6]
+        return b[: j + 1] + (b"9" * n) + b[j + 1:]
+    if kind == "gzip_corrupt":
+        z = gzip.compress(b, mtime=0)
+        if s % 2:
+            return z[: 10 + r % max(1, len(z) - 10)]
+        i = 10 + r % max(1, len(z) - 18)
+        return z[:i] + bytes([z[i] ^ 0x55]) + z[i + 1:]
+    raise ValueError(kind)
+
+
+# -- one target -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    tried: int = 0
+    loaded: int = 0
+    format_error: int = 0
+    other: int = 0
+    merge_checked: int = 0
+    silently_changed: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Path) -> Stats | str:
+    """Fuzz ``t`` for ``seconds``; a Stats, or a string saying why the target was skipped."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    from mpx.errors import MpxError
+
+    seeds = [p for p in t.seeds(workdir) if p.exists()]
+    if not seeds:
+        return "skipped: no seed files present"
+    originals = [p.read_bytes() for p in seeds]
+    digests: dict[int, Any] = {}
+    stats = Stats()
+    (workdir / "mutants").mkdir()
+    kinds = MUTATIONS if t.text else ("byteflip", "truncate", "inflate_digits", "dup_line", "delete_line")
+    signal.signal(signal.SIGALRM, _alarm)
+
+    def timed(fn: Callable[[], Any]) -> Any:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            return fn()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def digest(i: int) -> Any:
+        if i not in digests:
+            try:
+                obj = timed(lambda: t.load(str(seeds[i])))
+                digests[i] = (t.numbers(obj), t.notes(obj))
+            except (MpxError, Timeout):
+                digests[i] = None  # a seed the reader refuses: nothing to compare with
+        return digests[i]
+
+    def fail(kind: str, data: bytes, msg: str, seed: Path) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        repro = out / f"{t.name}-{kind}-{seed.name}"
+        repro.write_bytes(data)
+        raise AssertionError(f"{t.name}: {kind}: {msg} (reproducer {repro})")
+
+    @settings(max_examples=20, deadline=None, database=None, derandomize=False,
+              phases=[Phase.generate, Phase.shrink],
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def check(data: Any) -> None:
+        i = data.draw(st.integers(0, len(seeds) - 1), label="seed")
+        muts = data.draw(st.lists(st.tuples(st.sampled_from(kinds), st.integers(0, 2**31), st.integers(0, 2**16)),
+                                  min_size=1, max_size=3), label="mutations")
+        b = originals[i]
+        for kind, r, s in muts:
+            b = mutate(b, kind, r, s)
+        mutant = workdir / "mutants" / seeds[i].name  # the seed's name: a LIKWID group is named after its file
+        mutant.write_bytes(b)
+        stats.tried += 1
+        try:
+            obj = timed(lambda: t.load(str(mutant)))
+        except Timeout:
+            stats.other += 1
+            fail("hang", b, f"more than {timeout} s on a mutant of {seeds[i].name} ({muts})", seeds[i])
+        except MemoryError:
+            stats.other += 1
+            fail("memory", b, f"memory bound exceeded on a mutant of {seeds[i].name} ({muts})", seeds[i])
+        except MpxError as exc:
+            stats.format_error += 1
+            if str(mutant) not in str(exc):
+                stats.other += 1
+                fail("unnamed", b, f"error does not name the file: {exc}", seeds[i])
+            return
+        except Exception as exc:  # noqa: BLE001 - exactly what the invariant forbids
+            stats.other += 1
+            fail(type(exc).__name__, b, f"{type(exc).__name__}: {exc} on a mutant of {seeds[i].name} ({muts})", seeds[i])
+        stats.loaded += 1
+        if [m[0] for m in muts] == ["merge_lines"] and b != originals[i]:
+            ref = digest(i)
+            if ref is None:
+                return
+            stats.merge_checked += 1
+            if t.numbers(obj) != ref[0] and t.notes(obj) <= ref[1]:
+                stats.silently_changed += 1
+                fail("silent", b, f"a newline-deletion mutant of {seeds[i].name} loads different numbers, "
+                                  "nothing noted", seeds[i])
+
+    t_end = time.monotonic() + seconds
+    while time.monotonic() < t_end:
+        try:
+            check()
+        except AssertionError as exc:
+            stats.failures.append(str(exc).splitlines()[0])
+            break
+    return stats
+
+
+def _child(name: str, seconds: float, timeout: float, memory_mib: int, out: Path) -> int:
+    """Run one target under the memory bound; print its Stats as one JSON line."""
+    limit = memory_mib * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    with tempfile.TemporaryDirectory(prefix=f"mpx-fuzz-{name}-") as tmp:
+        res = run_target(targets()[name], seconds, timeout, out, Path(tmp))
+    print(json.dumps(res if isinstance(res, str) else res.__dict__))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--target", action="append", default=[], help="a target name (repeatable)")
+    ap.add_argument("--all", action="store_true", help="every target")
+    ap.add_argument("--list", action="store_true", help="list targets and their seed counts")
+    ap.add_argument("--seconds", type=float, default=60.0, help="budget per target (default 60)")
+    ap.add_argument("--timeout", type=float, default=10.0, help="limit per input in seconds (default 10)")
+    ap.add_argument("--memory", type=int, default=2048, help="address-space bound in MiB (default 2048)")
+    ap.add_argument("--out", type=Path, default=Path("fuzz-failures"), help="where reproducers go")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        return _child(args.child, args.seconds, args.timeout, args.memory, args.out)
+    ts = targets()
+    if args.list:
+        with tempfile.TemporaryDirectory() as tmp:
+            for t in ts.values():
+                print(f"{t.name:14s} {len(t.seeds(Path(tmp)))} seed files")
+        return 0
+    names = list(ts) if args.all else args.target
+    unknown = [n for n in names if n not in ts]
+    if not names or unknown:
+        ap.error(f"give --all or --target among {', '.join(ts)}" + (f" (unknown: {unknown})" if unknown else ""))
+    print(f"{'target':14s} {'tried':>7s} {'loaded':>7s} {'format err':>10s} {'other':>6s} "
+          f"{'merge chk':>9s} {'silent':>6s}")
+    bad = 0
+    for n in names:
+        proc = subprocess.run([sys.executable, __file__, "--child", n, "--seconds", str(args.seconds),
+                               "--timeout", str(args.timeout), "--memory", str(args.memory),
+                               "--out", str(args.out)], capture_output=True, text=True)
+        lines = proc.stdout.strip().splitlines()
+        try:
+            res = json.loads(lines[-1])
+        except (IndexError, json.JSONDecodeError):
+            bad += 1
+            print(f"{n:14s} child died (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+            continue
+        if isinstance(res, str):
+            print(f"{n:14s} {res}")
+            continue
+        print(f"{n:14s} {res['tried']:7d} {res['loaded']:7d} {res['format_error']:10d} {res['other']:6d} "
+              f"{res['merge_checked']:9d} {res['silently_changed']:6d}")
+        for f in res["failures"]:
+            bad += 1
+            print(f"    FAILURE {f}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
