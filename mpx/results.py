@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, FormatError
 
 __all__ = ["ResultsStore", "TABLES", "open_store", "to_latex"]
 
@@ -70,9 +70,15 @@ class ResultsStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
-        self.conn.execute("PRAGMA synchronous=FULL")
         self._columns: dict[str, list[str]] = {}
-        self._init()
+        try:
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self._init()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, disk full: not the file's fault
+                raise
+            raise FormatError(self.path, None, f"not a results store (not an SQLite database: {exc})") from None
 
     def __enter__(self) -> ResultsStore:
         return self

@@ -5,13 +5,17 @@ inside ``run`` so that ``mpx --help`` answers at once. Subcommands parse and pri
 work are the library's; argument helpers several subcommands share live in `mpx.cli.common` (subcommand
 modules never import each other).
 
-User errors — `mpx.errors.MpxError` (bad input, named) and a missing file — print one line and exit 1;
-anything else is a bug and keeps its traceback.
+Every command ends with one clear line for what a user or the machine can cause (`error_line`): an
+`mpx.errors.MpxError` (bad input, named), a missing file, a permission refused, a read-only or full disk
+(any ``OSError`` with an errno, naming the path), a file that is not a results store, and Ctrl-C
+(exit 130; ``mpx run`` keeps its finished cells and a rerun resumes). Anything else is a bug: one line
+says so, then the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 
@@ -42,15 +46,53 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    from mpx.errors import MpxError
-
     try:
         return int(modules[args.command].run(args) or 0)
-    except (MpxError, FileNotFoundError) as exc:
-        print(f"mpx {args.command}: error: {exc}", file=sys.stderr)
-        return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print(f"mpx {args.command}: interrupted; {KEPT.get(args.command, KEPT[''])}", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        line = error_line(exc)
+        if line is None:
+            print(f"mpx {args.command}: internal error (a bug in mpx: please report it with the traceback "
+                  "below)", file=sys.stderr)
+            raise
+        print(f"mpx {args.command}: error: {line}", file=sys.stderr)
+        return 1
+
+
+#: what Ctrl-C leaves behind, by command ('' for the others)
+KEPT = {
+    "run": "the finished cells are kept in the results store; rerun the same command to resume from them",
+    "": "files written before the interrupt are kept",
+}
+
+_OS_ERRORS = {
+    errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+    errno.EISDIR: "is a directory (a file was expected)", errno.ENOTDIR: "not a directory",
+}
+
+
+def error_line(exc: BaseException) -> str | None:
+    """The one line a user sees for ``exc``, or None when it is a bug (the traceback is then shown)."""
+    import sqlite3
+
+    from mpx.errors import MpxError
+
+    if isinstance(exc, (MpxError, FileNotFoundError)):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.errno is not None:
+        what = _OS_ERRORS.get(exc.errno, exc.strerror or str(exc))
+        where = exc.filename if exc.filename is not None else None
+        return f"{what}: {where}" if where is not None else f"{what} ({exc})"
+    if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+        return f"disk full while writing the results store ({exc})"
+    if isinstance(exc, sqlite3.OperationalError) and ("readonly" in str(exc) or "unable to open" in str(exc)):
+        return f"cannot write the results store: {exc} (a read-only folder?)"
+    return None
 
 
 if __name__ == "__main__":

@@ -12,11 +12,12 @@ transparently. Every malformed input raises `mpx.errors.FormatError` naming file
 
 from __future__ import annotations
 
+import inspect
 import os
 import zipfile
 from typing import Any
 
-from mpx.errors import FormatError
+from mpx.errors import ConfigError, FormatError
 from mpx.readers.textio import head_text
 from mpx.registry import Registry
 from mpx.trace import Trace
@@ -79,4 +80,21 @@ def read_trace(path: str | os.PathLike, format: str | None = None, **options) ->
             path, None, "perf stat output is measured data without ground truth, not a Trace: "
             "use mpx.readers.perfstat.read_perf_stat (or `mpx estimate`)"
         )
-    return reader(fmt).read(path, **options)
+    read = reader(fmt).read
+    _check_options(fmt, read, options)
+    return read(path, **options)
+
+
+def _check_options(fmt: str, read: Any, options: dict[str, Any]) -> None:
+    """Refuse an option the reader of ``fmt`` does not take (a ConfigError listing the ones it does)."""
+    try:
+        params = inspect.signature(read).parameters
+    except (TypeError, ValueError):  # a plugin whose signature cannot be read: let it check
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    known = [n for n, p in list(params.items())[1:] if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown option {', '.join(map(repr, unknown))} for the {fmt} reader; "
+                          f"it takes {', '.join(known) or 'no options'}")

@@ -67,7 +67,7 @@ Every malformed input — empty or truncated file, a dump without End marker, a 
 a garbage line, a value that is not a number (or longer than any number gem5 prints), text after a
 value that gem5 does not print (merged lines), a stat twice in one dump, ticks that go backwards, gaps,
 overlaps, negative increments, corrupt compression — raises `FormatError` naming file and line.
-Options that make no sense (``mode``, ``dumps``) raise `ValueError`.
+Options that make no sense (``mode``, ``dumps``) raise `ConfigError` (a `ValueError`).
 
 Speed: a helper thread decompresses ahead while the main thread parses each 16 MiB block with one
 ``bytes.split`` per line, a dict lookup per name, a look at what follows the value and one numpy
@@ -83,6 +83,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from mpx.errors import ConfigError
 from mpx.readers.gem5.assemble import Clash, assemble, check_mode, selection
 from mpx.readers.gem5.classify import ADDITIVE_UNITS, DIST_COUNTS, DIST_MOMENTS, KNOWN_FORMULAS, UNIT_ATOMS, classify
 from mpx.readers.gem5.lines import BEGIN, END, MODES, NAME
@@ -117,7 +118,7 @@ def read(
     modes = check_mode(mode)
     stop = select.stop if select.stop is not None and select.stop >= 0 else None
     if stop is not None and (select.start or 0) >= 0 and stop <= (select.start or 0):
-        raise ValueError(f"dumps={dumps!r} selects no dump")
+        raise ConfigError(f"dumps={dumps!r} selects no dump")
     stats, rows, stopped = parse(path, stop, frozenset())
     try:
         return assemble(path, stats, rows, stopped, select, modes, stop, allow_clash=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from mpx.errors import FormatError
+from mpx.errors import ConfigError, FormatError
 from mpx.readers.gem5.classify import classify
 from mpx.readers.gem5.lines import COL_BEGIN, COL_END, MODES, NAME, Chunk, Stats
 from mpx.trace import Trace
@@ -26,26 +26,26 @@ def selection(dumps: Any) -> slice:
         return slice(None)
     if isinstance(dumps, range):
         if dumps.step != 1:
-            raise ValueError(f"dumps must be contiguous (step 1), got {dumps!r}")
+            raise ConfigError(f"dumps must be contiguous (step 1), got {dumps!r}")
         return slice(dumps.start, dumps.stop)
     if isinstance(dumps, tuple) and len(dumps) == 2:
         return slice(*dumps)
     if isinstance(dumps, slice):
         if dumps.step not in (None, 1):
-            raise ValueError(f"dumps must be contiguous (step 1), got {dumps!r}")
+            raise ConfigError(f"dumps must be contiguous (step 1), got {dumps!r}")
         return dumps
-    raise ValueError(f"dumps must be a slice, a (start, stop) pair or a range, got {dumps!r}")
+    raise ConfigError(f"dumps must be a slice, a (start, stop) pair or a range, got {dumps!r}")
 
 
 def check_mode(mode: Any) -> str | list[str]:
     if isinstance(mode, str):
         if mode != "auto" and mode not in MODES:
-            raise ValueError(f"mode must be 'auto', 'delta', 'cumulative' or a list of those, got {mode!r}")
+            raise ConfigError(f"mode must be 'auto', 'delta', 'cumulative' or a list of those, got {mode!r}")
         return mode
     modes = list(mode)
     bad = [m for m in modes if m not in MODES]
     if bad:
-        raise ValueError(f"per-dump modes must be 'delta' or 'cumulative', got {bad[0]!r}")
+        raise ConfigError(f"per-dump modes must be 'delta' or 'cumulative', got {bad[0]!r}")
     return modes
 
 
@@ -84,7 +84,7 @@ def assemble(path: Any, stats: Stats, rows: Chunk, stopped: bool, select: slice,
     begin_lines = line[is_b]
     picked = range(n_file)[select]
     if len(picked) == 0:
-        raise ValueError(f"dumps selection {select} selects none of the file's {n_file} dumps")
+        raise ConfigError(f"dumps selection {select} selects none of the file's {n_file} dumps")
     first_dump, n_dumps = picked.start, len(picked)
     dump_of = np.cumsum(is_b, dtype=np.int32) - 1
     if n_dumps == n_file:
@@ -260,7 +260,7 @@ class Build:
         c_sim = self.find("simTicks", "sim_ticks")
         forced = self.mode if isinstance(self.mode, list) else None
         if forced is not None and len(forced) != n:
-            raise ValueError(f"mode lists {len(forced)} dump modes but {n} dumps are selected")
+            raise ConfigError(f"mode lists {len(forced)} dump modes but {n} dumps are selected")
         if c_fin is None or c_sim is None:
             return self.intervals_without_ticks(n, c_fin, c_sim)
         fin, sim = self.ints(c_fin), self.ints(c_sim)

@@ -8,7 +8,7 @@ import json
 import os
 from typing import Literal
 
-from mpx.errors import FormatError
+from mpx.errors import ConfigError, FormatError
 from mpx.readers.textio import read_text
 from mpx.readers.perfstat.csv_output import CsvParser
 from mpx.readers.perfstat.json_output import JsonParser
@@ -60,7 +60,7 @@ def read_perf_stat(
     Compressed files (.xz, .gz, .bz2) are read transparently. Bad input raises `FormatError` with the line.
     """
     if missing not in ("error", "record"):
-        raise ValueError(f"missing must be 'error' or 'record', got {missing!r}")
+        raise ConfigError(f"missing must be 'error' or 'record', got {missing!r}")
     text = read_text(path)
     lines = text.split("\n")
     first = None
@@ -88,7 +88,7 @@ def read_perf_stat(
                     "-x ';' or -j; plain perf stat without -I is not read either)")
             sep = m.group(2)
         elif sep == "" or sep.isspace() and sep != "\t":
-            raise ValueError(f"sep must be a non-blank string (or tab), got {sep!r}")
+            raise ConfigError(f"sep must be a non-blank string (or tab), got {sep!r}")
         parser = CsvParser(path, scaled, sep, cgroup)
     for i in range(lineno - 1, len(lines)):
         raw = lines[i].rstrip("\r")
