@@ -64,11 +64,16 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
     out = Path(out) if out else Path("results") / exp.name
     cells = exp.cells()
     check_figures(exp.output.get("figures", []), config)  # before any cell runs
-    with ResultsStore(out / "results.sqlite") as store:
-        if args.dry_run:
-            cached = len({c["key"] for c in cells} & store.finished_keys())
-            print(f"{exp.name}: {len(cells)} cells, {cached} already in {store.path}")
+    if args.dry_run:  # writes nothing: no folder, no store
+        path = out / "results.sqlite"
+        if not path.is_file():
+            print(f"{exp.name}: {len(cells)} cells, none yet ({path} does not exist)")
             return 0
+        with ResultsStore(path) as store:
+            cached = len({c["key"] for c in cells} & store.finished_keys())
+        print(f"{exp.name}: {len(cells)} cells, {cached} already in {path}")
+        return 0
+    with ResultsStore(out / "results.sqlite") as store:
         counts = run_experiment(exp, store, jobs=args.jobs, dask_scheduler=args.dask_scheduler,
                                 progress=not args.no_progress, cells=cells)
         files = store.export(out / "csv", experiment=exp.name)

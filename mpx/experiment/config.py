@@ -9,6 +9,7 @@ naming the file and the key. The sections and keys a config may hold are those e
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Experiment", "load_config", "load_suite", "expand", "plugin_names", "check_plugin_sections", "seeds"]
+__all__ = ["NAME_RE", "Experiment", "load_config", "load_suite", "expand", "plugin_names", "check_plugin_sections", "seeds"]
 
 #: sections every kind shares (``None``: any key)
 COMMON_SECTIONS: dict[str, frozenset[str] | None] = {
@@ -31,6 +32,9 @@ COMMON_SECTIONS: dict[str, frozenset[str] | None] = {
     "sweep": None,
     "output": frozenset({"series_events", "series_workloads", "figures", "summary", "headline"}),
 }
+
+#: an experiment name: it becomes the folder ``results/<name>``, so no separator, no ``..``, no leading dot
+NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 _PLUGINS = {"schedulers": schedulers, "scalers": scalers}
 
@@ -111,6 +115,9 @@ class Experiment:
         exp = raw.get("experiment")
         if not exp or not isinstance(exp.get("name"), str) or not exp["name"]:
             raise ConfigError(f"{w}: [experiment] name is required (a non-empty string)")
+        if not NAME_RE.fullmatch(exp["name"]):
+            raise ConfigError(f"{w}: [experiment] name {exp['name']!r} must be letters, digits, _ - . and start "
+                              "with a letter, digit or _ (it names the output folder results/<name>: no path)")
         names = kind_names()
         if self.kind not in names:
             raise ConfigError(f"{w}: [experiment] kind must be one of {names}, got {self.kind!r}")

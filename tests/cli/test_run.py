@@ -139,3 +139,30 @@ def test_an_unknown_figure_is_refused_before_any_cell_runs(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "timline" in err and "unknown figure" in err
     assert not (out / "results.sqlite").exists()  # nothing ran, no store was made
+
+
+@pytest.mark.parametrize("name", ["../../x", "a/b", "..", ".hidden", "-x", "a b", "x\\y", "/abs"])
+def test_an_experiment_name_that_is_a_path_is_refused_at_load(tmp_path, name, monkeypatch, capsys):
+    """The name becomes results/<name>: '../../x' wrote outside results/, even with --dry-run (issue 16)."""
+    from tests._exp_helpers import SMALL
+
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text(SMALL.format(name=name.replace("\\", "\\\\"), extra="", mux_extra=""))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(cfg), "--dry-run"]) == 1
+    assert "[experiment] name" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cfg.toml"]
+
+
+@pytest.mark.parametrize("name", ["quickstart", "claims_duty", "run-2.v1", "_x"])
+def test_ordinary_names_load(tmp_path, name):
+    assert load_config(write_config(tmp_path, name)).name == name
+
+
+def test_dry_run_writes_nothing(tmp_path, monkeypatch, capsys):
+    cfg = write_config(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(cfg), "--dry-run"]) == 0
+    assert "cells, none yet" in capsys.readouterr().out
+    assert main(["run", str(cfg), "--dry-run", "--out", str(tmp_path / "out")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.toml"]
