@@ -4,7 +4,8 @@ One module per format, each exposing ``NAME``, ``sniff(path, head) -> bool`` (do
 mine? ``head`` is the first few KiB of decompressed text) and ``read(path, **options) -> Trace``, found
 through `REGISTRY` (built-ins, and plugins from the entry-point group ``mpx.readers``).
 `read_trace` picks the format by content, never by file name alone, and reads compressed files
-transparently. Every malformed input raises `mpx.errors.FormatError` naming file, line and problem.
+transparently. Every malformed input raises `mpx.errors.FormatError` naming file, line and problem. A
+pipe (``<(xz -dc f.xz)``) is read once, into a temporary file; a device (``/dev/zero``) is refused.
 
 ``perf stat -I`` output is real measured data without ground truth, so it is not a Trace: read it with
 `mpx.readers.perfstat.read_perf_stat`.
@@ -18,7 +19,7 @@ import zipfile
 from typing import Any
 
 from mpx.errors import ConfigError, FormatError
-from mpx.readers.textio import head_text
+from mpx.readers.textio import head_text, kind_of, regular_input
 from mpx.registry import Registry
 from mpx.trace import Trace
 
@@ -56,6 +57,10 @@ def detect_format(path: str | os.PathLike) -> str:
     """The format of ``path`` by its content (a callgrind output *directory* counts as callgrind)."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file or directory: {os.fspath(path)}")
+    kind = kind_of(path)
+    if kind not in ("file", "directory"):
+        raise FormatError(path, None, f"a {kind}, not a file or folder" + (
+            " (read_trace reads a pipe once; detection alone cannot)" if kind == "pipe" else ""))
     if os.path.isdir(path):
         if reader("callgrind").sniff(path, ""):
             return "callgrind"
@@ -74,15 +79,26 @@ def detect_format(path: str | os.PathLike) -> str:
 
 def read_trace(path: str | os.PathLike, format: str | None = None, **options) -> Trace:
     """Read ground truth from ``path`` (format detected from content unless given)."""
-    fmt = format or detect_format(path)
-    if fmt == "perfstat":
-        raise FormatError(
-            path, None, "perf stat output is measured data without ground truth, not a Trace: "
-            "use mpx.readers.perfstat.read_perf_stat (or `mpx estimate`)"
-        )
-    read = reader(fmt).read
-    _check_options(fmt, read, options)
-    return read(path, **options)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file or directory: {os.fspath(path)}")
+    with regular_input(path) as src:
+        try:
+            fmt = format or detect_format(src)
+            if fmt == "perfstat":
+                raise FormatError(
+                    path, None, "perf stat output is measured data without ground truth, not a Trace: "
+                    "use mpx.readers.perfstat.read_perf_stat (or `mpx estimate`)"
+                )
+            read = reader(fmt).read
+            _check_options(fmt, read, options)
+            trace = read(src, **options)
+        except FormatError as exc:
+            if src is path or exc.path != os.fspath(src):
+                raise
+            raise FormatError(path, exc.line, exc.message) from None  # name the pipe, not its copy
+    if src is not path and trace.meta.get("source") == os.fspath(src):
+        trace.meta["source"] = os.fspath(path)
+    return trace
 
 
 def _check_options(fmt: str, read: Any, options: dict[str, Any]) -> None:

@@ -7,7 +7,12 @@ import gzip
 import io
 import lzma
 import os
+import shutil
+import stat
+import tempfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO
 
 from mpx.errors import FormatError
@@ -99,3 +104,34 @@ def head_text(path: str | os.PathLike, n_bytes: int = 4096) -> str:
 def text_stream(path: str | os.PathLike) -> IO[str]:
     """A text stream over the decompressed content (for line-by-line readers of huge files)."""
     return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline="")
+
+
+def kind_of(path: str | os.PathLike) -> str:
+    """``'file'``, ``'directory'``, ``'pipe'`` or what else ``path`` is (``'character device'``, ...)."""
+    mode = os.stat(path).st_mode
+    for test, name in ((stat.S_ISREG, "file"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "pipe"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+@contextmanager
+def regular_input(path: str | os.PathLike) -> Iterator[str | os.PathLike]:
+    """``path`` itself when it is a file or folder; a pipe (``<(cat f)``) is read once, to its end, into a
+    temporary file (removed on exit) because detection and the readers open their input several times;
+    a device or socket (``/dev/zero`` would never end) is a `FormatError`."""
+    kind = kind_of(path)
+    if kind in ("file", "directory"):
+        yield path
+        return
+    if kind != "pipe":
+        raise FormatError(path, None, f"a {kind}, not a file: give a file, a folder or a pipe")
+    fd, tmp = tempfile.mkstemp(prefix="mpx-pipe-")
+    try:
+        with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        yield tmp
+    finally:
+        os.unlink(tmp)

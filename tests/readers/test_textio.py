@@ -54,3 +54,54 @@ def test_gzip_damage_past_the_head_is_caught_by_the_gem5_reader(tmp_path: Path):
     with pytest.raises(FormatError, match="cannot decompress") as err:
         read_trace(path)
     assert err.value.path == str(path)
+
+
+# -- devices and pipes (issue 16: `mpx trace info /dev/zero` hung; a pipe was opened several times) -------
+
+
+def test_a_device_is_refused_not_read_forever():
+    with pytest.raises(FormatError, match="/dev/zero: a character device, not a file"):
+        read_trace("/dev/zero")
+    with pytest.raises(FormatError, match="character device"):
+        detect_format("/dev/zero")
+
+
+_PIPE = r"""
+import os, sys, threading, numpy as np
+from mpx.readers import read_trace
+from mpx.trace import Trace
+from mpx.errors import FormatError
+d = sys.argv[1]
+src = os.path.join(d, "t.npz")
+Trace(["a", "b"], np.array([[1, 2], [3, 4]]), [0, 5, 10], "cycles", {}).save(src)
+for content, fifo in ((open(src, "rb").read(), "p1"), (b"garbage\n", "p2")):
+    fifo = os.path.join(d, fifo)
+    os.mkfifo(fifo)
+    def feed(content=content, fifo=fifo):
+        with open(fifo, "wb") as fh:  # one writer, once: a second open by the reader would block forever
+            fh.write(content)
+    threading.Thread(target=feed, daemon=True).start()
+    try:
+        tr = read_trace(fifo)
+        print("loaded", tr.events, tr.totals(), tr.meta.get("source"))
+    except FormatError as exc:
+        print("error", exc)
+print("tmp left:", sorted(f for f in os.listdir(os.environ["TMPDIR"]) if f.startswith("mpx-pipe-")))
+"""
+
+
+def test_a_pipe_is_read_once(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = subprocess.run([sys.executable, "-c", _PIPE, str(tmp_path)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "TMPDIR": str(tmpdir)})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("loaded ('a', 'b') {'a': 4.0, 'b': 6.0}"), lines
+    assert lines[1] == f"error {tmp_path / 'p2'}:1: unknown format (first line 'garbage'); known formats: " \
+                       "mpx, jsonl, gem5, callgrind, perfstat", lines
+    assert lines[2] == "tmp left: []"
