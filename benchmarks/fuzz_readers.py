@@ -7,7 +7,7 @@ Usage::
     python benchmarks/fuzz_readers.py --list                       # targets and their seeds
 
 Targets: ``gem5`` (gem5 ``stats.txt``), ``jsonl`` (``mpx-stats`` JSON lines), ``callgrind`` (a combined
-callgrind output), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``npz`` (native traces), one
+callgrind output), ``callgrind-split`` (a folder of split parts: one member mutated or deleted), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``npz`` (native traces), one
 per catalog format of `mpx.metrics.formats.REGISTRY` (``perfjson``, ``likwid``, ``armtelemetry``,
 ``hperf``, ``toml``) and ``expr`` (the metric-expression parser). Seeds are real files: the shipped
 datasets (``datasets/traces``), ``tests/data``, the built-in catalogs and ``../shared/data`` when present;
@@ -25,14 +25,14 @@ copy with a flipped or truncated compressed stream.
 ``--timeout`` seconds (``signal.setitimer``), never more than ``--memory`` MiB of address space (each
 target runs in a child process under ``RLIMIT_AS``; the default bound is 2048 MiB, of which the
 interpreter with numpy and mpx takes about 300). **Silently different data** is checked for mutants made
-of one newline deletion: if such a mutant loads, its numbers must equal the original's (trace: edges,
+of one newline deletion, or of one deleted member of a folder: if such a mutant loads, its numbers must equal the original's (trace: edges,
 event names and counts; perf stat: timestamps, columns and values; catalog: metric names and
 expressions) or the reader must have noted something it dropped (``meta['dropped']`` / ``dropped``).
 
 A failure is shrunk by hypothesis and written to ``--out`` (default ``fuzz-failures/``) as a
 reproducer file named after the target and the failure kind; the run exits 1. The closing table gives,
-per target: inputs tried, loaded, format error, other failures, newline mutants checked and silently
-changed. ``tests/test_fuzz_budget.py`` runs every target for a short fixed budget on every change.
+per target: inputs tried (shrinking included), loaded, format error, other failures, mutants checked for
+silent changes and silently changed. ``tests/test_fuzz_budget.py`` runs every target for a short fixed budget on every change.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ import json
 import lzma
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -212,6 +213,8 @@ def targets() -> dict[str, Target]:
         Target("jsonl", _jsonl_seed, _read_trace("jsonl"), _trace_numbers, _trace_notes),
         Target("callgrind", lambda w: _decompressed(_files(data / "callgrind" / "combined", "cg.out*"), w),
                _read_trace("callgrind"), _trace_numbers, _trace_notes),
+        Target("callgrind-split", lambda w: [d for d in [data / "callgrind" / "split"] if d.is_dir()],
+               _read_trace("callgrind"), _trace_numbers, _trace_notes),
         Target("perfstat-csv", lambda w: _files(data / "perfstat", "*.csv"), _read_perf, _perf_numbers,
                lambda r: len(r.dropped)),
         Target("perfstat-json", lambda w: _files(data / "perfstat", "*.jsonl"), _read_perf, _perf_numbers,
@@ -298,7 +301,7 @@ class Stats:
     loaded: int = 0
     format_error: int = 0
     other: int = 0
-    merge_checked: int = 0
+    silent_checked: int = 0
     silently_changed: int = 0
     failures: list[str] = field(default_factory=list)
 
@@ -313,7 +316,9 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
     seeds = [p for p in t.seeds(workdir) if p.exists()]
     if not seeds:
         return "skipped: no seed files present"
-    originals = [p.read_bytes() for p in seeds]
+    originals: list[Any] = [  # a folder seed (split callgrind parts): member name → bytes
+        {m.name: m.read_bytes() for m in sorted(p.iterdir()) if m.is_file()} if p.is_dir() else p.read_bytes()
+        for p in seeds]
     digests: dict[int, Any] = {}
     stats = Stats()
     (workdir / "mutants").mkdir()
@@ -336,10 +341,19 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
                 digests[i] = None  # a seed the reader refuses: nothing to compare with
         return digests[i]
 
-    def fail(kind: str, data: bytes, msg: str, seed: Path) -> None:
+    def write(path: Path, data: Any) -> None:
+        if isinstance(data, dict):
+            shutil.rmtree(path, ignore_errors=True)
+            path.mkdir(parents=True)
+            for name, content in data.items():
+                (path / name).write_bytes(content)
+        else:
+            path.write_bytes(data)
+
+    def fail(kind: str, data: Any, msg: str, seed: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         repro = out / f"{t.name}-{kind}-{seed.name}"
-        repro.write_bytes(data)
+        write(repro, data)
         raise AssertionError(f"{t.name}: {kind}: {msg} (reproducer {repro})")
 
     @settings(max_examples=20, deadline=None, database=None, derandomize=False,
@@ -348,13 +362,24 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
     @given(st.data())
     def check(data: Any) -> None:
         i = data.draw(st.integers(0, len(seeds) - 1), label="seed")
-        muts = data.draw(st.lists(st.tuples(st.sampled_from(kinds), st.integers(0, 2**31), st.integers(0, 2**16)),
+        folder = isinstance(originals[i], dict)
+        ops = kinds + ("delete_member",) if folder else kinds
+        muts = data.draw(st.lists(st.tuples(st.sampled_from(ops), st.integers(0, 2**31), st.integers(0, 2**16)),
                                   min_size=1, max_size=3), label="mutations")
-        b = originals[i]
+        b = dict(originals[i]) if folder else originals[i]
         for kind, r, s in muts:
-            b = mutate(b, kind, r, s)
+            if not folder:
+                b = mutate(b, kind, r, s)
+                continue
+            if not b:
+                continue
+            member = sorted(b)[r % len(b)]  # a member of the folder: deleted, or mutated as a file
+            if kind == "delete_member":
+                del b[member]
+            else:
+                b[member] = mutate(b[member], kind, r // len(originals[i]), s)
         mutant = workdir / "mutants" / seeds[i].name  # the seed's name: a LIKWID group is named after its file
-        mutant.write_bytes(b)
+        write(mutant, b)
         stats.tried += 1
         try:
             obj = timed(lambda: t.load(str(mutant)))
@@ -374,14 +399,14 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
             stats.other += 1
             fail(type(exc).__name__, b, f"{type(exc).__name__}: {exc} on a mutant of {seeds[i].name} ({muts})", seeds[i])
         stats.loaded += 1
-        if [m[0] for m in muts] == ["merge_lines"] and b != originals[i]:
+        if [m[0] for m in muts] in (["merge_lines"], ["delete_member"]) and b != originals[i]:
             ref = digest(i)
             if ref is None:
                 return
-            stats.merge_checked += 1
+            stats.silent_checked += 1
             if t.numbers(obj) != ref[0] and t.notes(obj) <= ref[1]:
                 stats.silently_changed += 1
-                fail("silent", b, f"a newline-deletion mutant of {seeds[i].name} loads different numbers, "
+                fail("silent", b, f"a {muts[0][0]} mutant of {seeds[i].name} loads different numbers, "
                                   "nothing noted", seeds[i])
 
     t_end = time.monotonic() + seconds
@@ -428,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     if not names or unknown:
         ap.error(f"give --all or --target among {', '.join(ts)}" + (f" (unknown: {unknown})" if unknown else ""))
     print(f"{'target':14s} {'tried':>7s} {'loaded':>7s} {'format err':>10s} {'other':>6s} "
-          f"{'merge chk':>9s} {'silent':>6s}")
+          f"{'checked':>9s} {'silent':>6s}")
     bad = 0
     for n in names:
         proc = subprocess.run([sys.executable, __file__, "--child", n, "--seconds", str(args.seconds),
@@ -445,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n:14s} {res}")
             continue
         print(f"{n:14s} {res['tried']:7d} {res['loaded']:7d} {res['format_error']:10d} {res['other']:6d} "
-              f"{res['merge_checked']:9d} {res['silently_changed']:6d}")
+              f"{res['silent_checked']:9d} {res['silently_changed']:6d}")
         for f in res["failures"]:
             bad += 1
             print(f"    FAILURE {f}")
