@@ -243,3 +243,19 @@ def test_linear_form():
     for bad in ("a * b", "a / b", "a + 1", "min(a, b)", "a / 0"):
         with pytest.raises(ValueError):
             E.linear_form(E.parse(bad))
+
+
+@pytest.mark.parametrize("text, printed", [("1e309", "1e309"), ("2 * 1e400", "2 * 1e309"), ("-1e309", "-1e309")])
+def test_infinity_prints_as_a_number_that_reads_back(text, printed):
+    """A decimal literal beyond the float range is inf (as perf's strtod); it printed as 'inf', which read
+    back as an event named inf (issue 16)."""
+    node = E.parse(text)
+    assert E.to_text(node) == printed
+    back = E.parse(E.to_text(node))
+    assert E.names(back) == set() and E.to_text(back) == printed
+
+
+def test_nan_prints_as_a_number_expression():
+    assert E.fmt_num(math.nan) == "(1e309 - 1e309)"
+    back = E.parse(E.fmt_num(math.nan))
+    assert E.names(back) == set() and math.isnan(E.evaluate(back, {}))

@@ -289,9 +289,16 @@ def depth(node: Node) -> int:
 
 
 def fmt_num(v: float) -> str:
-    """A number as the printer writes it (integers without a point)."""
+    """A number as the printer writes it (integers without a point). Infinity (a decimal literal beyond
+    the float range reads as inf, as perf's ``strtod`` does) prints as ``1e309``, which reads back as
+    inf: ``repr`` would give ``inf``, which reads back as an event named ``inf``; NaN likewise as
+    ``(1e309 - 1e309)``."""
     if math.isfinite(v) and v.is_integer() and abs(v) < 1e15:
         return str(int(v))
+    if math.isnan(v):
+        return "(1e309 - 1e309)"
+    if math.isinf(v):
+        return "1e309" if v > 0 else "-1e309"
     return repr(float(v))
 
 
