@@ -41,7 +41,6 @@ import argparse
 import gzip
 import json
 import lzma
-import os
 import resource
 import shutil
 import signal
