@@ -430,6 +430,12 @@ class PMU:
             return False
         return True
 
+    def declared_events(self) -> tuple[str, ...]:
+        """The event names the PMU itself names: bound to a fixed counter or given an exact mask (a
+        generic counter takes any other name too; `mpx.pmu.namespace` reads these to tell whose PMU it is)."""
+        return tuple(dict.fromkeys([ev for u in self.units for ev, _ in u.fixed_events]
+                                   + [ev for u in self.units for ev in self._exact[u.name]]))
+
     def fits(self, events: Iterable[str], method: str = "matching") -> bool:
         """Whether ``events`` can all be counted in the same quantum (see `assign`)."""
         return self.assign(events, method=method) is not None

@@ -38,19 +38,33 @@ Hardware model (mpx's, shared by every scheduler; see `Problem.free`):
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, MpxWarning
+from mpx.pmu.namespace import namespace_of
 from mpx.problem.from_catalog import problem_from_catalog
 from mpx.problem.groups import EventGroup, MetricEdge, as_metric_edges, as_relations
 from mpx.problem.hardware import Hardware, pmu_of
 from mpx.problem.perf import SOFTWARE_EVENTS, TOOL_EVENTS, nmi_watchdog_on, parse_event_list, perf_metric_groups
 
-__all__ = ["Problem"]
+__all__ = ["Problem", "warn_foreign_events"]
+
+
+def warn_foreign_events(events: Iterable[str], pmu: Any) -> None:
+    """Warn (`~mpx.errors.MpxWarning`) when ``events`` are another machine's than ``pmu``'s (an Intel
+    catalog on ``neoverse-n1``, callgrind events on ``skylake``): generic counters take any name, so the
+    run would go through; the namespaces are `mpx.pmu.namespace`'s (names it cannot place never warn)."""
+    mine, mine_eg = namespace_of(pmu.declared_events())
+    theirs, theirs_eg = namespace_of(events)
+    if mine is not None and theirs is not None and mine != theirs:
+        warnings.warn(MpxWarning(f"the events are {theirs} events (e.g. {', '.join(theirs_eg)}) but PMU {pmu.name!r} "
+                                 f"counts {mine} events (it names {', '.join(mine_eg)}): a catalog or trace for another "
+                                 "machine? choose the PMU of the machine the events come from"), stacklevel=4)
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,6 +145,7 @@ class Problem:
         set_("_cache", {})
         if self.pmu is not None:
             self._hw()  # check now that the PMU knows every event: a bad problem fails at construction
+            warn_foreign_events(events, self.pmu)
 
     # -- constructors ---------------------------------------------------------------------------
 
