@@ -78,6 +78,18 @@ class Problem:
     ``pmu``: a `mpx.pmu.PMU` or a preset name; None when nobody declared the hardware (a real run read
     back: its events are known, their counters are not) — then every hardware question (``fits``,
     ``free``, ``units``, ...) raises `ConfigError` instead of guessing.
+
+    Built in code from event names and a PMU (a `mpx.pmu.PMU` or a preset name), with optional perf-style
+    groups (counted together) and metrics (events a metric needs in the same quantum)::
+
+        problem = Problem(("Ir", "Dr", "Dw", "D1mr"), "generic-2",
+                          groups=[("Dr", "Dw")], metrics=[("D1 miss rate", ("D1mr", "Dr"))])
+        problem.fits(["Dr", "Dw"])        # True: two events on two counters
+
+    or from perf's syntax (`from_perf_events`: ``"{Dr,Dw},Ir"``), ``perf stat -M`` grouping
+    (`from_metrics`) or a metric catalog (`from_catalog`: its metrics, groups and relations; catalogs
+    are read by `mpx.metrics.resolve_catalog`, whose formats are listed in `mpx.metrics`; mpx's own TOML
+    catalog schema is in `mpx.metrics.formats.toml`).
     """
 
     events: tuple[str, ...]
