@@ -99,8 +99,8 @@ class PeriodicDumper:
 
     Call ``advance(now)`` (or ``dump(now)``) once simulated time has reached ``now`` and everything
     that happened before ``now`` has been counted; ``close(now)`` writes a last partial interval. Time
-    going backwards is an error; a dumper garbage-collected without ``close()`` (or a ``with`` block)
-    warns (`~mpx.errors.MpxWarning`): its last interval is lost.
+    going backwards is an error; a dumper that wrote or advanced and is garbage-collected without
+    ``close()`` (or a ``with`` block) warns (`~mpx.errors.MpxWarning`): its last interval is lost.
     """
 
     def __init__(
@@ -222,7 +222,7 @@ class PeriodicDumper:
 
     def __del__(self) -> None:
         # a dumper dropped without close(): the interval after the last record is lost, say so
-        if not getattr(self, "_closed", True):
+        if not getattr(self, "_closed", True) and (self.n_records or self._latest > self.last):
             warnings.warn(MpxWarning(f"PeriodicDumper dropped without close() after {self.n_records} record(s): "
                                      f"what was counted after {self.last!r} is not written; call close(now)"),
                           stacklevel=2)

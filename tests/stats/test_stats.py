@@ -388,11 +388,17 @@ def test_a_dumper_dropped_unclosed_warns():
     with pytest.warns(MpxWarning, match=r"dropped without close\(\) after 1 record\(s\): what was counted after 10"):
         del d
         gc.collect()
+    early = PeriodicDumper(root, io.StringIO(), "ticks", period=10)
+    early.advance(5)  # no record yet, but time [0, 5) was counted
+    with pytest.warns(MpxWarning, match=r"after 0 record\(s\): what was counted after 0 is not written"):
+        del early
+        gc.collect()
     closed = PeriodicDumper(root, io.StringIO(), "ticks", period=10)
     closed.close(5)
+    unused = PeriodicDumper(root, io.StringIO(), "ticks", period=10)  # nothing counted, nothing lost
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        del closed
+        del closed, unused
         gc.collect()
     assert not [w for w in seen if issubclass(w.category, MpxWarning)]
 
