@@ -90,6 +90,7 @@ def test_caps_and_fixed_vertices_are_never_violated(req, seed):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(2, 60), st.integers(2, 8), st.sampled_from([0.0, 0.03, 0.1]), st.integers(0, 99))
 def test_epsilon_balance_always_met_with_unit_weights(n, k, eps, seed):
+    k = min(k, n)  # more blocks than vertices is refused (test_more_blocks_than_vertices_is_refused_...)
     rng = np.random.default_rng(seed)
     nets = [rng.choice(n, size=min(n, int(rng.integers(2, 5))), replace=False).tolist() for _ in range(n)]
     hg = Hypergraph.from_nets(nets, num_vertices=n)
