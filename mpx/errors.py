@@ -34,6 +34,12 @@ class ConfigError(MpxError, ValueError):
     """A configuration or hardware description is incomplete or inconsistent; names the key."""
 
 
+class MpxWarning(UserWarning):
+    """A run that works but whose result means little (too few read windows to score, a catalog written
+    for another PMU, a dumper dropped unclosed): the message names the input and what to change. The
+    command line prints it as one line (`mpx.cli.common.show_warnings_as_one_line`)."""
+
+
 class UnknownNameError(ConfigError, KeyError):
     """A name (a dataset, ...) that is not known: a user error that callers may still catch as KeyError."""
 

@@ -14,7 +14,9 @@ interval, that interval's counts are split in proportion to time (uniform rate i
 cumulative sums interpolated linearly; `mpx.trace.rebin_counts`, the one apportioning rule);
 ``meta['apportioned']`` says whether that happened.
 
-Quantum specs (experiment tables, ``--quantum`` text) resolve through `resolve_quantum`.
+Quantum specs (experiment tables, ``--quantum`` text) resolve through `resolve_quantum`. `check_replay`
+refuses a quantum longer than the trace and warns (`~mpx.errors.MpxWarning`) when fewer than
+`MIN_READ_WINDOWS` read windows come out or read windows are finer than the trace's intervals.
 
 Reads. ``read_every`` is a number of quanta (perf ``stat -I 100`` with a 4 ms mux interval reads every
 25 quanta; `read_every_from_ms` computes it). Read windows are consecutive blocks of ``read_every``
@@ -34,20 +36,23 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, MpxWarning
 from mpx.observation import Observation, QuantumView, ReadView, read_only
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, Scheduler, StaticScheduler
 from mpx.trace import SECONDS_PER_UNIT, split_edges
 
 __all__ = [
+    "MIN_READ_WINDOWS",
     "Noise",
+    "check_replay",
     "in_ms",
     "multiplex",
     "quantum_from_ms",
@@ -165,6 +170,36 @@ class Noise:
                 raise ConfigError(f"Noise.{k} must be a finite number >= 0, got {v!r}")
 
 
+#: fewer read windows than this and a scaler's score is a handful of numbers: `multiplex` warns
+MIN_READ_WINDOWS = 20
+
+
+def check_replay(edges: np.ndarray, time_unit: str, quantum: float, read_every: int) -> None:
+    """Refuse a replay that cannot mean anything, warn about one that means little.
+
+    A quantum longer than the trace leaves one quantum in which every event is either counted whole or
+    not at all: an error. Fewer than `MIN_READ_WINDOWS` read windows (a short trace for its quantum and
+    read window), or fewer trace intervals than read windows (the truth of most windows is then
+    interpolated, not measured): an `~mpx.errors.MpxWarning` naming the numbers and what to change."""
+    span = float(edges[-1] - edges[0])
+    n_int = int(edges.size - 1)
+    if quantum > span * (1 + 1e-9):
+        raise ConfigError(f"the quantum ({quantum:,.6g} {time_unit}) is longer than the trace ({span:,.6g} {time_unit}, "
+                          f"{n_int} intervals): nothing is multiplexed; give a quantum shorter than the trace")
+    n_q = max(1, int(math.ceil(span / quantum - 1e-9)))
+    n_w = -(-n_q // read_every)
+    where = (f"{n_int} trace intervals over {span:,.6g} {time_unit}, quantum {quantum:,.6g} {time_unit}, "
+             f"a read every {read_every} quanta")
+    if n_w < MIN_READ_WINDOWS:
+        warnings.warn(MpxWarning(f"only {n_w} read window(s) to score ({where}); fewer than {MIN_READ_WINDOWS} make "
+                                 "scores noise: record more intervals or use a shorter quantum or read window"),
+                      stacklevel=3)
+    elif n_int < n_w:
+        warnings.warn(MpxWarning(f"the trace has fewer intervals than read windows ({where}: {n_w} windows): most "
+                                 "windows' true counts are interpolated, not measured; record finer intervals "
+                                 "or use a longer quantum or read window"), stacklevel=3)
+
+
 # -- the truth, sliced once -------------------------------------------------------------------------
 
 
@@ -231,6 +266,7 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
     if noise is not None and not isinstance(noise, Noise):
         raise ConfigError(f"multiplex: noise must be a mpx.multiplex.Noise or None, got {noise!r}")
     quantum, read_every = float(quantum), int(read_every)
+    check_replay(np.asarray(trace.edges, dtype=np.float64), str(trace.time_unit), quantum, read_every)
 
     src = _ingest(trace, problem, quantum)
     del trace  # from here on only copies of what was needed exist in this function

@@ -36,6 +36,7 @@ a sweep is never pooled into one ranking.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,7 @@ from mpx.compare import BOOT, headline, headline_methods, measure_intervals, pai
 from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
 __all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "partition_table", "protocol_tables", "rank_pairs",
-           "regime_text", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
+           "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
 #: linear scaling (scaler ``linear``): what a user gets without choosing anything
@@ -266,7 +267,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
         bad = scores[scores["status"] != "done"]
         if not bad.empty:
             g = bad.groupby(["scaler", "status"]).agg(cells=("cell_key", "nunique"), reason=("reason", "first"))
-            g["reason"] = g["reason"].astype(str).str.slice(0, 110)
+            g["reason"] = g["reason"].astype(str)  # whole: `summary_text` and LaTeX wrap it, never cut it
             out["scalers skipped or failed"] = g
     events = store.table("events", experiment, run_id)
     if not events.empty and "event_class" in events and HEADLINE_COLUMN in events:
@@ -296,7 +297,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
         sk = cells[cells["status"] != "done"]
         if not sk.empty:
             g = sk.groupby(["scheduler", "status"]).agg(cells=("key", "count"), reason=("reason", "first"))
-            g["reason"] = g["reason"].astype(str).str.slice(0, 110)
+            g["reason"] = g["reason"].astype(str)
             out["cells skipped or failed"] = g
     return out
 
@@ -350,6 +351,16 @@ def _ratio(a: float, b: float) -> str:
     return "n/a (winner's error is 0)"
 
 
+def runs_table(store: Any) -> pd.DataFrame:
+    """The runs of a store for people (``mpx report --runs``): start and end as UTC dates to the second
+    (the store keeps Unix seconds), a run still going or interrupted has no end."""
+    runs = store.runs()
+    for c in ("started", "finished"):
+        t = pd.to_datetime(pd.to_numeric(runs[c], errors="coerce"), unit="s", utc=True)
+        runs[c] = t.dt.strftime("%Y-%m-%d %H:%M:%S").fillna("-")
+    return runs.rename(columns={"started": "started (UTC)", "finished": "finished (UTC)"})
+
+
 def summary_text(store: Any, experiment: str | None = None, run_id: int | None = None) -> str:
     """The summary tables as text for the terminal; a store holding several experiments gets one section
     per experiment."""
@@ -365,5 +376,13 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
                            "display.max_colwidth", 110):
         for title, t in tables.items():
             lines.append("")
-            lines += [t] if isinstance(t, str) else [f"== {title}", t.to_string(na_rep="n/a")]
+            if isinstance(t, str):
+                lines.append(t)
+            elif "reason" in t.columns:  # reasons are sentences: wrapped under the table, never cut
+                lines += [f"== {title}", t.drop(columns="reason").to_string(na_rep="n/a")]
+                for idx, reason in t["reason"].items():
+                    head = " / ".join(map(str, idx if isinstance(idx, tuple) else (idx,)))
+                    lines += textwrap.wrap(f"{head}: {reason}", width=110, subsequent_indent="    ")
+            else:
+                lines += [f"== {title}", t.to_string(na_rep="n/a")]
     return "\n".join(lines)

@@ -288,15 +288,19 @@ def _tex(x: Any) -> str:
 
 
 def to_latex(df: Any, caption: str, label: str) -> str:
-    """A booktabs table (no jinja2 needed): index as the first column(s), NaN as an em dash."""
+    """A booktabs table (no jinja2 needed): index as the first column(s), NaN as an em dash; a text column
+    with values over 40 characters is a wrapping paragraph column (kept whole)."""
     import math
 
     import numpy as np
 
     idx_names = [n or "" for n in df.index.names]
     head = [*idx_names, *map(str, df.columns)]
+    # a text column with long values (skip reasons are sentences) is a paragraph column that wraps
+    spec = "".join(r"p{0.45\linewidth}" if df[c].map(lambda v: isinstance(v, str) and len(v) > 40).any() else "r"
+                   for c in df.columns)
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
-             r"\begin{tabular}{" + "l" * len(idx_names) + "r" * len(df.columns) + "}", r"\toprule",
+             r"\begin{tabular}{" + "l" * len(idx_names) + spec + "}", r"\toprule",
              " & ".join(_tex(h) for h in head) + r" \\", r"\midrule"]
     for idx, *row in df.itertuples(index=True, name=None):  # per-column types kept (iterrows makes ints floats)
         idx = idx if isinstance(idx, tuple) else (idx,)

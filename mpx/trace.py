@@ -45,6 +45,9 @@ SECONDS_PER_UNIT: dict[str, float] = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1
 """Seconds per unit of the time axes with a fixed relation to wall time (the others — cycles, ticks,
 instructions, blocks, intervals — need a clock rate or have none)."""
 
+COUNTED_UNITS = frozenset({"Count", "Cycle"})
+"""Units of ``meta['units']`` (gem5's stat units) whose values are events counted (`Trace.largest_totals`)."""
+
 FORMAT_NAME = "mpx-trace"
 FORMAT_VERSION = 1
 """Version of the native on-disk format; readers of version N load every version <= N."""
@@ -184,6 +187,23 @@ class Trace:
     def totals(self) -> dict[str, float]:
         """Whole-run total of every event."""
         return dict(zip(self.events, self.counts.sum(axis=0).tolist()))
+
+    def largest_totals(self) -> tuple[list[tuple[str, float]], dict[str, int]]:
+        """Counted events by whole-run total, largest first, and how many stats of each other unit were
+        left out.
+
+        When the trace records units (``meta['units']``, gem5's ``(Unit: …)``), only events counted in
+        ``Count`` or ``Cycle`` are ranked (events without a recorded unit too): a ``Tick`` stat
+        (``pwrStateResidencyTicks``, total latencies) sums time spent and equals the run's length, a
+        ``Joule`` or ``Byte`` stat is in another currency; ranked with event counts they would top every
+        gem5 trace (issue 17)."""
+        units = self.meta.get("units") or {}
+        other = {e: units[e] for e in self.events if units.get(e) not in (None, *COUNTED_UNITS)}
+        left_out: dict[str, int] = {}
+        for unit in other.values():
+            left_out[unit] = left_out.get(unit, 0) + 1
+        ranked = sorted(((e, v) for e, v in self.totals().items() if e not in other), key=lambda kv: -kv[1])
+        return ranked, dict(sorted(left_out.items(), key=lambda kv: -kv[1]))
 
     def match(self, *patterns: str) -> list[str]:
         """Event names matching any shell-style pattern (``*``, ``?``, ``[...]``), in trace order."""

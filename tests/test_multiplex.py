@@ -7,11 +7,12 @@ from __future__ import annotations
 import gc
 import re
 import types
+import warnings
 
 import numpy as np
 import pytest
 
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, MpxWarning
 from mpx.multiplex import Noise, multiplex, quantum_from_ms, read_every_from_ms, resolve_quantum
 from mpx.observation import Observation
 from mpx.pmu import PMU
@@ -347,10 +348,33 @@ def test_bad_arguments_are_clear_errors():
         multiplex(tr, p, "perf", 1.0, 1, noise=0.1)
 
 
-def test_quantum_longer_than_the_trace_is_one_quantum():
-    tr = random_trace(n_t=10)
-    obs = multiplex(tr, Problem(tr.events, "generic-2"), "perf", quantum=1e6, read_every=25)
-    assert obs.n_quanta == 1 and obs.reads.n_reads == 1 and isinstance(obs, Observation)
+def test_quantum_longer_than_the_trace_is_an_error():
+    # issue 17: `--quantum 1e12` printed 0.00 % for every scaler; one quantum holding the whole trace
+    tr = Trace(["a", "b"], np.ones((10, 2)), np.arange(11.0), "us")
+    with pytest.raises(ConfigError, match=r"quantum \(11 us\) is longer than the trace \(10 us, 10 intervals\)"):
+        multiplex(tr, Problem(tr.events, "generic-2"), "perf", quantum=11.0, read_every=1)
+    with pytest.warns(MpxWarning, match="only 1 read window"):  # exactly the trace: one quantum, allowed
+        obs = multiplex(tr, Problem(tr.events, "generic-2"), "perf", quantum=10.0, read_every=1)
+    assert obs.n_quanta == 1
+
+
+def test_too_few_read_windows_warn():
+    # 40 intervals, quantum 1, read every 2 quanta: 20 windows is enough; every 3 quanta: ceil(40/3) = 14 is not
+    tr = Trace(["a", "b"], np.ones((40, 2)), np.arange(41.0), "us")
+    p = Problem(tr.events, "generic-2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        multiplex(tr, p, "perf", quantum=1.0, read_every=2)
+    with pytest.warns(MpxWarning, match=r"only 14 read window\(s\) to score \(40 trace intervals over 40 us, "
+                                        r"quantum 1 us, a read every 3 quanta\)"):
+        multiplex(tr, p, "perf", quantum=1.0, read_every=3)
+
+
+def test_read_windows_finer_than_the_trace_warn():
+    # 20 intervals of 4 us, quantum 1 us read every quantum: 80 windows, 3 of 4 with interpolated truth
+    tr = Trace(["a", "b"], np.ones((20, 2)), np.arange(21.0) * 4, "us")
+    with pytest.warns(MpxWarning, match=r"fewer intervals than read windows .*: 80 windows\)"):
+        multiplex(tr, Problem(tr.events, "generic-2"), "perf", quantum=1.0, read_every=1)
 
 
 def test_resolve_quantum_from_an_experiment_table():

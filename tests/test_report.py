@@ -90,3 +90,52 @@ def test_the_headline_comparison_never_pools_a_swept_read_window():
     h = headline(pd.DataFrame(rows), ["new"]).set_index("read_every")
     assert list(h.index) == [10, 25]  # one comparison per regime, not one pooled ratio of 0.75
     assert h.loc[10, "ratio"] == pytest.approx(0.5) and h.loc[25, "ratio"] == pytest.approx(1.0)
+
+
+LONG_REASON = ("this scaler cannot estimate these events because every one of them would need a second reading "
+               "of the counters in the same window, which the replay never provides; give it another problem")
+
+
+def _refusing_class():
+    from mpx.errors import ConfigError
+    from mpx.scalers.linear import LinearScaler
+
+    class Refusing(LinearScaler):
+        name = "refusing"
+
+        def _estimate(self, observation):
+            raise ConfigError(LONG_REASON)
+
+    return Refusing
+
+
+def test_report_keeps_skip_reasons_whole_and_prints_run_times_as_dates(tmp_path, capsys):
+    # issue 17: reasons were cut at 110 characters mid sentence (terminal and LaTeX); --runs printed 1.795604e+09
+    import re
+
+    from mpx import scalers
+    from mpx.cli import main
+    from tests._exp_helpers import write_config
+
+    scalers.register("refusing", _refusing_class())
+    try:
+        cfg = write_config(tmp_path)
+        cfg.write_text(cfg.read_text().replace('use = ["linear", "dira"]', 'use = ["linear", "refusing"]')
+                       .replace('use = ["perf", "round_robin"]', 'use = ["perf"]'))
+        out = tmp_path / "r"
+        assert main(["run", str(cfg), "--out", str(out), "--no-progress", "--no-figures"]) == 0
+    finally:
+        scalers.unregister("refusing")
+    capsys.readouterr()
+    reason = f"ConfigError: {LONG_REASON}"
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    block = text[text.index("== scalers skipped or failed"):].split("\n\n")[0]
+    assert max(len(ln) for ln in block.splitlines()) <= 110 and reason in " ".join(block.split())
+    assert main(["report", str(out), "--latex"]) == 0
+    latex = capsys.readouterr().out
+    assert LONG_REASON in latex and r"p{0.45\linewidth}" in latex
+    assert main(["report", str(out), "--runs"]) == 0
+    runs = capsys.readouterr().out
+    assert "started (UTC)" in runs and "e+09" not in runs
+    assert re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d:\d\d\b", runs)

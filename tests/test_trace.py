@@ -239,3 +239,22 @@ def test_checksum_is_computed_once_and_survives_pickling():
 
 def test_seconds_per_unit_covers_the_wall_time_axes_only():
     assert SECONDS_PER_UNIT == {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def test_largest_totals_rank_counted_events_only(tmp_path, capsys):
+    # issue 17: `mpx trace info` on a gem5 file listed pwrStateResidencyTicks (unit Tick) as the largest totals
+    from mpx.cli import main
+
+    units = {"a": "Count", "res.pwrStateResidencyTicks::ON": "Tick", "energy": "Joule", "cyc": "Cycle"}
+    t = Trace(["a", "res.pwrStateResidencyTicks::ON", "energy", "cyc", "plain"],
+              np.array([[5, 500, 300, 2, 1], [5, 500, 200, 2, 30]]), [0, 500, 1000], "ticks", {"units": units})
+    assert t.largest_totals() == ([("plain", 31.0), ("a", 10.0), ("cyc", 4.0)], {"Tick": 1, "Joule": 1})
+    no_units = Trace(["x", "y"], np.array([[1, 7]]), [0, 1], "ns")
+    assert no_units.largest_totals() == ([("y", 7.0), ("x", 1.0)], {})
+    path = tmp_path / "t.npz"
+    t.save(path)
+    assert main(["trace", "info", str(path), "--top", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    i = next(k for k, ln in enumerate(out) if "largest totals" in ln)
+    assert out[i] == "  largest totals (2 of 3 counted events; left out, not counts of events: 1 Tick, 1 Joule):"
+    assert out[i + 1].split() == ["plain", "31"] and out[i + 2].split() == ["a", "10"] and len(out) == i + 3

@@ -6,11 +6,31 @@ option.
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import Any
 
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, MpxWarning
 
-__all__ = ["load_catalog_arg", "pmu_arg"]
+__all__ = ["load_catalog_arg", "pmu_arg", "show_warnings_as_one_line"]
+
+_show_warning = warnings.showwarning
+
+
+def show_warnings_as_one_line() -> None:
+    """Print every `~mpx.errors.MpxWarning` as one line ``mpx: warning: <message>`` on stderr (other
+    warnings keep Python's format). Installed when a subcommand loads these helpers."""
+
+    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        if issubclass(category, MpxWarning):
+            print(f"mpx: warning: {message}", file=sys.stderr if file is None else file)
+        else:
+            _show_warning(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
+show_warnings_as_one_line()
 
 
 def load_catalog_arg(text: str, option: str = "--metrics") -> Any:

@@ -42,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "mdape_all (median relative error), window_mape (mean relative error per event and "
         "read window where the truth is above the floor), window_mape_ran (windows where the event ran), "
         "total_error (the tool's own whole-run total), metric_mape (metrics recomputed from the estimates), calibration of "
-        "the reported std (share of truths in the 90%% interval).",
+        "the reported std (share of truths in the 90% interval).",
     )
     p.add_argument("trace", metavar="TRACE_OR_DATASET", help="a trace file (any supported format) or the name of a "
                    "shipped dataset (mpx datasets list)")

@@ -18,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="summary tables of a results store (terminal or LaTeX)",
         description="Print the summary tables of a results store (mpx run --out DIR: give DIR or "
         "DIR/results.sqlite): scalers x schedulers (the headline measure of docs/scoring.md, mean over workloads), "
-        "the winner and by how much with 95%% intervals, every measure on common windows, per-scheduler figures, "
+        "the winner and by how much with 95% intervals, every measure on common windows, per-scheduler figures, "
         "skipped and failed cells. --claims: the claims ledger instead (docs/claims.md).",
     )
     p.add_argument("results", help="results folder or results.sqlite file")
@@ -34,12 +34,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import re
 
-    from mpx.report import summary_tables, summary_text
+    from mpx.report import runs_table, summary_tables, summary_text
     from mpx.results import open_store, to_latex
 
     with open_store(args.results) as store:
         if args.runs:
-            print(store.runs().to_string(index=False))
+            print(runs_table(store).to_string(index=False))
             return 0
         if args.claims:
             return claims(store, args)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["LEGEND", "add_parser", "run"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -53,16 +53,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 # -- output -----------------------------------------------------------------------------------------
 
 
-def _fmt(v: Any) -> str:
+#: the table's columns, named as `mpx report`'s scheduler table names them, and what each is
+LEGEND = ("utilization % = programmable counter-quanta in use; sampling % = quanta a multiplexed event is "
+          "counted in (mean over the events; min: the least counted one); co-scheduled % = quanta in which all "
+          "events of a metric are counted together (mean over the metrics); configurations = distinct sets of "
+          "events counted together; never counted = events in error (mpx.schedule_scores)")
+
+
+def _fmt(v: Any, percent: bool = False) -> str:
     if v is None:
         return "-"
     if isinstance(v, float):
-        return "nan" if v != v else f"{v:.3f}"
+        return "n/a" if v != v else f"{100 * v:.1f}" if percent else f"{v:.3f}"
     return str(v)
 
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import textwrap
 
     from mpx import schedulers
     from mpx.cli.common import load_catalog_arg, pmu_arg
@@ -95,19 +103,21 @@ def run(args: argparse.Namespace) -> int:
           f"({len(problem.free)} free, {len(free)} of them outside the core counters), "
           f"{len(problem.groups)} groups ({problem.meta.get('groups_from')}); PMU {pmu.name}: "
           f"{problem.n_counters()} programmable counters")
-    head = ("scheduler", "kind", "groups", "util", "mean_sr", "min_sr", "mean_cosched", "errors")
+    head = ("scheduler", "kind", "configurations", "utilization %", "sampling %", "min sampling %",
+            "co-scheduled %", "never counted")
     table = [head]
     skipped = []
     for r in rows:
         if r["skipped"]:
             skipped.append(r)
             continue
-        table.append((r["scheduler"], r["kind"], _fmt(r["groups"]), _fmt(r["utilization"]),
-                      _fmt(r["mean_sampling_ratio"]), _fmt(r["min_sampling_ratio"]),
-                      _fmt(r["mean_coschedule_ratio"]), str(len(r["errors"]))))
+        table.append((r["scheduler"], r["kind"], _fmt(r["groups"]), _fmt(r["utilization"], True),
+                      _fmt(r["mean_sampling_ratio"], True), _fmt(r["min_sampling_ratio"], True),
+                      _fmt(r["mean_coschedule_ratio"], True), str(len(r["errors"]))))
     widths = [max(len(t[i]) for t in table) for i in range(len(head))]
     for t in table:
         print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip())
+    print(textwrap.fill(LEGEND, width=110, subsequent_indent="  "))
     for r in rows:
         if r["trace"]:
             print(f"note: {r['scheduler']} ran on {r['trace']}")

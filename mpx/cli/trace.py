@@ -8,7 +8,8 @@ import argparse
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trace", help="inspect or convert a ground-truth trace (any supported format)")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
-    info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals")
+    info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals "
+                          "of counted events (a gem5 stat in Tick, Byte, Joule... is not ranked)")
     info.add_argument("path", help="trace file, gem5 stats.txt[.xz], mpx JSONL dump, callgrind dumps")
     info.add_argument("--format", help="force a format instead of detecting it")
     _add_reader_options(info)
@@ -55,11 +56,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {trace!r}")
         return 0
     print(trace.summary())
-    totals = sorted(trace.totals().items(), key=lambda kv: -kv[1])
-    shown = totals if args.events else totals[: args.top]
+    if args.events:
+        shown = list(trace.totals().items())
+        title = f"  {{'event':<{{width}}}}  total"
+    else:
+        ranked, left_out = trace.largest_totals()
+        shown = ranked[: args.top]
+        title = f"  largest totals ({len(shown)} of {len(ranked)}"
+        if left_out:
+            units = ", ".join(f"{n} {u}" for u, n in left_out.items())
+            title += f" counted events; left out, not counts of events: {units}"
+        title += "):"
     if shown:
         width = max(len(n) for n, _ in shown)
-        print(f"  {'event':<{width}}  total" if args.events else f"  largest totals ({len(shown)} of {len(totals)}):")
+        print(title.format(width=width) if args.events else title)
         for name, value in shown:
             print(f"  {name:<{width}}  {value:,.0f}")
     return 0

@@ -10,7 +10,8 @@
 - `formats`: one module per catalog format, found through `mpx.metrics.formats.REGISTRY`: `perfjson`
   (Linux perf pmu-events), `likwid` (LIKWID groups), `armtelemetry` (Arm Top-down Tool specifications),
   `hperf` (hperf configurations), `toml` (mpx's own format, schema in its docstring).
-- `builtin(name)`: built-in catalogs (``callgrind``, ``tma``, ``yitian710``) in ``builtin/*.toml``.
+- `builtin(name)`: built-in catalogs (``callgrind``, ``gem5``, ``gem5_near``, ``tma``, ``yitian710``;
+  `builtin_names`) in ``builtin/*.toml``.
 """
 
 from __future__ import annotations

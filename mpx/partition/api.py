@@ -73,7 +73,8 @@ def partition(
     Balance: every block weighs at most ⌊(1 + ε)⌈c(V)/k⌉⌋, or at most ``max_block_weights[b]`` when that
     is given (then ε is not used). ``fixed[v]`` pins vertex v to a block (−1 = free). ``context`` chooses
     the phase policies and their parameters; the arguments k, ε, seed and caps override its own fields.
-    Deterministic for a given seed. An infeasible request (caps summing below c(V), a vertex heavier than
+    Deterministic for a given seed. ``k`` above the number of vertices is refused before any work (k = 1
+    is always allowed, also for an empty hypergraph). An infeasible request (caps summing below c(V), a vertex heavier than
     every cap, fixed vertices overfilling their block, or caps no partition found can respect) raises
     `ConfigError`; a returned partition never exceeds a cap.
     """
@@ -84,6 +85,9 @@ def partition(
     if not isinstance(base, Context):
         raise ConfigError(f"context must be a mpx.partition.Context, got {type(base).__name__}")
     hg = hypergraph
+    if not isinstance(k, bool) and isinstance(k, (int, np.integer)) and k > max(1, hg.num_vertices):
+        raise ConfigError(f"k = {k} blocks is more than the {hg.num_vertices} vertices of the hypergraph: "
+                          "some blocks would stay empty; give k <= the number of vertices")
     ctx = base.replace(k=k, epsilon=epsilon, seed=seed, max_block_weights=None)
     ctx.validate()
     constraints = build_constraints(hg.total_weight, hg.vertex_weights, k, epsilon, max_block_weights, fixed)

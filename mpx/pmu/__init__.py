@@ -6,6 +6,7 @@
   `PMU.assign` and by `mpx.problem.Problem.fits`;
 - `mpx.pmu.perfjson`: perf pmu-events JSON — the ``Counter`` field parser and mask import;
 - `mpx.pmu.presets`: the presets and `resolve_pmu` (a preset name or a PMU TOML file);
+- `mpx.pmu.namespace`: whose events a name is (Intel, Arm, gem5, callgrind), for the foreign-events warning;
 - `mpx.pmu.files` (TOML reading, checked keys) and `mpx.pmu.describe` (the text table of `PMU.describe`).
 """
 

@@ -162,7 +162,16 @@ class PMU:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | os.PathLike | None = None) -> PMU:
-        """A PMU from the TOML schema (module docstring) as a dict; ``source`` names it in errors."""
+        """A PMU from the TOML schema (module docstring) as a dict; ``source`` names it in errors.
+
+        The way to describe hardware in code (``mpx.pmu.preset(name)`` gives the shipped ones,
+        `PMU.from_file` reads the same schema from TOML), e.g. 4 programmable counters and a fixed
+        cycle counter, one event restricted to the first two::
+
+            pmu = PMU.from_dict({"name": "toy", "units": {"cpu": {
+                "generic": 4, "fixed": {"fixed0": ["cycles"]}, "masks": {"l2_miss": ["gp0", "gp1"]}}}})
+            pmu.fits(["cycles", "l2_miss", "a", "b", "c"])   # True: cycles on fixed0, four on gp0..gp3
+        """
         src = "<dict>" if source is None else os.fspath(source)
         if not isinstance(data, Mapping):
             raise ConfigError(f"{src}: a PMU description is a table, got {type(data).__name__}")
@@ -429,6 +438,12 @@ class PMU:
         except UncountableEventError:
             return False
         return True
+
+    def declared_events(self) -> tuple[str, ...]:
+        """The event names the PMU itself names: bound to a fixed counter or given an exact mask (a
+        generic counter takes any other name too; `mpx.pmu.namespace` reads these to tell whose PMU it is)."""
+        return tuple(dict.fromkeys([ev for u in self.units for ev, _ in u.fixed_events]
+                                   + [ev for u in self.units for ev in self._exact[u.name]]))
 
     def fits(self, events: Iterable[str], method: str = "matching") -> bool:
         """Whether ``events`` can all be counted in the same quantum (see `assign`)."""

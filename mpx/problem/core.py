@@ -38,19 +38,33 @@ Hardware model (mpx's, shared by every scheduler; see `Problem.free`):
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, MpxWarning
+from mpx.pmu.namespace import namespace_of
 from mpx.problem.from_catalog import problem_from_catalog
 from mpx.problem.groups import EventGroup, MetricEdge, as_metric_edges, as_relations
 from mpx.problem.hardware import Hardware, pmu_of
 from mpx.problem.perf import SOFTWARE_EVENTS, TOOL_EVENTS, nmi_watchdog_on, parse_event_list, perf_metric_groups
 
-__all__ = ["Problem"]
+__all__ = ["Problem", "warn_foreign_events"]
+
+
+def warn_foreign_events(events: Iterable[str], pmu: Any) -> None:
+    """Warn (`~mpx.errors.MpxWarning`) when ``events`` are another machine's than ``pmu``'s (an Intel
+    catalog on ``neoverse-n1``, callgrind events on ``skylake``): generic counters take any name, so the
+    run would go through; the namespaces are `mpx.pmu.namespace`'s (names it cannot place never warn)."""
+    mine, mine_eg = namespace_of(pmu.declared_events())
+    theirs, theirs_eg = namespace_of(events)
+    if mine is not None and theirs is not None and mine != theirs:
+        warnings.warn(MpxWarning(f"the events are {theirs} events (e.g. {', '.join(theirs_eg)}) but PMU {pmu.name!r} "
+                                 f"counts {mine} events (it names {', '.join(mine_eg)}): a catalog or trace for another "
+                                 "machine? choose the PMU of the machine the events come from"), stacklevel=4)
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,6 +78,18 @@ class Problem:
     ``pmu``: a `mpx.pmu.PMU` or a preset name; None when nobody declared the hardware (a real run read
     back: its events are known, their counters are not) — then every hardware question (``fits``,
     ``free``, ``units``, ...) raises `ConfigError` instead of guessing.
+
+    Built in code from event names and a PMU (a `mpx.pmu.PMU` or a preset name), with optional perf-style
+    groups (counted together) and metrics (events a metric needs in the same quantum)::
+
+        problem = Problem(("Ir", "Dr", "Dw", "D1mr"), "generic-2",
+                          groups=[("Dr", "Dw")], metrics=[("D1 miss rate", ("D1mr", "Dr"))])
+        problem.fits(["Dr", "Dw"])        # True: two events on two counters
+
+    or from perf's syntax (`from_perf_events`: ``"{Dr,Dw},Ir"``), ``perf stat -M`` grouping
+    (`from_metrics`) or a metric catalog (`from_catalog`: its metrics, groups and relations; catalogs
+    are read by `mpx.metrics.resolve_catalog`, whose formats are listed in `mpx.metrics`; mpx's own TOML
+    catalog schema is in `mpx.metrics.formats.toml`).
     """
 
     events: tuple[str, ...]
@@ -131,6 +157,7 @@ class Problem:
         set_("_cache", {})
         if self.pmu is not None:
             self._hw()  # check now that the PMU knows every event: a bad problem fails at construction
+            warn_foreign_events(events, self.pmu)
 
     # -- constructors ---------------------------------------------------------------------------
 

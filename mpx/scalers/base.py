@@ -227,6 +227,14 @@ def sum_quanta(per_quantum: np.ndarray, read_quanta: np.ndarray) -> np.ndarray:
     return np.add.reduceat(per_quantum, starts, axis=0)
 
 
+def _checksum_of(item: Any) -> str | None:
+    """The checksum of a training item's trace: a Trace's own, an Observation's ``meta['trace_checksum']``."""
+    if isinstance(item, Observation):
+        return item.meta.get("trace_checksum")
+    checksum = getattr(item, "checksum", None)
+    return checksum() if callable(checksum) else None
+
+
 class Scaler(Params, ABC):
     """Base of every scaler: registry ``name``, ``causal`` (True: online-usable, window w depends only
     on windows <= w; False: offline, may look ahead), ``view`` (``"read"`` or ``"quantum"``: which part
@@ -261,7 +269,8 @@ class Scaler(Params, ABC):
 
     def fit(self, data: Iterable[Any]) -> Scaler:
         """Train on Traces or Observations (other workloads than the scored one); returns self.
-        Scalers that learn nothing accept and ignore ``data``."""
+        Scalers that learn nothing accept and ignore ``data``. The checksums of the training traces are
+        kept (``training_checksums_``): `estimate` refuses an observation of one of them."""
         if self.learned:
             self.validate_params()
             items = list(data)
@@ -269,6 +278,7 @@ class Scaler(Params, ABC):
                 raise ConfigError(f"{type(self).__name__}.fit needs at least one trace or observation")
             self._fit(items)
             self.fitted_ = True
+            self.training_checksums_ = frozenset(c for c in map(_checksum_of, items) if c)
         return self
 
     def _fit(self, items: list[Any]) -> None:  # pragma: no cover - learned scalers override it
@@ -288,6 +298,10 @@ class Scaler(Params, ABC):
         self.validate_params()
         if self.learned and not getattr(self, "fitted_", False):
             raise ConfigError(f"{type(self).__name__} is a learned scaler: call fit(...) before estimate")
+        if self.learned and observation.meta.get("trace_checksum") in getattr(self, "training_checksums_", ()):
+            raise ConfigError(f"{type(self).__name__} was fitted on the trace it is asked to estimate (checksum "
+                              f"{observation.meta['trace_checksum']}): train on other workloads "
+                              "(mpx.replay.other_workloads)")
         est = self._estimate(observation)
         if not isinstance(est, Estimate):
             raise ScalerError(f"{type(self).__name__}._estimate returned {type(est).__name__}, not an Estimate")

@@ -8,8 +8,10 @@ import json
 import lzma
 import math
 import os
+import warnings
 from typing import IO, Any
 
+from mpx.errors import MpxWarning
 from mpx.stats.group import StatGroup, structure_version
 from mpx.stats.stat import AnyStat, Distribution, Number, Scalar, StatsError, Vector, json_number
 from mpx.trace import TIME_UNITS
@@ -96,7 +98,9 @@ class PeriodicDumper:
     The header is written at the first dump, so every stat must be declared by then.
 
     Call ``advance(now)`` (or ``dump(now)``) once simulated time has reached ``now`` and everything
-    that happened before ``now`` has been counted; ``close(now)`` writes a last partial interval.
+    that happened before ``now`` has been counted; ``close(now)`` writes a last partial interval. Time
+    going backwards is an error; a dumper that wrote or advanced and is garbage-collected without
+    ``close()`` (or a ``with`` block) warns (`~mpx.errors.MpxWarning`): its last interval is lost.
     """
 
     def __init__(
@@ -128,6 +132,7 @@ class PeriodicDumper:
         self.n_records = 0
         self._next = None if period is None else start + period
         self._start = start
+        self._latest = start
         self._names: list[str] | None = None
         self._stats: list[tuple[str, AnyStat]] = []
         self._version = -1
@@ -137,6 +142,7 @@ class PeriodicDumper:
         else:
             self._fh = out
             self._owns = False
+        self._closed = False
 
     def header(self) -> dict[str, Any]:
         """The header object for the stats declared now."""
@@ -185,6 +191,9 @@ class PeriodicDumper:
         interval ends at ``now``. Returns whether a record was written."""
         if self._next is None:
             raise StatsError("advance() needs a period; use dump(now) for explicit intervals")
+        if not (isinstance(now, (int, float)) and math.isfinite(now)) or now < self._latest:
+            raise StatsError(f"advance({now!r}): time went backwards (already advanced to {self._latest!r})")
+        self._latest = now
         if now < self._next:
             return False
         self.dump(now)
@@ -195,6 +204,7 @@ class PeriodicDumper:
     def close(self, now: float | None = None) -> None:
         """Write the last (partial) interval ``[last, now)`` when ``now > last``, then close the output
         if this dumper opened it."""
+        self._closed = True
         if now is not None and now > self.last:
             self.dump(now)
         if self._owns:
@@ -206,5 +216,13 @@ class PeriodicDumper:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closed = True
         if self._owns and not self._fh.closed:
             self._fh.close()
+
+    def __del__(self) -> None:
+        # a dumper dropped without close(): the interval after the last record is lost, say so
+        if not getattr(self, "_closed", True) and (self.n_records or self._latest > self.last):
+            warnings.warn(MpxWarning(f"PeriodicDumper dropped without close() after {self.n_records} record(s): "
+                                     f"what was counted after {self.last!r} is not written; call close(now)"),
+                          stacklevel=2)

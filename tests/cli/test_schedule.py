@@ -101,3 +101,17 @@ def test_online_scheduler_on_a_given_trace(tmp_path, capsys):
     t.save(path)
     row = _json(capsys, "--pmu", "generic-4", "--metrics", "tma", "--scheduler", "tintin", "--trace", str(path))[0]
     assert row["trace"] == "handmade" and row["n_quanta"] == 50
+
+
+def test_table_columns_are_percentages_with_a_legend(capsys):
+    # issue 17: util / mean_sr / min_sr were unexplained fractions here but percentages in `mpx report`
+    row = _json(capsys, "--pmu", "generic-4", "--metrics", "tma", "--scheduler", "perf")[0]
+    assert main(["schedule", "--pmu", "generic-4", "--metrics", "tma", "--scheduler", "perf"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split("  ")[0] == "scheduler" and "utilization %" in lines[1] and "min sampling %" in lines[1]
+    cells = lines[2].split()
+    assert cells[:3] == ["perf", "static", str(row["groups"])]
+    assert [float(c) for c in cells[3:7]] == [round(100 * row[k], 1) for k in (
+        "utilization", "mean_sampling_ratio", "min_sampling_ratio", "mean_coschedule_ratio")]
+    legend = " ".join(" ".join(lines[3:]).split())
+    assert "utilization % = programmable counter-quanta in use" in legend and "co-scheduled % = quanta" in legend

@@ -64,7 +64,7 @@ def requests(draw):
     nets = [draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=min(n, 6), unique=True)) for _ in range(m)]
     nw = draw(st.lists(st.integers(0, 9), min_size=m, max_size=m))
     vw = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
-    k = draw(st.integers(1, 6))
+    k = draw(st.integers(1, min(6, n)))  # more blocks than vertices is refused (test below)
     total = sum(vw)
     base = -(-total // k)
     caps = draw(st.lists(st.integers(max(0, base - 2), base + 3), min_size=k, max_size=k))
@@ -90,6 +90,7 @@ def test_caps_and_fixed_vertices_are_never_violated(req, seed):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(2, 60), st.integers(2, 8), st.sampled_from([0.0, 0.03, 0.1]), st.integers(0, 99))
 def test_epsilon_balance_always_met_with_unit_weights(n, k, eps, seed):
+    k = min(k, n)  # more blocks than vertices is refused (test_more_blocks_than_vertices_is_refused_...)
     rng = np.random.default_rng(seed)
     nets = [rng.choice(n, size=min(n, int(rng.integers(2, 5))), replace=False).tolist() for _ in range(n)]
     hg = Hypergraph.from_nets(nets, num_vertices=n)
@@ -154,10 +155,19 @@ def test_trivial_cases():
     hg = Hypergraph.from_nets([[0, 1], [1, 2]])
     one = partition(hg, 1)
     assert one.blocks.tolist() == [0, 0, 0] and one.km1 == 0
-    many = partition(hg, 5)  # more blocks than vertices
-    assert many.block_weights.max() <= 1 and many.km1 == km1(hg, many.blocks, 5)
-    empty = partition(Hypergraph(0, [0], []), 3)
+    three = partition(hg, 3)  # one vertex per block
+    assert three.block_weights.max() <= 1 and three.km1 == km1(hg, three.blocks, 3)
+    empty = partition(Hypergraph(0, [0], []), 1)
     assert empty.blocks.size == 0 and empty.km1 == 0
+
+
+def test_more_blocks_than_vertices_is_refused_before_any_work():
+    # issue 17: `mpx partition ibm01.hgr -k 20000` (12,752 vertices) ran 47 s instead of refusing
+    hg = Hypergraph.from_nets([[0, 1], [1, 2]])
+    with pytest.raises(ConfigError, match="k = 4 blocks is more than the 3 vertices"):
+        partition(hg, 4)
+    with pytest.raises(ConfigError, match="k = 3 blocks is more than the 0 vertices"):
+        partition(Hypergraph(0, [0], []), 3)
 
 
 def test_result_is_inspectable():
@@ -201,3 +211,11 @@ def test_cli_partition(tmp_path, capsys):
     assert main(["partition", str(bad), "-k", "2"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("mpx partition: error:") and "bad.hgr" in err and "Traceback" not in err
+
+
+def test_cli_partition_refuses_more_blocks_than_vertices(tmp_path, capsys):
+    path = tmp_path / "g.hgr"
+    write_hmetis(small(9, 12, 15, False), path)
+    assert main(["partition", str(path), "-k", "13"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mpx partition: error: k = 13 blocks is more than the 12 vertices")

@@ -156,3 +156,25 @@ def test_learned_scaler_must_be_fitted():
     assert s.fit([generic_trace()]).n_seen_ == 1
     assert s.estimate(obs).counts[0, 0] == 1
     assert LinearScaler().fit([]) is not None  # unlearned scalers accept and ignore data
+
+
+def test_learned_scaler_refuses_the_trace_it_was_fitted_on():
+    # issue 17: the CLI refused fitting on the scored trace, the Python API did not
+    class Learned(LinearScaler):
+        name = "learned"
+        learned = True
+
+        def _fit(self, items):
+            pass
+
+    train, other = generic_trace(seed=1, workload="a"), generic_trace(seed=2, workload="b")
+    problem = Problem(train.events, "generic-2")
+    obs_train = multiplex(train, problem, "perf", quantum=1.0, read_every=1)
+    obs_other = multiplex(other, problem, "perf", quantum=1.0, read_every=1)
+    s = Learned().fit([train])
+    assert s.training_checksums_ == {train.checksum()}
+    with pytest.raises(ConfigError, match="fitted on the trace it is asked to estimate"):
+        s.estimate(obs_train)
+    assert s.estimate(obs_other).counts.shape == obs_other.reads.raw.shape
+    with pytest.raises(ConfigError, match="fitted on the trace"):  # also when trained on its Observation
+        Learned().fit([obs_other]).estimate(obs_other)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import io
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mpx.errors import MpxWarning
 from mpx.readers import detect_format, read_trace
 from mpx.stats import (
     Distribution,
@@ -361,6 +364,43 @@ def test_dumper_rejects_bad_arguments():
         d.dump(10)  # empty interval
     with pytest.raises(StatsError):
         d.advance(20)  # no period
+
+
+def test_advance_refuses_time_going_backwards():
+    # issue 17: advance() accepted time going backwards, also between two dumps
+    root = StatGroup("")
+    root.scalar("c")
+    d = PeriodicDumper(root, io.StringIO(), "ticks", period=10)
+    assert d.advance(12) and not d.advance(14)
+    with pytest.raises(StatsError, match=r"advance\(13\): time went backwards \(already advanced to 14\)"):
+        d.advance(13)
+    with pytest.raises(StatsError, match="time went backwards"):
+        d.advance(float("nan"))
+    d.close(15)
+
+
+def test_a_dumper_dropped_unclosed_warns():
+    # issue 17: a forgotten close() dropped the last interval silently
+    root = StatGroup("")
+    root.scalar("c").inc()
+    d = PeriodicDumper(root, io.StringIO(), "ticks", period=10)
+    d.advance(10)
+    with pytest.warns(MpxWarning, match=r"dropped without close\(\) after 1 record\(s\): what was counted after 10"):
+        del d
+        gc.collect()
+    early = PeriodicDumper(root, io.StringIO(), "ticks", period=10)
+    early.advance(5)  # no record yet, but time [0, 5) was counted
+    with pytest.warns(MpxWarning, match=r"after 0 record\(s\): what was counted after 0 is not written"):
+        del early
+        gc.collect()
+    closed = PeriodicDumper(root, io.StringIO(), "ticks", period=10)
+    closed.close(5)
+    unused = PeriodicDumper(root, io.StringIO(), "ticks", period=10)  # nothing counted, nothing lost
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        del closed, unused
+        gc.collect()
+    assert not [w for w in seen if issubclass(w.category, MpxWarning)]
 
 
 def test_advance_keeps_boundaries_aligned_when_called_late():
