@@ -415,6 +415,11 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         except AssertionError as exc:
             stats.failures.append(str(exc).splitlines()[0])
             break
+        except Exception as exc:  # an exception group: hypothesis found several distinct failures
+            if not isinstance(getattr(exc, "exceptions", None), tuple):
+                raise
+            stats.failures += [str(e).splitlines()[0] for e in exc.exceptions]
+            break
     return stats
 
 

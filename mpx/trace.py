@@ -29,6 +29,7 @@ import hashlib
 import io
 import json
 import os
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
@@ -466,7 +467,8 @@ def _read_members(path: str | os.PathLike) -> dict[str, np.ndarray]:
                     out[name] = _read_npy(path, name, fh, kinds, info.file_size)
     except FileNotFoundError:
         raise
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError,
+            SyntaxError, tokenize.TokenError) as exc:  # the last two: numpy's parse of a damaged .npy header
         if isinstance(exc, FormatError):
             raise
         raise FormatError(path, None, f"not an mpx trace file ({str(exc)[:120]})") from None

@@ -258,3 +258,20 @@ def test_largest_totals_rank_counted_events_only(tmp_path, capsys):
     i = next(k for k, ln in enumerate(out) if "largest totals" in ln)
     assert out[i] == "  largest totals (2 of 3 counted events; left out, not counts of events: 1 Tick, 1 Joule):"
     assert out[i + 1].split() == ["plain", "31"] and out[i + 2].split() == ["a", "10"] and len(out) == i + 3
+
+
+def test_a_npy_header_numpy_cannot_tokenize_is_a_format_error(tmp_path):
+    """A flipped byte in a member's header (found by benchmarks/fuzz_readers.py on kernels.npz) made numpy's
+    header parser raise tokenize.TokenError through Trace.load (issue 16)."""
+    path = tmp_path / "t.npz"
+    small().save(path)
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    text = b"{'descr': '|u1', 'fortran_order': False, 'shape': (3,\x00 }"
+    text += b" " * (63 - len(text) % 64) + b"\n"
+    members["header.npy"] = b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + b"abc"
+    with zipfile.ZipFile(path, "w") as zf:
+        for n, data in members.items():
+            zf.writestr(n, data)
+    with pytest.raises(FormatError, match="not an mpx trace file"):
+        Trace.load(path)

@@ -355,6 +355,18 @@ def _cache_config(descs: list[str]) -> dict:
     return config
 
 
+def _first_gaps(numbers: list[int], at_most: int) -> list[int]:
+    """The first ``at_most`` numbers of 1, 2, ... missing from the increasing ``numbers``."""
+    out: list[int] = []
+    prev = 0
+    for n in numbers:
+        out += range(prev + 1, min(n, prev + 1 + at_most - len(out)))
+        if len(out) >= at_most:
+            break
+        prev = n
+    return out
+
+
 def read(path: str | os.PathLike, time_axis: str = "instructions") -> Trace:
     """Read one callgrind run: a split part, the base file, the directory, or a combined file."""
     if time_axis not in TIME_AXES:
@@ -368,10 +380,9 @@ def read(path: str | os.PathLike, time_axis: str = "instructions") -> Trace:
             q = seen[p.number]
             raise FormatError(p.path, p.line, f"part {p.number} also appears in {q.path}:{q.line}")
         seen[p.number] = p
-    numbers = [p.number for p in parts]
-    expected = list(range(1, numbers[-1] + 1))
-    if numbers != expected:
-        missing = sorted(set(expected) - set(numbers))
+    numbers = [p.number for p in parts]  # increasing and distinct: 1..N exactly when it starts at 1, ends at N
+    if numbers[0] != 1 or numbers[-1] != len(numbers):
+        missing = _first_gaps(numbers, 11)  # never range(1, N): a damaged part number may be huge
         shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
         raise FormatError(label, None, f"parts missing: {shown} (found {len(numbers)} of 1..{numbers[-1]})")
     _check_final(parts, label)

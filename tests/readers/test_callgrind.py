@@ -371,3 +371,18 @@ def test_absurd_values_are_format_errors(tmp_path: Path):
     p.write_text(synthetic(GOOD).replace("events: Ir Dr", "events: Ir bb_start"))
     with pytest.raises(FormatError, match="not make a valid trace"):
         callgrind.read(p)
+
+
+@pytest.mark.parametrize("number", ["2" + "9" * 20, "2" + "9" * 10])
+def test_a_huge_part_number_is_a_format_error_not_a_huge_list(tmp_path, number):
+    """A part number inflated by a damaged digit (found by benchmarks/fuzz_readers.py) built range(1, N):
+    OverflowError above 2**63, MemoryError below (issue 16)."""
+    folder = tmp_path / "split"
+    shutil.copytree(SPLIT, folder)
+    last = folder / "cg.out.27" if (folder / "cg.out.27").exists() else max(
+        (p for p in folder.glob("cg.out.*")), key=lambda p: int(p.suffix[1:]))
+    text = last.read_text()
+    part = re.search(r"^part: (\d+)$", text, re.M)
+    last.write_text(text.replace(part.group(0), f"part: {number}", 1))
+    with pytest.raises(FormatError, match=r"parts missing: .* \.\.\. \(found 27 of 1\.\." + number + r"\)"):
+        callgrind.read(folder)
