@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    from mpx.cli.common import show_warnings_as_one_line
+
+    show_warnings_as_one_line()  # every command, mpx run included: an MpxWarning is one line
     try:
         return int(modules[args.command].run(args) or 0)
     except BrokenPipeError:
