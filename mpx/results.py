@@ -71,6 +71,7 @@ class ResultsStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
         self._columns: dict[str, list[str]] = {}
+        self._lock: Any = None  # the run lock's file while a run is open (`begin_run`)
         try:
             self.conn.execute("PRAGMA synchronous=FULL")
             self._init()
@@ -87,6 +88,7 @@ class ResultsStore:
         self.close()
 
     def close(self) -> None:
+        self._unlock_runs()
         self.conn.close()
 
     # -- schema ------------------------------------------------------------------------------------
@@ -147,8 +149,13 @@ class ResultsStore:
 
     def begin_run(self, experiment: str, config_path: str | None, config: dict, code_version: str,
                   keys: list[str], jobs: str) -> int:
+        """Start a run: take the store's run lock (`ConfigError` when another run holds it: two runs on one
+        store would compute every cell twice), mark the runs a kill left ``running`` as ``interrupted`` (the
+        lock proves none of them is alive), and record this one."""
+        self._lock_runs()
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
+        c.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
         cur = c.execute("INSERT INTO runs (experiment, config_path, config, code_version, cells, n_cells, jobs, "
                         "started, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running')",
                         (experiment, config_path, json.dumps(config, sort_keys=True, default=repr), code_version,
@@ -158,6 +165,35 @@ class ResultsStore:
 
     def end_run(self, run_id: int, status: str = "finished") -> None:
         self.conn.execute("UPDATE runs SET finished = ?, status = ? WHERE run_id = ?", (time.time(), status, run_id))
+        self._unlock_runs()
+
+    def _lock_runs(self) -> None:
+        """An exclusive advisory lock on ``<store>.lock`` held until `end_run` or `close` (the operating
+        system drops it when the process dies, so a killed run never leaves it behind)."""
+        import fcntl
+
+        if self._lock is not None:
+            return
+        fh = open(self.path.with_name(self.path.name + ".lock"), "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            fh.close()
+            raise ConfigError(f"{self.path}: another mpx run is writing to this store ({holder}); wait for it to "
+                              "finish or give another --out") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}")
+        fh.flush()
+        self._lock = fh
+
+    def _unlock_runs(self) -> None:
+        fh = self._lock
+        if fh is not None:
+            fh.close()  # closing the file releases the lock
+            self._lock = None
 
     # -- reading -----------------------------------------------------------------------------------
 

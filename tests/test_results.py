@@ -162,3 +162,22 @@ def test_export_replaces_whole_files_only(tmp_path, monkeypatch):
     assert {p.name: p.read_bytes() for p in (tmp_path / "x").iterdir()} == before
     write_atomic(tmp_path / "x" / "new.txt", lambda tmp: Path(tmp).write_text("whole"))
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted([*before, "new.txt"])
+
+
+def test_one_run_at_a_time_per_store_and_killed_runs_are_marked(tmp_path):
+    from mpx.errors import ConfigError
+    from mpx.results import ResultsStore
+
+    path = tmp_path / "results.sqlite"
+    with ResultsStore(path) as a, ResultsStore(path) as b:
+        run = a.begin_run("x", None, {}, "v", ["k"], "1 process(es)")
+        with pytest.raises(ConfigError, match=r"another mpx run is writing to this store \(pid \d+ on "):
+            b.begin_run("x", None, {}, "v", ["k"], "1 process(es)")
+        a.end_run(run)
+        second = b.begin_run("x", None, {}, "v", ["k"], "1 process(es)")  # free again once the first ended
+        b.close()  # a kill: the run stays 'running', the lock goes with the process (here: the file)
+    with ResultsStore(path) as c:
+        third = c.begin_run("x", None, {}, "v", ["k"], "1 process(es)")
+        status = dict(zip(c.runs()["run_id"], c.runs()["status"]))
+        assert status == {run: "finished", second: "interrupted", third: "running"}
+        c.end_run(third)
