@@ -143,7 +143,8 @@ class ResultsStore:
                       f"({', '.join('?' * len(_CELL_COLUMNS))})", tuple(cell.get(k) for k in _CELL_COLUMNS))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            if c.in_transaction:  # SQLite rolls back by itself on some errors (disk full): keep their message
+                c.execute("ROLLBACK")
             self._columns.clear()
             raise
 

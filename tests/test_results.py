@@ -65,6 +65,35 @@ def test_write_is_one_transaction(tmp_path):
         assert st.finished_keys() == {"k1"}
 
 
+def test_a_full_disk_during_a_write_keeps_sqlites_message(tmp_path):
+    """SQLite rolls a transaction back by itself when the disk fills up; the store's own rollback must not
+    replace "database or disk is full" with "cannot rollback - no transaction is active"."""
+
+    class FullDisk:  # the connection as SQLite behaves on a full disk: the INSERT fails, the transaction is gone
+        def __init__(self, conn):
+            self.conn = conn
+
+        def execute(self, sql, *args):
+            if sql.startswith("INSERT"):
+                self.conn.execute("ROLLBACK")
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.conn.execute(sql, *args)
+
+        def executemany(self, sql, rows):
+            return self.execute(sql, rows)
+
+        @property
+        def in_transaction(self):
+            return self.conn.in_transaction
+
+    with ResultsStore(tmp_path / "r.sqlite") as st:
+        real, st.conn = st.conn, FullDisk(st.conn)
+        with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+            st.write({"cell": {"key": "k1", "status": "done"}, "scores": [{"scaler": "a", "window_mape": 0.1}]})
+        st.conn = real
+        assert st.finished_keys() == set()
+
+
 def test_open_store_errors(tmp_path):
     from mpx.errors import ConfigError
 
