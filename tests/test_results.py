@@ -210,3 +210,45 @@ def test_one_run_at_a_time_per_store_and_killed_runs_are_marked(tmp_path):
         status = dict(zip(c.runs()["run_id"], c.runs()["status"]))
         assert status == {run: "finished", second: "interrupted", third: "running"}
         c.end_run(third)
+
+
+def test_a_killed_run_takes_its_pool_workers_with_it(tmp_path):
+    """SIGKILL of ``mpx run --jobs 2`` alone (not its process group): its workers must not live on."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    cfg = write_config(tmp_path, mux_extra="repetitions = 8\nnoise = {rel_sigma = 0.05}")
+    db = tmp_path / "r" / "results.sqlite"
+    p = _run(cfg, tmp_path / "r", "--jobs", "2")
+    deadline = time.time() + 120
+    while _done(db) < 4 and time.time() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    assert p.poll() is None, "the run finished before it could be killed: make the grid bigger"
+
+    def children(pid):
+        out = []
+        for d in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    if d.isdigit() and int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(d))
+            except (OSError, ValueError, IndexError):
+                continue
+        return out
+
+    workers = children(p.pid)
+    assert workers, "no pool worker found"
+    os.kill(p.pid, signal.SIGKILL)  # the run only, at an arbitrary moment
+    p.wait(timeout=30)
+    deadline = time.time() + 20
+    def running(pid):  # neither gone nor a zombie waiting for its (dead) parent's reaper
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    alive = workers
+    while alive and time.time() < deadline:
+        time.sleep(0.1)
+        alive = [w for w in alive if running(w)]
+    assert not alive, f"pool workers {alive} outlived the killed run"

@@ -7,6 +7,7 @@ to the store (`mpx.results.ResultsStore.write`, one transaction per cell).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -23,7 +24,7 @@ from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
 from mpx.experiment.rows import cell_row, empty_tables
 
-__all__ = ["run_cell", "run_experiment", "warm_up_aside"]
+__all__ = ["die_with_parent", "run_cell", "run_experiment", "warm_up_aside"]
 
 
 def run_cell(cell: dict) -> dict[str, Any]:
@@ -87,7 +88,8 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
                     warming.kill()
                     warming.wait()
         else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=die_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 futs = [pool.submit(run_cell, c) for c in todo]
                 for f in as_completed(futs):
                     done(f.result())
@@ -99,6 +101,22 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     store.end_run(run_id, "finished")
     counts["run_id"] = run_id
     return counts
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool worker initializer: end the worker when the run that started it dies. A killed ``mpx run
+    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue; issue 16).
+    Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl: nothing to set
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
 
 
 def _needs_jit(cell: dict) -> bool:
