@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.compare import BOOT, paired_bootstrap
+from mpx.compare import BOOT, paired_bootstrap, per_workload
 
 __all__ = ["CLAIMS", "Claim", "Finding", "VERDICTS", "ledger", "ledger_markdown", "ratio_verdict"]
 
@@ -82,11 +82,6 @@ def _num(df: pd.DataFrame, col: str) -> pd.Series:
     return pd.to_numeric(df[col], errors="coerce")
 
 
-def _per_workload(rows: pd.DataFrame, column: str) -> pd.DataFrame:
-    """scaler (or scheduler, in the ``scaler`` column) × workload means of ``column``."""
-    return _num(rows, column).groupby([rows["scaler"], rows["workload"]]).mean().unstack("workload")
-
-
 def _ratio(per: pd.DataFrame, a: str, b: str) -> tuple[float, float, float]:
     """mean(a) / mean(b) over workloads with its 95 % paired bootstrap interval."""
     two = per.loc[[a, b]].dropna(axis=1)
@@ -130,12 +125,14 @@ SETTING = "9 shipped callgrind workloads, 14 events, generic counters"
 
 def _bayesperf_vs_linear(store: Any) -> Finding:
     rows = _slice(_done(store, "claims_scalers"), scheduler="perf", counters=4, read_every=25)
-    setting = f"{SETTING} (4), perf's rotation, a read every 25 quanta (> one rotation), BayesPerf with the callgrind relations"
-    per_m = _per_workload(rows, "metric_mape_all")
-    per_w = _per_workload(rows, "wape_all")
+    setting = (f"{SETTING} (4), perf's rotation, a read every 25 quanta (> one rotation), BayesPerf with the "
+               "callgrind relations")
+    per_m = per_workload(rows, "metric_mape_all")
+    per_w = per_workload(rows, "wape_all")
     r, lo, hi = _ratio(per_m, "linear", "bayesperf")
     rw, lw, hw = _ratio(per_w, "linear", "bayesperf")
-    value = (f"metric error: linear {_pct(per_m.loc['linear'].mean())}, BayesPerf {_pct(per_m.loc['bayesperf'].mean())}: "
+    value = (f"metric error: linear {_pct(per_m.loc['linear'].mean())}, "
+             f"BayesPerf {_pct(per_m.loc['bayesperf'].mean())}: "
              f"{r:.2f}x [{lo:.2f}, {hi:.2f}]; headline WAPE: {rw:.2f}x [{lw:.2f}, {hw:.2f}]")
     verdict = ratio_verdict(5.28, r, lo, hi, 0.2)
     why = ("BayesPerf's relations here are callgrind's identities (no vendor formulas for an Intel PMU); the paper "
@@ -146,7 +143,8 @@ def _bayesperf_vs_linear(store: Any) -> Finding:
 
 def _linear_vs_sampling_ratio(store: Any) -> Finding:
     ev = _slice(_done(store, "claims_duty", "events"), scaler="linear", scheduler="perf")
-    setting = "9 shipped callgrind workloads, 6 or 14 events on 2-8 generic counters, perf's rotation, a read every 25 quanta"
+    setting = ("9 shipped callgrind workloads, 6 or 14 events on 2-8 generic counters, perf's rotation, a read every "
+               "25 quanta")
     ev = ev.assign(sr=_num(ev, "sampling_ratio"), err=_num(ev, "mape_ran")).dropna(subset=["sr", "err"])
     ev = ev[(ev["sr"] > 0) & (ev["sr"] < 1) & (ev["err"] > 0)]  # events always on a counter need no scaling
     if ev.empty:
@@ -187,11 +185,11 @@ def _bayesperf_cost(store: Any) -> Finding:
 
 def _neompx(store: Any) -> Finding:
     rows = _slice(_done(store, "claims_scalers"), scheduler="perf", counters=4, read_every=25)
-    per = _per_workload(rows, "total_error")
+    per = per_workload(rows, "total_error")
     gain = 1 - per.loc["dcam"] / per.loc["papi"]
     vs_dira = 1 - per.loc["dcam"].mean() / per.loc["dira"].mean()
     vs_tam = 1 - per.loc["dcam"].mean() / per.loc["tam"].mean()
-    r, lo, hi = _ratio(_per_workload(rows, "wape_all"), "dcam", "papi")
+    r, lo, hi = _ratio(per_workload(rows, "wape_all"), "dcam", "papi")
     value = (f"whole-run totals: DCAM at best {_better(gain.max())} than window-level PAPI ({gain.idxmax()}), "
              f"{_better(gain.mean())} on average; {_better(vs_dira)} than DIRA, {_better(vs_tam)} than TAM "
              f"(NeoMPX's code); headline WAPE DCAM / PAPI {r:.2f} [{lo:.2f}, {hi:.2f}]")
@@ -212,7 +210,7 @@ def _mathur_cook(store: Any) -> Finding:
     rows = _slice(_done(store, "claims_scalers"), scheduler="round_robin", counters=4, read_every=25)
     ev = _slice(_done(store, "claims_scalers", "events"), scheduler="round_robin", counters=4, read_every=25)
     share = _num(ev[ev["scaler"] == "linear"], "over10_all").mean()
-    per = _per_workload(rows, "mape_all")
+    per = per_workload(rows, "mape_all")
     interp = [s for s in ("dira", "tam", "tam_paper", "dcam", "cam") if s in per.index]
     best = min(interp, key=lambda s: per.loc[s].mean())
     gain = 1 - per.loc[best] / per.loc["linear"]
@@ -278,11 +276,13 @@ def _hperf_vs_likwid(store: Any) -> Finding:
         if "hperf" not in c.index:
             continue
         base = "likwid" if "likwid" in c.index else "round_robin"
-        parts.append(f"{label}: {base} utilization {_pct(_num(c, 'utilization')[base])} -> hperf "
-                     f"{_pct(_num(c, 'utilization')['hperf'])}, mean sampling ratio per event "
-                     f"{_pct(_num(c, 'mean_sampling_ratio')[base])} -> {_pct(_num(c, 'mean_sampling_ratio')['hperf'])}, "
-                     f"per metric (hperf's definition: all its events together) "
-                     f"{_pct(_num(c, 'mean_coschedule_ratio')[base])} -> {_pct(_num(c, 'mean_coschedule_ratio')['hperf'])}")
+
+        def pair(column: str, arrow: str = "->") -> str:
+            return f"{_pct(_num(c, column)[base])} {arrow} {_pct(_num(c, column)['hperf'])}"
+
+        parts.append(f"{label}: {base} utilization {pair('utilization', '-> hperf')}, mean sampling ratio per event "
+                     f"{pair('mean_sampling_ratio')}, per metric (hperf's definition: all its events together) "
+                     f"{pair('mean_coschedule_ratio')}")
     if not parts:
         return Finding("hperf's own catalogs", "no schedule", NOT_MEASURED, "claims_schedules has no hperf schedule")
     c = _catalog(s, "hperf/intel_cascadelake").set_index("scheduler")

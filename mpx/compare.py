@@ -41,10 +41,11 @@ def varying_settings(rows: pd.DataFrame, exclude: tuple[str, ...] = ()) -> list[
     return [k for k in SETTINGS if k not in exclude and k in rows and rows[k].nunique(dropna=False) > 1]
 
 
-def per_workload(scores: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``column`` as a scaler × workload table (the mean over seeds of the numeric values)."""
+def per_workload(scores: pd.DataFrame, column: str, by: tuple[str, ...] = ("scaler",)) -> pd.DataFrame:
+    """``column`` as a (``by``) × workload table: scaler × workload by default (the mean over seeds of
+    the numeric values)."""
     v = pd.to_numeric(scores[column], errors="coerce")
-    return v.groupby([scores["scaler"], scores["workload"]]).mean().unstack("workload")
+    return v.groupby([scores[k] for k in (*by, "workload")]).mean().unstack("workload")
 
 
 def paired_bootstrap(per: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> np.ndarray:

@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.measures import MEASURES, METRIC_MEASURES, coverage, set_measures, window_sets
+from mpx.measures import MEASURES, METRIC_MEASURES, charge, coverage, masked_mean, set_measures, window_sets
 from mpx.trace import SECONDS_PER_UNIT
 
 __all__ = ["Scores", "score", "true_windows"]
@@ -140,14 +140,6 @@ def _config_hash(meta: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _mean_rel(err: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Per column mean of ``err`` over ``mask`` (NaN where the mask is empty)."""
-    n = mask.sum(axis=0)
-    s = np.where(mask, err, 0.0).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, s / np.maximum(n, 1), np.nan)
-
-
 def _nanmean_or_none(values: np.ndarray) -> float | None:
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
@@ -211,12 +203,12 @@ def score(
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = np.where(meaningful & has, abs_err / np.where(truth > 0, truth, 1.0), np.nan)
     scored = meaningful & has
-    ev_mape = _mean_rel(rel, scored)
+    ev_mape = masked_mean(rel, scored)
     ran = np.asarray(estimate.ran, dtype=bool) if estimate.ran is not None else ~flagged
-    ev_mape_ran = _mean_rel(rel, scored & ran)
-    ev_flag_mape = _mean_rel(rel, scored & flagged)
+    ev_mape_ran = masked_mean(rel, scored & ran)
+    ev_flag_mape = masked_mean(rel, scored & flagged)
     small = ~meaningful
-    ev_small_mae = _mean_rel(abs_err, small & has)
+    ev_small_mae = masked_mean(abs_err, small & has)
     tot_true = truth.sum(axis=0)
     tot_est = np.nan_to_num(estimate.totals(), nan=0.0)  # the tool's own whole-run count; none printed: 0
     tot_windows = estimate.window_totals()
@@ -232,8 +224,8 @@ def score(
     measured = set_measures(est, truth, sets, floor, c=max(floor_abs, 1e-12))
     ev_sets = {f"{m}_{name}": v for name, got in measured.items() for m, v in got.items()}
     with np.errstate(invalid="ignore", divide="ignore"):  # Mathur & Cook's share of intervals off by > 10 %
-        charged_rel = np.abs(np.where(has, est, 0.0) - truth) / np.where(truth > 0, truth, 1.0)
-    ev_sets["over10_all"] = _mean_rel((charged_rel > 0.1).astype(float), meaningful)
+        charged_rel = np.abs(charge(est) - truth) / np.where(truth > 0, truth, 1.0)
+    ev_sets["over10_all"] = masked_mean((charged_rel > 0.1).astype(float), meaningful)
 
     # calibration
     std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)
@@ -244,8 +236,8 @@ def score(
         d = np.abs(est - truth)
         in50 = np.where(std > 0, d <= Z50 * std, d == 0)
         in90 = np.where(std > 0, d <= Z90 * std, d == 0)
-        ev_cal50 = _mean_rel(in50.astype(float), ok)
-        ev_cal90 = _mean_rel(in90.astype(float), ok)
+        ev_cal50 = masked_mean(in50.astype(float), ok)
+        ev_cal90 = masked_mean(in90.astype(float), ok)
         if ok.any():
             cal50 = float(in50[ok].mean())
             cal90 = float(in90[ok].mean())
@@ -420,7 +412,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
     abs_err = np.abs(em - tm)
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = np.where(meaningful & ~miss, abs_err / np.where(meaningful, np.abs(tm), 1.0), np.nan)
-    m_mape = _mean_rel(rel, meaningful & ~miss)
+    m_mape = masked_mean(rel, meaningful & ~miss)
     nm = len(done)
     # the metric-windows of the count window sets (a metric "ran" where every event of it ran), scored
     # with the values a user gets from the charged counts (a value still undefined there is charged as 0)

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 
 __all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "METRIC_MEASURES", "WINDOW_SETS", "charge", "coverage",
-           "event_measures", "set_measures", "window_sets"]
+           "event_measures", "masked_mean", "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")
@@ -67,7 +67,8 @@ def coverage(est: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.where(n > 0, have / np.maximum(n, 1), np.nan)
 
 
-def _masked_mean(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def masked_mean(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per column the mean of ``x`` over the rows of ``mask`` (NaN where the mask is empty)."""
     n = mask.sum(axis=0)
     s = np.where(mask, x, 0.0).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -103,8 +104,8 @@ def set_measures(est: np.ndarray, truth: np.ndarray, sets: Mapping[str, np.ndarr
         tot = np.where(mask, truth, 0.0).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             wape = np.where(tot > 0, np.where(mask, err, 0.0).sum(axis=0) / np.where(tot > 0, tot, 1.0), np.nan)
-        out[name] = {"mape": _masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
-                     "lnq": _masked_mean(lnq, mask), "coverage": coverage(est, mask)}
+        out[name] = {"mape": masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
+                     "lnq": masked_mean(lnq, mask), "coverage": coverage(est, mask)}
     return out
 
 

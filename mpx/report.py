@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.compare import BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, ranking_stability, \
-    varying_settings
+from mpx.compare import (BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, per_workload,
+                         ranking_stability, varying_settings)
 from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
 __all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "partition_table", "protocol_tables", "rank_pairs",
@@ -60,12 +60,9 @@ def rank_pairs(ok: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> pd.DataFram
     ``error``, ``coverage`` (share of event-windows with a value; the others are charged), ``complete``
     (a value on every workload: only complete pairs are ranked) and ``samples`` (the pair's paired
     bootstrap means, `mpx.compare.paired_bootstrap`, for ratios with intervals)."""
-    def table(column: str) -> pd.DataFrame:
-        v = pd.to_numeric(ok[column], errors="coerce")
-        return v.groupby([ok["scheduler"], ok["scaler"], ok["workload"]]).mean().unstack("workload")
-
-    per = table(HEADLINE_COLUMN)
-    cov = table("coverage_all").reindex(per.index).mean(axis=1)
+    pair = ("scheduler", "scaler")
+    per = per_workload(ok, HEADLINE_COLUMN, pair)
+    cov = per_workload(ok, "coverage_all", pair).reindex(per.index).mean(axis=1)
     samples = paired_bootstrap(per, boot, seed)
     out = pd.DataFrame({"error": per.mean(axis=1, skipna=False), "coverage": cov,
                         "complete": per.notna().all(axis=1), "samples": list(samples.T)}, index=per.index)

@@ -36,14 +36,6 @@ def same_series(a, b) -> None:
     np.testing.assert_array_equal(a.aux, b.aux)
 
 
-@pytest.fixture
-def split_copy(tmp_path: Path) -> Path:
-    dest = tmp_path / "run"
-    shutil.copytree(SPLIT, dest)
-    (dest / "valgrind.log").unlink()
-    return dest
-
-
 def part_file(folder: Path, number: int) -> Path:
     return next(p for p in folder.iterdir() if re.search(rf"^part: {number}$", p.read_text(), re.M))
 

@@ -7,7 +7,6 @@ termination`` (``callgrind/dump.c``); the real split run of tests/data/callgrind
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,8 @@ SPLIT = Path(__file__).resolve().parents[1] / "data" / "callgrind" / "split"
 
 
 @pytest.fixture
-def run(tmp_path: Path) -> Path:
-    dest = tmp_path / "run"
-    shutil.copytree(SPLIT, dest)
-    (dest / "valgrind.log").unlink()
-    return dest
+def run(split_copy: Path) -> Path:
+    return split_copy
 
 
 def test_the_real_run_ends_with_its_final_dump():

@@ -23,6 +23,7 @@ from mpx.scalers.inference.ep import chain_information, ep_chain, information_to
 from mpx.scalers.linear import LinearScaler
 from mpx.scalers.inference.relations import discretised_posterior, metric_identities, relation_set
 from mpx.trace import Trace
+from tests.scalers.dense_chain import dense_information
 
 TMA_IDS = synthetic.identities(synthetic.preset("tma"))
 
@@ -81,22 +82,7 @@ def dense_posterior(c, s, e, r):
     null-space parametrisation it uses)."""
     n_ev = c["prec"].shape[1]
     n = e - s + 1
-    P = np.zeros((n * n_ev, n * n_ev))
-    b = np.zeros(n * n_ev)
-    for i, t in enumerate(range(s, e + 1)):
-        cur = slice(i * n_ev, (i + 1) * n_ev)
-        P[cur, cur] += np.diag(c["prec"][t])
-        b[cur] += c["prec"][t] * c["y"][t]
-        if i == 0:
-            P[cur, cur] += np.diag(1.0 / c["p0"][r])
-            b[cur] += c["m0"][r] / c["p0"][r]
-        else:
-            prev = slice((i - 1) * n_ev, i * n_ev)
-            Qi = np.diag(1.0 / c["q"][t])
-            P[cur, cur] += Qi
-            P[prev, prev] += Qi
-            P[cur, prev] -= Qi
-            P[prev, cur] -= Qi
+    P, b = dense_information(c["prec"], c["y"], c["p0"], c["m0"], c["q"], r, s, e)
     S = np.linalg.inv(P)
     mu = S @ b
     if c["A"].shape[0]:

@@ -21,6 +21,7 @@ from mpx.scalers.bayesperf import BayesPerfScaler, BayesPerfSmoother
 from mpx.scalers.inference.ep import ep_chain, information_to_moments
 from mpx.scalers.inference.mode import chain_mode, qp_mode
 from mpx.scalers.linear import LinearScaler
+from tests.scalers.dense_chain import dense_information
 
 
 def one_window(mean, var):
@@ -177,30 +178,6 @@ def test_without_relations_and_binding_truncation_mode_and_mean_are_linear_scali
         np.testing.assert_allclose(mode, mean, rtol=1e-12)
 
 
-def dense_subproblem(mdl, r, s, e):
-    """x-space information of window r's sub-problem over windows s..e (the prior of row r on window s,
-    the random walk, the measurements), built independently of `mpx.scalers.inference.mode`."""
-    n_var = mdl["mu"].shape[1]
-    n = e - s + 1
-    P = np.zeros((n * n_var, n * n_var))
-    b = np.zeros(n * n_var)
-    for i, t in enumerate(range(s, e + 1)):
-        cur = slice(i * n_var, (i + 1) * n_var)
-        P[cur, cur] += np.diag(mdl["precision"][t])
-        b[cur] += mdl["precision"][t] * mdl["mu"][t]
-        if i == 0:
-            P[cur, cur] += np.diag(1.0 / mdl["p0"][r])
-            b[cur] += mdl["m0"][r] / mdl["p0"][r]
-        else:
-            prev = slice((i - 1) * n_var, i * n_var)
-            Qi = np.diag(1.0 / mdl["q"][t])
-            P[cur, cur] += Qi
-            P[prev, prev] += Qi
-            P[cur, prev] -= Qi
-            P[prev, cur] -= Qi
-    return P, b
-
-
 @pytest.mark.parametrize("smooth", [False, True])
 def test_scaler_mode_matches_an_independent_solver_on_callgrind(smooth):
     # sqlite with the callgrind catalog's inequalities (D1mr <= Dr ...): truncations bind in some windows;
@@ -222,7 +199,7 @@ def test_scaler_mode_matches_an_independent_solver_on_callgrind(smooth):
     checked = 0
     for r in range(n_win):
         s, e = (max(0, r - k), min(n_win - 1, r + k)) if smooth else (max(0, r - k + 1), r)
-        P, b = dense_subproblem(mdl, r, s, e)
+        P, b = dense_information(mdl["precision"], mdl["mu"], mdl["p0"], mdl["m0"], mdl["q"], r, s, e)
         L = scipy.linalg.cholesky(P, lower=True)
         x_free = scipy.linalg.cho_solve((L, True), b)
         G = np.kron(np.eye(e - s + 1), B)
