@@ -388,11 +388,14 @@ def record(
     keep_dumps: str | os.PathLike | None = None,
     extra_meta: Mapping | None = None,
     log: Callable[[str], None] | None = print,
+    aslr: bool = False,
 ) -> Trace:
     """Run ``argv`` under callgrind, read its interval dumps, save the Trace to ``output`` (if given).
 
     Raises `RecordError` (valgrind missing, program failed, no dumps, totals inconsistent) and
-    `ConfigError` (bad geometry or options). See the module docstring for what makes it reproducible.
+    `ConfigError` (bad geometry or options). See the module docstring for what makes it reproducible;
+    ``aslr=True`` leaves address-space layout randomisation on, for repeated runs that should differ as
+    real runs do (`mpx.record_runs`).
     """
     say = log or (lambda _msg: None)
     if int(interval_bb) != interval_bb or interval_bb < MIN_INTERVAL_BB:
@@ -446,7 +449,7 @@ def record(
         try:
             with open(workdir / stdin_path, "rb") as fin, open(out_path, "wb") as fout, open(err_path, "wb") as ferr:
                 proc = subprocess.run(cmd, stdin=fin, stdout=fout, stderr=ferr, env=run_env, cwd=workdir,
-                                      preexec_fn=_no_aslr)
+                                      preexec_fn=None if aslr else _no_aslr)
         except OSError as exc:
             raise RecordError(f"cannot start {valgrind}: {exc}") from None
         elapsed = time.perf_counter() - t0
@@ -520,7 +523,7 @@ def record(
             "dump_every_bb": int(interval_bb),
             "extra_events": list(groups),
             "hwpref": bool(hwpref),
-            "aslr": "disabled",
+            "aslr": "enabled" if aslr else "disabled",
             "valgrind_options": options,
         },
         "time_axis": raw.meta.get("time_axis"),

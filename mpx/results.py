@@ -17,6 +17,9 @@
   from the returned blocks, the tool's own km1, feasibility, ``partition_seconds`` and the published
   reference km1 when the config gives one (in ``cells``, the ``scheduler`` column of a partition cell
   holds its tool);
+- ``alignment``: one row per alignment cell, road (multiplex, multiplex_runs, alignment, floor) and method
+  (``kind = "alignment"``, `mpx.experiment.alignment`): the scalers' measures on the reference run, the
+  EMD, run count and measurement cost;
 - ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
   figures) take the cells of the latest run of each experiment unless told otherwise.
 
@@ -53,6 +56,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "schedule": ("cell_key",),
     "series": ("cell_key", "scaler", "event", "window"),
     "partition": ("cell_key",),
+    "alignment": ("cell_key", "road", "method", "anchor"),
 }
 
 _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",

@@ -19,10 +19,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "parameter is stored in the trace's metadata)."
         ),
         epilog=("examples: mpx record -o gzip.npz --interval-bb 300000 -- gzip -9 -c data.txt\n"
+                "          mpx record --runs 8 --seed-env PYTHONHASHSEED -o wc.runs -- python3 wc.py\n"
                 "          mpx record --simulator gem5 --period 5us --max-dumps 1000 -o gz5.npz -- gzip -9 -c data.txt"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-o", "--output", required=True, help="trace file to write (native format)")
+    p.add_argument("-o", "--output", required=True,
+                   help="trace file to write (native format); with --runs, the run-set folder")
+    p.add_argument("--runs", type=int, default=None, metavar="N",
+                   help="callgrind: record N runs that differ as real runs do (ASLR on, --seed-env, --env-pad) "
+                        "into one run set for trace alignment (mpx.record_runs)")
+    p.add_argument("--seed-env", action="append", default=[], metavar="VAR",
+                   help="with --runs: set VAR to the run number (1, 2, ...), e.g. PYTHONHASHSEED (repeatable)")
+    p.add_argument("--env-pad", type=int, default=64, metavar="BYTES",
+                   help="with --runs: run i gets a variable of i*BYTES bytes (the stack moves; default 64; 0: off)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="with --runs: N recordings at a time")
     p.add_argument("--simulator", choices=("callgrind", "gem5"), default="callgrind",
                    help="callgrind (default: cache and branch simulation) or gem5 (a full out-of-order core)")
     p.add_argument("--gem5", metavar="PATH",
@@ -86,6 +96,18 @@ def run(args: argparse.Namespace) -> int:
         ok = tuple(int(x) for x in args.ok_status.split(","))
     except ValueError:
         raise ConfigError(f"--ok-status {args.ok_status!r}: expected a comma list of integers") from None
+    runs_only = [o for o, v in (("--seed-env", args.seed_env), ("--jobs", args.jobs != 1)) if v]
+    if args.runs is None and runs_only:
+        raise ConfigError(f"{', '.join(runs_only)}: only with --runs N")
+    if args.runs is not None:
+        from mpx.record_runs import record_runs
+
+        record_runs(argv, args.output, args.runs, seed_env=args.seed_env, env_pad=args.env_pad, jobs=args.jobs,
+                    env=env, workload=args.workload, interval_bb=args.interval_bb or DEFAULT_INTERVAL_BB,
+                    cache=parse_cache(args.cache) if args.cache else None,
+                    extra_events=parse_extra_events(args.extra_events), hwpref=args.hwpref, cwd=args.cwd,
+                    stdin=args.stdin, stdout=args.stdout, ok_status=ok, allow_script=args.allow_script)
+        return 0
     record(
         argv,
         args.output,
@@ -115,7 +137,7 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
     callgrind_only = [o for o, v in (("--interval-bb", args.interval_bb), ("--cache", args.cache),
                                      ("--hwpref", args.hwpref or None), ("--inherit-env", args.inherit_env or None),
                                      ("--allow-script", args.allow_script or None),
-                                     ("--keep-dumps", args.keep_dumps)) if v is not None]
+                                     ("--keep-dumps", args.keep_dumps), ("--runs", args.runs)) if v is not None]
     if args.extra_events != "default":
         callgrind_only.append("--extra-events")
     if args.ok_status != "0":

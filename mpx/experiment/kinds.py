@@ -3,8 +3,9 @@
 A kind is a `CellKind` subclass in one module: the config sections and ``[data]`` keys it reads, how it
 validates them (`CellKind.validate`), how it expands a config into cells (`CellKind.cells`) and how it
 computes one cell (`CellKind.run`). Built-ins: ``scaling`` (`mpx.experiment.scaling`), ``schedule``
-(`mpx.experiment.schedule`), ``partition`` (`mpx.experiment.partition`). A new kind is one module and
-one entry: ``REGISTRY.register(name, MyKind)`` at run time, or from another package::
+(`mpx.experiment.schedule`), ``partition`` (`mpx.experiment.partition`), ``alignment``
+(`mpx.experiment.alignment`). A new kind is one module and one entry: ``REGISTRY.register(name, MyKind)``
+at run time, or from another package::
 
     [project.entry-points."mpx.experiment_kinds"]
     mine = "my_package.my_kind:MyKind"
@@ -55,7 +56,8 @@ class CellKind:
 #: built-in kinds, in the order error messages list them
 BUILTIN = {"scaling": "mpx.experiment.scaling:ScalingKind",
            "schedule": "mpx.experiment.schedule:ScheduleKind",
-           "partition": "mpx.experiment.partition:PartitionKind"}
+           "partition": "mpx.experiment.partition:PartitionKind",
+           "alignment": "mpx.experiment.alignment:AlignmentKind"}
 
 REGISTRY = Registry("experiment kind", "mpx.experiment_kinds", BUILTIN, subclass_of("mpx.experiment.kinds:CellKind"))
 

@@ -1,0 +1,96 @@
+"""``kind = "alignment"``: rows of both roads on a toy run set; the truth is the reference run's own trace."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpx.cli import main
+from mpx.errors import ConfigError
+from mpx.runset import RunSet
+from mpx.trace import Trace
+
+EVENTS = ("Ir", "a", "b", "c", "d", "e")
+
+CONFIG = """
+[experiment]
+name = "atiny"
+kind = "alignment"
+
+[data]
+runsets = ["toy.runs"]
+
+[hardware]
+pmu = "generic-N"
+counters = 3
+events = ["Ir", "a", "b", "c", "d", "e"]
+
+[multiplex]
+quantum_intervals = 1
+read_every = 2
+
+[alignment]
+anchors = ["time", "Ir"]
+aligners = ["naive", "dtw"]
+scalers = ["linear"]
+references = {refs}
+"""
+
+
+def trace(seed: int, n: int) -> Trace:
+    rng = np.random.default_rng(seed)
+    phase = (np.arange(n) // 15) % 2
+    counts = np.stack([np.full(n, 1000.0)] + [rng.poisson(50 + 100 * phase * (k + 1)) for k in range(5)], axis=1)
+    return Trace(EVENTS, counts.astype(float), np.arange(n + 1) * 1000.0, "cycles", meta={"workload": "toy"})
+
+
+def setup(tmp: Path, traces, refs="[0]") -> Path:
+    RunSet("toy", tuple(traces), tuple({"run": i} for i in range(len(traces)))).save(tmp / "toy.runs")
+    cfg = tmp / "atiny.toml"
+    cfg.write_text(CONFIG.format(refs=refs))
+    return cfg
+
+
+def rows(out: Path):
+    from mpx.results import open_store
+
+    with open_store(out) as st:
+        return st.table("alignment")
+
+
+@pytest.fixture(autouse=True)
+def _pin_version(monkeypatch):
+    monkeypatch.setenv("MPX_CODE_VERSION", "test")
+
+
+def test_identical_runs_align_exactly_and_both_roads_are_scored(tmp_path):
+    cfg = setup(tmp_path, [trace(0, 60)] * 3)
+    assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
+    r = rows(tmp_path / "o")
+    assert {"multiplex", "multiplex_runs", "alignment", "floor"} <= set(r["road"])
+    al = r[(r["road"] == "alignment") & (r["status"] == "done")]
+    assert set(al["method"]) == {"naive", "dtw"} and (al["wape_all"].abs() < 1e-12).all()
+    # dtw on the time axis is refused with the reason, not scored
+    sk = r[(r["method"] == "dtw") & (r["anchor"] == "time")]
+    assert list(sk["status"]) == ["skipped"] and "rate" in sk["reason"].iloc[0]
+    # cost: the alignment plan's run count in reference lengths; one run for multiplexing
+    assert (al["cost"] == al["runs"]).all() and (r[r["road"] == "multiplex"]["cost"] == 1).all()
+
+
+def test_the_truth_is_the_reference_runs_own_trace(tmp_path):
+    # run 1 is longer (80 intervals): with reference 1 every row is scored on its 40 read windows
+    cfg = setup(tmp_path, [trace(0, 60), trace(1, 80), trace(2, 60)], refs="[0, 1]")
+    assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
+    r = rows(tmp_path / "o")
+    done = r[r["status"] == "done"]
+    assert set(done[done["reference"] == 0]["n_windows"]) == {30}
+    assert set(done[done["reference"] == 1]["n_windows"]) == {40}
+
+
+def test_config_errors(tmp_path):
+    cfg = setup(tmp_path, [trace(0, 60)] * 2, refs="[5]")
+    with pytest.raises(ConfigError, match="references: 5 is not a run"):
+        from mpx.experiment import load_config
+        from mpx.experiment.alignment import AlignmentKind
+
+        AlignmentKind().cells(load_config(cfg))
