@@ -287,6 +287,9 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             out["schedulers (means over cells; ratios in %)"] = t.rename(columns={
                 "utilization": "utilization %", "mean_sampling_ratio": "sampling %", "min_sampling_ratio":
                 "min sampling %", "mean_coschedule_ratio": "co-scheduled %", "groups": "configurations"})
+    al = store.table("alignment", experiment, run_id)
+    if not al.empty and "road" in al:
+        out.update(alignment_tables(al))
     part = store.table("partition", experiment, run_id)
     if not part.empty and "km1" in part:
         out.update(partition_table(part))
@@ -340,6 +343,58 @@ def partition_table(part: Any) -> dict[str, Any]:
     t["mean km1"] = t["mean km1"].round(1)
     t["mean s"] = t["mean s"].round(4)
     return {"partitioners: km1 and seconds per instance and tool (means over seeds; wall time of one call)": t}
+
+
+def alignment_frontier(rows: pd.DataFrame) -> pd.DataFrame:
+    """The ``done`` rows of the ``alignment`` table, one per workload × counters × road × method × anchor ×
+    runs: medians over the reference runs of WAPE (all windows), EMD, coverage and cost."""
+    df = rows[rows["status"] == "done"].copy()
+    for c in ("wape_all", "emd", "coverage_all", "runs", "cost", "counters", "events_per_counter"):
+        df[c] = pd.to_numeric(df[c], errors="coerce")
+    df["anchor"] = df["anchor"].fillna("-")
+    keys = ["workload", "counters", "events_per_counter", "road", "method", "anchor", "runs"]
+    return (df.groupby(keys, as_index=False)
+              .agg(wape_all=("wape_all", "median"), emd=("emd", "median"), coverage_all=("coverage_all", "median"),
+                   cost=("cost", "median"), references=("reference", "nunique")))
+
+
+def alignment_tables(rows: pd.DataFrame) -> dict[str, Any]:
+    """Per workload and counter count: the best method of each road, and whether trace alignment beats
+    multiplexing with one run and at the same run count (`alignment_frontier`)."""
+    t = alignment_frontier(rows)
+    if t.empty:
+        return {}
+    t["label"] = [m if a == "-" else f"{m}@{a}" for m, a in zip(t["method"], t["anchor"])]
+    out = []
+    for (w, k, epc), g in t.groupby(["workload", "counters", "events_per_counter"]):
+        def best(road: str, runs: float | None = None) -> Any:
+            sub = g[(g["road"] == road) & ((g["runs"] == runs) if runs is not None else True)]
+            return None if sub.empty else sub.loc[sub["wape_all"].idxmin()]
+        mux, al = best("multiplex"), best("alignment")
+        same = best("multiplex_runs", al["runs"]) if al is not None else None
+        floor = best("floor", al["runs"]) if al is not None else None
+        row = {"workload": w, "counters": int(k), "events/counter": round(epc, 2)}
+        if mux is not None:
+            row.update({"multiplex (1 run)": mux["label"], "mux %": round(100 * mux["wape_all"], 1)})
+        if al is not None:
+            row.update({"alignment": al["label"], "runs": int(al["runs"]), "align %": round(100 * al["wape_all"], 1),
+                        "floor %": None if floor is None else round(100 * floor["wape_all"], 1)})
+        if same is not None:
+            row.update({"mux at R runs": same["label"], "mux R %": round(100 * same["wape_all"], 1)})
+        if mux is not None and al is not None:
+            row["align / mux (1 run)"] = round(al["wape_all"] / mux["wape_all"], 2) if mux["wape_all"] > 0 else None
+        if same is not None and al is not None:
+            row["align / mux (R runs)"] = (round(al["wape_all"] / same["wape_all"], 2) if same["wape_all"] > 0
+                                           else None)
+        out.append(row)
+    best_t = pd.DataFrame(out).set_index(["workload", "counters", "events/counter"])
+    detail = t.assign(**{"WAPE %": (100 * t["wape_all"]).round(1), "EMD": t["emd"].round(3),
+                         "coverage %": (100 * t["coverage_all"]).round(1), "cost": t["cost"].round(2)})
+    detail = detail.set_index(["workload", "counters", "road", "label", "runs"])[
+        ["WAPE %", "EMD", "coverage %", "cost", "references"]]
+    return {"alignment vs multiplexing: the best method of each road (WAPE on all windows of the reference run, "
+            "median over reference runs; R = the alignment plan's run count)": best_t,
+            "alignment vs multiplexing: every method": detail}
 
 
 def _ratio(a: float, b: float) -> str:

@@ -7,7 +7,8 @@ protocol) plus `mpx.measures.emd` (Fuse's distribution measure). Rows (table ``a
 - ``multiplex``: the reference run multiplexed by ``[alignment] scheduler`` and estimated by each scaler
   (one run: cost 1);
 - ``multiplex_runs``: the same number of runs as an alignment plan, each multiplexed and estimated, merged
-  onto the reference by the naive aligner (``merge="mean"``): the multiplexing road at equal run count;
+  onto the reference (``merge="mean"``) on each anchor — by the naive aligner on the time axis, by DTW on
+  an anchor event (its scaled estimate: it is multiplexed too): the multiplexing road at equal run count;
 - ``alignment``: one group per run (`mpx.runs.plan_runs` from ``grouping``), read by ``linear`` (exact:
   nothing is multiplexed), merged by each aligner on each anchor;
 - ``floor``: the same aligner fed the other runs' *true* counts of every event — what run-to-run
@@ -197,8 +198,17 @@ class AlignmentKind(CellKind):
             for s in al["scalers"]:
                 t = time.perf_counter()
                 ests = [scalers.get(s).estimate(o) for o in many]
-                merged = aligners.get("naive", merge="mean").align(ests, TIME_ANCHOR)
-                add("multiplex_runs", s, merged, runs=n, anchor=TIME_ANCHOR, seconds=time.perf_counter() - t)
+                est_s = time.perf_counter() - t
+                for anchor in al["anchors"]:  # merged on the time axis, or by DTW on the estimated anchor
+                    how = aligners.get("naive" if anchor == TIME_ANCHOR else "dtw", merge="mean")
+                    t = time.perf_counter()
+                    try:
+                        merged = how.align(ests, anchor)
+                    except ConfigError as exc:
+                        skip("multiplex_runs", s, anchor, str(exc), n)
+                        continue
+                    add("multiplex_runs", s, merged, runs=n, anchor=anchor, seconds=est_s + time.perf_counter() - t,
+                        note=f"{n} multiplexed runs merged by {how.name} (merge=mean)")
         return {"scores": [], "events": [], "metrics": [], "series": [], "schedule": [], "alignment": rows}
 
 

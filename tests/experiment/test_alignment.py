@@ -75,6 +75,16 @@ def test_identical_runs_align_exactly_and_both_roads_are_scored(tmp_path):
     assert list(sk["status"]) == ["skipped"] and "rate" in sk["reason"].iloc[0]
     # cost: the alignment plan's run count in reference lengths; one run for multiplexing
     assert (al["cost"] == al["runs"]).all() and (r[r["road"] == "multiplex"]["cost"] == 1).all()
+    # the report's verdict table and the figure read these rows
+    from mpx.figures import draw
+    from mpx.report import summary_text
+    from mpx.results import open_store
+
+    with open_store(tmp_path / "o") as st:
+        text = summary_text(st)
+        assert "alignment vs multiplexing: the best method of each road" in text and "dtw@Ir" in text
+        assert [p.name for p in draw(st, ["alignment_frontier"], tmp_path / "f")] == [
+            "alignment_frontier.pdf", "alignment_frontier.png"]
 
 
 def test_the_truth_is_the_reference_runs_own_trace(tmp_path):
