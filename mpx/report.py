@@ -345,17 +345,25 @@ def partition_table(part: Any) -> dict[str, Any]:
     return {"partitioners: km1 and seconds per instance and tool (means over seeds; wall time of one call)": t}
 
 
+#: settings of alignment rows that a config may vary: never pooled (each value its own rows)
+ALIGNMENT_SETTINGS = ("pmu", "axis", "read_every", "synthetic_warp", "synthetic_rate_noise",
+                      "synthetic_offset")
+
+
 def alignment_frontier(rows: pd.DataFrame) -> pd.DataFrame:
     """The ``done`` rows of the ``alignment`` table, one per workload × counters × road × method × anchor ×
     runs: medians over the reference runs of WAPE (all windows), EMD, coverage and cost."""
     df = rows[rows["status"] == "done"].copy()
-    for c in ("wape_all", "emd", "coverage_all", "runs", "cost", "counters", "events_per_counter"):
-        df[c] = pd.to_numeric(df[c], errors="coerce")
+    for c in ("wape_all", "emd", "coverage_all", "runs", "cost", "counters", "events_per_counter",
+              "mux_sampling_ratio"):
+        df[c] = pd.to_numeric(df.get(c), errors="coerce")
     df["anchor"] = df["anchor"].fillna("-")
-    keys = ["workload", "counters", "events_per_counter", "road", "method", "anchor", "runs"]
-    return (df.groupby(keys, as_index=False)
+    swept = [c for c in ALIGNMENT_SETTINGS if c in df and df[c].nunique(dropna=False) > 1]
+    keys = ["workload", "counters", "events_per_counter", *swept, "road", "method", "anchor", "runs"]
+    return (df.groupby(keys, as_index=False, dropna=False)
               .agg(wape_all=("wape_all", "median"), emd=("emd", "median"), coverage_all=("coverage_all", "median"),
-                   cost=("cost", "median"), references=("reference", "nunique")))
+                   cost=("cost", "median"), references=("reference", "nunique"),
+                   mux_sampling=("mux_sampling_ratio", "median")))
 
 
 def alignment_tables(rows: pd.DataFrame) -> dict[str, Any]:
@@ -366,14 +374,17 @@ def alignment_tables(rows: pd.DataFrame) -> dict[str, Any]:
         return {}
     t["label"] = [m if a == "-" else f"{m}@{a}" for m, a in zip(t["method"], t["anchor"])]
     out = []
-    for (w, k, epc), g in t.groupby(["workload", "counters", "events_per_counter"]):
+    swept = [c for c in ALIGNMENT_SETTINGS if c in t]
+    for key, g in t.groupby(["workload", "counters", "events_per_counter", *swept], dropna=False):
+        w, k, epc = key[:3]
         def best(road: str, runs: float | None = None) -> Any:
             sub = g[(g["road"] == road) & ((g["runs"] == runs) if runs is not None else True)]
             return None if sub.empty else sub.loc[sub["wape_all"].idxmin()]
         mux, al = best("multiplex"), best("alignment")
         same = best("multiplex_runs", al["runs"]) if al is not None else None
         floor = best("floor", al["runs"]) if al is not None else None
-        row = {"workload": w, "counters": int(k), "events/counter": round(epc, 2)}
+        row = {"workload": w, "counters": int(k), "events/counter": round(epc, 2), **dict(zip(swept, key[3:])),
+               "mux sampling %": round(100 * g["mux_sampling"].median(), 1)}
         if mux is not None:
             row.update({"multiplex (1 run)": mux["label"], "mux %": round(100 * mux["wape_all"], 1)})
         if al is not None:
@@ -387,10 +398,10 @@ def alignment_tables(rows: pd.DataFrame) -> dict[str, Any]:
             row["align / mux (R runs)"] = (round(al["wape_all"] / same["wape_all"], 2) if same["wape_all"] > 0
                                            else None)
         out.append(row)
-    best_t = pd.DataFrame(out).set_index(["workload", "counters", "events/counter"])
+    best_t = pd.DataFrame(out).set_index(["workload", "counters", "events/counter", *swept])
     detail = t.assign(**{"WAPE %": (100 * t["wape_all"]).round(1), "EMD": t["emd"].round(3),
                          "coverage %": (100 * t["coverage_all"]).round(1), "cost": t["cost"].round(2)})
-    detail = detail.set_index(["workload", "counters", "road", "label", "runs"])[
+    detail = detail.set_index(["workload", "counters", *swept, "road", "label", "runs"])[
         ["WAPE %", "EMD", "coverage %", "cost", "references"]]
     return {"alignment vs multiplexing: the best method of each road (WAPE on all windows of the reference run, "
             "median over reference runs; R = the alignment plan's run count)": best_t,

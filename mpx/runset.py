@@ -163,6 +163,49 @@ def on_estimated_cycles(trace: Trace) -> Trace:
     return Trace(trace.events, trace.counts, edges, "cycles", meta=meta, aux_names=trace.aux_names, aux=trace.aux)
 
 
+def vary(trace: Trace, runs: int, *, warp: float = 0.0, rate_noise: float = 0.0, offset: float = 0.0,
+         segments: int = 20, seed: int = 0) -> RunSet:
+    """A **synthetic** run set: ``runs`` copies of one real run, each perturbed independently (for controlled
+    studies of how much run-to-run variation trace alignment tolerates; never instead of real runs).
+
+    The run is cut into ``segments`` equal stretches of its intervals; in each copy and stretch:
+
+    - ``warp``: the stretch lasts ``exp(N(0, warp))`` times as long (phases speed up and slow down, as
+      with frequency changes or interference): edges move, counts do not;
+    - ``rate_noise``: every event's counts in the stretch are multiplied by ``exp(N(0, rate_noise))``
+      (the work done differs, as with other inputs or cache contention);
+    - ``offset``: the copy starts after an idle interval of ``U(0, offset)`` times the median interval
+      (a launch delay: the read windows fall at other points of the program).
+
+    With all three 0 the copies equal the run. ``meta['synthetic']`` holds the model and its parameters.
+    """
+    if runs < 1 or segments < 1 or min(warp, rate_noise, offset) < 0:
+        raise ValueError("vary: runs and segments must be >= 1, warp, rate_noise and offset >= 0")
+    rng = np.random.default_rng(seed)
+    n = trace.n_intervals
+    seg = np.minimum(np.arange(n) * segments // max(n, 1), segments - 1)
+    widths = np.diff(trace.edges)
+    median = float(np.median(widths))
+    traces, varied = [], []
+    for i in range(runs):
+        stretch = np.exp(rng.normal(0.0, warp, segments))[seg] if warp else np.ones(n)
+        factor = np.exp(rng.normal(0.0, rate_noise, (segments, trace.n_events)))[seg] if rate_noise else 1.0
+        delay = float(rng.uniform(0.0, offset)) * median if offset else 0.0
+        counts = np.round(trace.counts * factor)
+        w = widths * stretch
+        if delay > 0:
+            counts = np.vstack([np.zeros((1, trace.n_events)), counts])
+            w = np.concatenate([[delay], w])
+        edges = trace.edges[0] + np.concatenate([[0.0], np.cumsum(w)])
+        model = {"model": "mpx.runset.vary", "warp": warp, "rate_noise": rate_noise, "offset": offset,
+                 "segments": segments, "seed": seed, "copy": i}
+        traces.append(Trace(trace.events, counts, edges, trace.time_unit, meta={**trace.meta, "synthetic": model}))
+        varied.append({"synthetic": True, "delay": delay})
+    return RunSet(f"{trace.meta.get('workload', 'run')}~synthetic", tuple(traces), tuple(varied),
+                  {"synthetic": {"warp": warp, "rate_noise": rate_noise, "offset": offset, "segments": segments,
+                                 "seed": seed, "from": trace.meta.get("workload")}})
+
+
 def load_runset(folder: str | os.PathLike) -> RunSet:
     """`RunSet.load`."""
     return RunSet.load(folder)

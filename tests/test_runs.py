@@ -116,3 +116,19 @@ def test_estimated_cycles_follow_kcachegrind():
     assert t.edges.tolist() == [0, 450, 550] and t.time_unit == "cycles"
     with pytest.raises(ValueError, match="need the callgrind events"):
         on_estimated_cycles(Trace(("Ir",), np.ones((1, 1)), np.array([0.0, 1]), "instructions"))
+
+
+def test_vary_is_the_run_itself_at_zero_and_labelled_synthetic():
+    from mpx.runset import vary
+
+    t = trace(0)
+    same = vary(t, 3)
+    assert all(np.array_equal(c.counts, t.counts) and np.array_equal(c.edges, t.edges) for c in same.traces)
+    assert same.traces[0].meta["synthetic"]["model"] == "mpx.runset.vary" and same.varied[0]["synthetic"]
+    warped = vary(t, 2, warp=0.3, seed=1)
+    # a warp moves the edges, never the counts; rate noise the counts, never the edges
+    assert np.array_equal(warped.traces[1].counts, t.counts) and not np.array_equal(warped.traces[1].edges, t.edges)
+    noisy = vary(t, 2, rate_noise=0.3, seed=1)
+    assert np.array_equal(noisy.traces[1].edges, t.edges) and not np.array_equal(noisy.traces[1].counts, t.counts)
+    late = vary(t, 1, offset=1.0, seed=2)
+    assert late.traces[0].n_intervals == t.n_intervals + 1 and late.traces[0].counts[0].sum() == 0

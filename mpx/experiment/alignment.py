@@ -1,6 +1,7 @@
 """``kind = "alignment"``: trace alignment against multiplexing on the same repeated runs.
 
-A cell is one run set (`mpx.runset.RunSet`) × hardware × reference run. The truth is the reference
+A cell is one run set (`mpx.runset.RunSet`; or ``[data] synthetic``: copies of one recorded run perturbed
+by `mpx.runset.vary`, labelled synthetic) × hardware × reference run. The truth is the reference
 run's own trace; every row is scored on its read windows with `mpx.evaluate.score` (the scalers'
 protocol) plus `mpx.measures.emd` (Fuse's distribution measure). Rows (table ``alignment``), by ``road``:
 
@@ -14,6 +15,8 @@ protocol) plus `mpx.measures.emd` (Fuse's distribution measure). Rows (table ``a
 - ``floor``: the same aligner fed the other runs' *true* counts of every event — what run-to-run
   variation alone costs that aligner; no method of that road can be expected to beat it.
 
+``mux_sampling_ratio`` is the multiplexed run's mean sampling ratio (with a catalog's metric groups
+perf rotates groups, not events, so it stays below 1 even when the events would fit: ``perf stat -M``).
 ``cost`` is the measurement cost in reference-run lengths (the sum of the runs' durations on the set's
 time axis); ``runs`` the number of runs. Config reference: ``experiments/README.md``.
 """
@@ -21,6 +24,7 @@ time axis); ``runs`` the number of runs. Config reference: ``experiments/README.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from functools import lru_cache
@@ -41,8 +45,9 @@ from mpx.experiment.rows import clean_row
 from mpx.measures import emd
 from mpx.multiplex import multiplex, resolve_quantum
 from mpx.runs import TIME_ANCHOR, measure_runs, multiplex_runs, plan_runs, run_costs
-from mpx.runset import RunSet
+from mpx.runset import RunSet, vary as runset_vary
 from mpx.scalers.base import Estimate
+from mpx.schedule_scores import schedule_scores
 from mpx.trace import rebin_counts
 
 __all__ = ["AlignmentKind", "ALIGNMENT_KEYS"]
@@ -54,15 +59,27 @@ _SUMMARY = ("wape_all", "mape_all", "mdape_all", "wape_ran", "wape_unran", "cove
             "metric_wape_all", "over10_all")
 
 
+_VARY_KEYS = frozenset({"from", "run", "runs", "warp", "rate_noise", "offset", "segments", "seed"})
+
+
 @lru_cache(maxsize=8)
-def _load(path: str, axis: str) -> RunSet:
+def _load(path: str, axis: str, vary: str = "") -> RunSet:
+    """A run set (``vary``: the JSON of a ``[data] synthetic`` table: copies of one of its runs, perturbed by
+    `mpx.runset.vary`), on its own axis or on estimated cycles."""
     rs = RunSet.load(path)
-    return rs.on_estimated_cycles() if axis == "estimated_cycles" else rs
+    if axis == "estimated_cycles":
+        rs = rs.on_estimated_cycles()
+    if vary:
+        v = json.loads(vary)
+        rs = runset_vary(rs.traces[v.get("run", 0)], v["runs"], warp=v.get("warp", 0.0),
+                         rate_noise=v.get("rate_noise", 0.0), offset=v.get("offset", 0.0),
+                         segments=v.get("segments", 20), seed=v.get("seed", 0))
+    return rs
 
 
-def _checksum(path: str, axis: str) -> str:
-    h = hashlib.sha256(axis.encode())
-    for t in _load(path, axis).traces:
+def _checksum(path: str, axis: str, vary: str = "") -> str:
+    h = hashlib.sha256((axis + vary).encode())
+    for t in _load(path, axis, vary).traces:
         h.update(t.checksum().encode())
     return h.hexdigest()[:16]
 
@@ -72,7 +89,7 @@ class AlignmentKind(CellKind):
 
     name = "alignment"
     sections = {"hardware": HARDWARE_KEYS, "multiplex": _MUX_KEYS, "alignment": ALIGNMENT_KEYS}
-    data_keys = frozenset({"runsets", "axis"})
+    data_keys = frozenset({"runsets", "axis", "synthetic"})
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
@@ -80,8 +97,13 @@ class AlignmentKind(CellKind):
         if "metrics" not in hw and "events" not in hw:
             raise ConfigError(f"{w}: [hardware] needs metrics (a catalog) or events (a list)")
         data = raw.get("data", {})
-        if not data.get("runsets"):
-            raise ConfigError(f"{w}: [data] runsets is required (run-set folders: mpx record --runs N)")
+        if not data.get("runsets") and not data.get("synthetic"):
+            raise ConfigError(f"{w}: [data] needs runsets (run-set folders: mpx record --runs N) or synthetic")
+        syn = data.get("synthetic")
+        if syn is not None and (not isinstance(syn, dict) or set(syn) - _VARY_KEYS or "from" not in syn
+                                or not isinstance(syn.get("runs"), int) or syn["runs"] < 1):
+            raise ConfigError(f"{w}: [data] synthetic must be a table with from (a run set), runs (>= 1) and "
+                              f"optionally {sorted(_VARY_KEYS - {'from', 'runs'})}")
         if data.get("axis", "own") not in _AXES:
             raise ConfigError(f"{w}: [data] axis must be one of {_AXES}, got {data.get('axis')!r}")
         mux = raw.get("multiplex", {})
@@ -95,8 +117,8 @@ class AlignmentKind(CellKind):
             aligners.get_class(a)
         for s in al["scalers"]:
             scalers.get_class(s)
-        check_sweep(raw, w, ("hardware", "multiplex", "alignment"),
-                    "only hardware.*, multiplex.* and alignment.* can be swept")
+        check_sweep(raw, w, ("hardware", "multiplex", "alignment", "data"),
+                    "only hardware.*, multiplex.*, alignment.* and data.* can be swept")
         for cfg in exp.variants():
             check_hardware_variant(cfg["hardware"], w)
 
@@ -112,26 +134,31 @@ class AlignmentKind(CellKind):
                 raise ConfigError(f"{w}: {exc}") from None
             axis = cfg["data"].get("axis", "own")
             al = cfg["alignment"]
-            for entry in cfg["data"]["runsets"]:
+            entries = [(e, "") for e in cfg["data"].get("runsets", [])]
+            syn = cfg["data"].get("synthetic")
+            if syn:
+                entries.append((syn["from"], json.dumps({k: v for k, v in syn.items() if k != "from"}, sort_keys=True)))
+            for entry, vary in entries:
                 path = str(Path(entry) if os.path.isabs(entry) else (exp.base / entry).resolve())
                 try:
-                    rs = _load(path, axis)
-                except (MpxError, ValueError) as exc:
-                    raise ConfigError(f"{w}: [data] runsets {entry!r}: {exc}") from None
+                    rs = _load(path, axis, vary)
+                except (MpxError, ValueError, IndexError) as exc:
+                    raise ConfigError(f"{w}: [data] {'synthetic' if vary else 'runsets'} {entry!r}: {exc}") from None
                 for ref in al.get("references", [0]):
                     if not isinstance(ref, int) or not 0 <= ref < len(rs):
                         raise ConfigError(f"{w}: [alignment] references: {ref!r} is not a run of {entry!r} "
                                           f"(it has {len(rs)})")
                     cells.append(finish_cell({
-                        "kind": "alignment", "dataset": {"kind": "runset", "name": rs.workload, "path": path},
-                        "dataset_checksum": _checksum(path, axis), "axis": axis, "hardware": hardware,
+                        "kind": "alignment", "dataset": {"kind": "runset", "name": rs.workload, "path": path,
+                                                         "vary": vary},
+                        "dataset_checksum": _checksum(path, axis, vary), "axis": axis, "hardware": hardware,
                         "multiplex": dict(cfg["multiplex"]), "seed": 0, "reference": ref,
                         "scheduler": {"name": al.get("scheduler", "perf"), "params": {}},
                         "alignment": {k: al[k] for k in sorted(al)}, "code_version": version}, exp.name))
         return unique(cells, w)
 
     def run(self, cell: dict) -> dict[str, Any]:
-        rs = _load(cell["dataset"]["path"], cell["axis"])
+        rs = _load(cell["dataset"]["path"], cell["axis"], cell["dataset"].get("vary", ""))
         problem, _catalog = build_problem(cell["hardware"])
         ref_i = cell["reference"]
         truth = rs.traces[ref_i]
@@ -143,7 +170,9 @@ class AlignmentKind(CellKind):
                 "axis": cell["axis"], "reference": ref_i, "pmu": cell["hardware"]["pmu"],
                 "counters": problem.n_counters(), "n_events": problem.n_events,
                 "events_per_counter": problem.n_events / problem.n_counters(), "quantum": quantum,
-                "read_every": every, "time_unit": truth.time_unit, "set_runs": len(rs)}
+                "read_every": every, "time_unit": truth.time_unit, "set_runs": len(rs),
+                **{f"synthetic_{k}": v for k, v in rs.meta.get("synthetic", {}).items() if k in ("warp", "rate_noise",
+                                                                                                 "offset")}}
         rows: list[dict] = []
 
         def add(road: str, method: str, est: Estimate, *, runs: int, anchor: str | None, seconds: float,
@@ -162,6 +191,7 @@ class AlignmentKind(CellKind):
 
         sched = cell["scheduler"]["name"]
         obs = multiplex(truth, problem, sched, quantum, every)
+        base["mux_sampling_ratio"] = schedule_scores(obs).summary()["mean_sampling_ratio"]
         for s in al["scalers"]:
             t = time.perf_counter()
             add("multiplex", s, scalers.get(s).estimate(obs), runs=1, anchor=None,

@@ -104,3 +104,18 @@ def test_config_errors(tmp_path):
         from mpx.experiment.alignment import AlignmentKind
 
         AlignmentKind().cells(load_config(cfg))
+
+
+def test_a_swept_synthetic_variation_is_never_pooled(tmp_path):
+    cfg = setup(tmp_path, [trace(0, 60)] * 3)
+    text = cfg.read_text().replace('runsets = ["toy.runs"]',
+                                   'synthetic = {from = "toy.runs", runs = 3, rate_noise = 0.0}')
+    cfg.write_text(text + '\n[sweep]\n"data.synthetic.rate_noise" = [0.0, 0.3]\n')
+    assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
+    from mpx.report import alignment_tables
+
+    best = alignment_tables(rows(tmp_path / "o"))
+    table = next(iter(best.values()))
+    assert "synthetic_rate_noise" in table.index.names and len(table) == 2
+    # no variation: the copies are the run, alignment is exact; noise makes it err
+    assert table["align %"].tolist()[0] == 0.0 and table["align %"].tolist()[1] > 0
