@@ -79,6 +79,8 @@ class Aligner(Params):
     source: ClassVar[str] = ""
     #: does the method need an anchor whose rate varies (``"time"`` is refused)?
     needs_rate: ClassVar[bool] = False
+    #: is every window exact when the runs are identical (False: only whole-run totals; see conformance)
+    exact_on_identical_runs: ClassVar[bool] = True
     param_constraints: ClassVar[dict] = {"merge": [StrOptions({"reference", "mean"})]}
 
     def _transfer(self, ref: AnchorSeries, run: AnchorSeries) -> tuple[np.ndarray, np.ndarray]:

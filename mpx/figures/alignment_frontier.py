@@ -35,6 +35,7 @@ def frontier_table(store: Any, experiment: str | None = None) -> Any:
 def draw(store: Any, experiment: str | None = None) -> Any:
     style()
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     t = frontier_table(store, experiment)
     loads, counters = sorted(t["workload"].unique()), sorted(t["counters"].unique())
@@ -61,7 +62,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
                 ax.set_xlabel("cost (runs' total length / one run)")
             if j == 0:
                 ax.set_ylabel("WAPE, all windows (%)")
-            ax.set_xlim(left=0.5)
+            ax.set_xlim(0.5, max(float(sub["cost"].max()) if len(sub) else 1.0, 1.0) + 0.5)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylim(bottom=0)
     bottom = axes[-1][len(counters) // 2]
     bottom.legend(list(labels.values()), list(labels.keys()), loc="upper center", bbox_to_anchor=(0.5, -0.35),
