@@ -132,3 +132,13 @@ def test_vary_is_the_run_itself_at_zero_and_labelled_synthetic():
     assert np.array_equal(noisy.traces[1].edges, t.edges) and not np.array_equal(noisy.traces[1].counts, t.counts)
     late = vary(t, 1, offset=1.0, seed=2)
     assert late.traces[0].n_intervals == t.n_intervals + 1 and late.traces[0].counts[0].sum() == 0
+
+
+def test_trace_info_describes_a_run_set(tmp_path, capsys):
+    from mpx.cli import main
+
+    runset([trace(0), trace(0, stretch=1.5)]).save(tmp_path / "toy.runs")
+    assert main(["trace", "info", str(tmp_path / "toy.runs")]) == 0
+    out = capsys.readouterr().out
+    assert "run set 'toy': 2 runs of 6 events" in out and "seed=1" in out
+    assert "length CV across runs: 20.000 %" in out

@@ -8,8 +8,9 @@ import argparse
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trace", help="inspect or convert a ground-truth trace (any supported format)")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
-    info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals "
-                          "of counted events (a gem5 stat in Tick, Byte, Joule... is not ranked)")
+    info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals of counted events (a "
+                                        "gem5 stat in Tick, Byte, Joule... is not ranked); a run-set folder: its "
+                                        "runs, what varied and how much they differ")
     info.add_argument("path", help="trace file, gem5 stats.txt[.xz], mpx JSONL dump, callgrind dumps")
     info.add_argument("--format", help="force a format instead of detecting it")
     _add_reader_options(info)
@@ -49,7 +50,10 @@ def _reader_options(items: list[str]) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from mpx.readers import read_trace
+    from mpx.runset import is_runset
 
+    if args.trace_command == "info" and is_runset(args.path):
+        return _runset_info(args.path)
     trace = read_trace(args.path, format=args.format, **_reader_options(args.option))
     if args.trace_command == "convert":
         trace.save(args.output)
@@ -72,4 +76,22 @@ def run(args: argparse.Namespace) -> int:
         print(title.format(width=width) if args.events else title)
         for name, value in shown:
             print(f"  {name:<{width}}  {value:,.0f}")
+    return 0
+
+
+def _runset_info(path: str) -> int:
+    """A run set (``mpx record --runs``): its runs, what varied, and how much they differ per event."""
+    from mpx.runset import RunSet
+
+    rs = RunSet.load(path)
+    print(f"run set {rs.workload!r}: {len(rs)} runs of {len(rs.events)} events ({path})")
+    for i, (t, v) in enumerate(zip(rs.traces, rs.varied)):
+        what = ", ".join(f"{k}={val}" for k, val in v.items())
+        print(f"  run {i}: {t.n_intervals} intervals, {t.edges[-1] - t.edges[0]:.4g} {t.time_unit}; {what}")
+    v = rs.variation()
+    print(f"  length CV across runs: {100 * v['length_cv']:.3f} %")
+    print("  per event, CV across runs of the total / median per-phase CV (tenths of each run), %:")
+    width = max(len(e) for e in v["events"])
+    for e, tot, ph in zip(v["events"], v["total_cv"], v["phase_cv"]):
+        print(f"  {e:<{width}}  {100 * tot:7.3f}  {100 * ph:7.3f}")
     return 0

@@ -119,3 +119,20 @@ def test_a_swept_synthetic_variation_is_never_pooled(tmp_path):
     assert "synthetic_rate_noise" in table.index.names and len(table) == 2
     # no variation: the copies are the run, alignment is exact; noise makes it err
     assert table["align %"].tolist()[0] == 0.0 and table["align %"].tolist()[1] > 0
+
+
+def test_aligned_truth_is_another_run_aligned_onto_the_reference(tmp_path):
+    """BayesPerf's protocol: identical runs give the same scores as the run's own truth; different runs do not."""
+    for name, traces in (("same", [trace(0, 60)] * 2), ("other", [trace(0, 60), trace(5, 60)])):
+        d = tmp_path / name
+        d.mkdir()
+        cfg = setup(d, traces)
+        cfg.write_text(cfg.read_text().replace('references = [0]', 'references = [0]\naligned_truth = "Ir"'))
+        assert main(["run", str(cfg), "--out", str(d / "o"), "--no-progress", "--no-figures"]) == 0
+        r = rows(d / "o")
+        own = r[r["road"] == "multiplex"].set_index("method")["wape_all"].astype(float)
+        sep = r[r["road"] == "multiplex_vs_aligned"].set_index("method")["wape_all"].astype(float)
+        if name == "same":
+            assert np.allclose(own, sep)
+        else:
+            assert not np.allclose(own, sep)
