@@ -1,12 +1,13 @@
-"""``mpx trace``: inspect any ground-truth file and convert it to the native format."""
+"""``mpx trace``: inspect any ground-truth file, draw it, and convert it to the native format."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("trace", help="inspect or convert a ground-truth trace (any supported format)")
+    p = sub.add_parser("trace", help="inspect, draw or convert a ground-truth trace (any supported format)")
     tsub = p.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
     info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals of counted events (a "
                                         "gem5 stat in Tick, Byte, Joule... is not ranked); a run-set folder: its "
@@ -21,6 +22,54 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     conv.add_argument("-o", "--output", required=True, help="output file (native .npz trace)")
     conv.add_argument("--format", help="force a format instead of detecting it")
     _add_reader_options(conv)
+    _add_plot_parser(tsub)
+
+
+def _add_plot_parser(tsub: Any) -> None:
+    plot = tsub.add_parser("plot", help="draw a trace before multiplexing it: a timeline of events or metrics, a "
+                                        "stacked breakdown of a vector stat, a heat map of per-unit stats")
+    plot.add_argument("path", help="any trace file mpx reads")
+    plot.add_argument("-o", "--output", required=True, help="picture to write (.png or .pdf)")
+    plot.add_argument("--events", help="comma list of events for a timeline (count per unit of time)")
+    plot.add_argument("--metrics", help="comma list of catalog metrics for the timeline (needs --catalog)")
+    plot.add_argument("--catalog", help="metric catalog (built-in name or file) for --metrics")
+    plot.add_argument("--breakdown", metavar="PATTERN",
+                      help="parts of a vector stat stacked as shares, e.g. 'system.cpu.commit.committedInstType_0::*'")
+    plot.add_argument("--heatmap", metavar="PATTERN",
+                      help="one row per unit of a stat family, e.g. 'system.mem_ctrl.dram.perBankRdBursts::*'")
+    plot.add_argument("--bins", type=int, default=400, help="at most this many time bins (default 400)")
+    plot.add_argument("--format", help="force a format instead of detecting it")
+    _add_reader_options(plot)
+
+
+def _plot(args: argparse.Namespace, trace: Any) -> int:
+    from mpx.errors import ConfigError
+    from mpx.figures import trace_view
+
+    views = [v for v in ("events", "metrics", "breakdown", "heatmap") if getattr(args, v)]
+    if not views:
+        raise ConfigError("mpx trace plot: name what to draw: --events, --metrics, --breakdown or --heatmap")
+    if args.breakdown and args.heatmap or (args.breakdown or args.heatmap) and (args.events or args.metrics):
+        raise ConfigError("mpx trace plot: one view per picture: --events/--metrics, --breakdown or --heatmap")
+    if args.bins < 2:
+        raise ConfigError(f"--bins must be at least 2, got {args.bins}")
+    if args.breakdown:
+        fig = trace_view.breakdown(trace, args.breakdown, args.bins)
+    elif args.heatmap:
+        fig = trace_view.heatmap(trace, args.heatmap, args.bins)
+    else:
+        catalog = None
+        if args.metrics:
+            if not args.catalog:
+                raise ConfigError("--metrics needs --catalog (a built-in name or a catalog file)")
+            from mpx.cli.common import load_catalog_arg
+
+            catalog = load_catalog_arg(args.catalog, "--catalog")
+        split = lambda v: [x.strip() for x in (v or "").split(",") if x.strip()]  # noqa: E731
+        fig = trace_view.timeline(trace, split(args.events), split(args.metrics), catalog, args.bins)
+    fig.savefig(args.output, bbox_inches="tight")
+    print(f"wrote {args.output}")
+    return 0
 
 
 def _add_reader_options(p: argparse.ArgumentParser) -> None:
@@ -55,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     if args.trace_command == "info" and is_runset(args.path):
         return _runset_info(args.path)
     trace = read_trace(args.path, format=args.format, **_reader_options(args.option))
+    if args.trace_command == "plot":
+        return _plot(args, trace)
     if args.trace_command == "convert":
         trace.save(args.output)
         print(f"wrote {args.output}: {trace!r}")
