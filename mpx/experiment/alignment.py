@@ -119,7 +119,9 @@ class AlignmentKind(CellKind):
         for a in al["aligners"]:
             aligners.get_class(a)
         for s in al["scalers"]:
-            scalers.get_class(s)
+            if getattr(scalers.get_class(s), "learned", False):
+                raise ConfigError(f"{w}: [alignment] scalers: {s!r} is learned (fitted on other workloads); the "
+                                  "alignment kind has no training sets: use it in a scaling experiment")
         check_sweep(raw, w, ("hardware", "multiplex", "alignment", "data"),
                     "only hardware.*, multiplex.*, alignment.* and data.* can be swept")
         for cfg in exp.variants():

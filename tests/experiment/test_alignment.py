@@ -98,12 +98,15 @@ def test_the_truth_is_the_reference_runs_own_trace(tmp_path):
 
 
 def test_config_errors(tmp_path):
+    from mpx.experiment import load_config
+    from mpx.experiment.alignment import AlignmentKind
+
     cfg = setup(tmp_path, [trace(0, 60)] * 2, refs="[5]")
     with pytest.raises(ConfigError, match="references: 5 is not a run"):
-        from mpx.experiment import load_config
-        from mpx.experiment.alignment import AlignmentKind
-
         AlignmentKind().cells(load_config(cfg))
+    cfg.write_text(cfg.read_text().replace('scalers = ["linear"]', 'scalers = ["fusion"]'))
+    with pytest.raises(ConfigError, match="'fusion' is learned"):
+        load_config(cfg)
 
 
 def test_a_swept_synthetic_variation_is_never_pooled(tmp_path):
