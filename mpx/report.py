@@ -346,7 +346,7 @@ def partition_table(part: Any) -> dict[str, Any]:
 
 
 #: settings of alignment rows that a config may vary: never pooled (each value its own rows)
-ALIGNMENT_SETTINGS = ("pmu", "axis", "read_every", "synthetic_warp", "synthetic_rate_noise",
+ALIGNMENT_SETTINGS = ("pmu", "axis", "read_every", "alignment_params", "synthetic_warp", "synthetic_rate_noise",
                       "synthetic_offset")
 
 

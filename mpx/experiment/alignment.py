@@ -55,7 +55,8 @@ from mpx.trace import Trace, rebin_counts
 
 __all__ = ["AlignmentKind", "ALIGNMENT_KEYS"]
 
-ALIGNMENT_KEYS = frozenset({"grouping", "anchors", "aligners", "scheduler", "scalers", "references", "aligned_truth"})
+ALIGNMENT_KEYS = frozenset({"grouping", "anchors", "aligners", "scheduler", "scalers", "references", "aligned_truth",
+                            "params"})
 _MUX_KEYS = frozenset({"quantum", "quantum_intervals", "read_every"})
 _AXES = ("own", "estimated_cycles")
 _SUMMARY = ("wape_all", "mape_all", "mdape_all", "wape_ran", "wape_unran", "coverage_all", "total_error",
@@ -116,8 +117,12 @@ class AlignmentKind(CellKind):
         for key in ("aligners", "scalers", "anchors"):
             if not isinstance(al.get(key), list) or not al[key]:
                 raise ConfigError(f"{w}: [alignment] {key} must be a non-empty list")
+        params = al.get("params", {})
+        if not isinstance(params, dict) or set(params) - set(al["aligners"]):
+            raise ConfigError(f"{w}: [alignment] params must be a table of the aligners' parameters, e.g. "
+                              f"params = {{dtw = {{band = 0.05}}}} (aligners: {al['aligners']})")
         for a in al["aligners"]:
-            aligners.get_class(a)
+            aligners.get(a, **params.get(a, {})).validate_params()
         for s in al["scalers"]:
             if getattr(scalers.get_class(s), "learned", False):
                 raise ConfigError(f"{w}: [alignment] scalers: {s!r} is learned (fitted on other workloads); the "
@@ -176,6 +181,7 @@ class AlignmentKind(CellKind):
                 "counters": problem.n_counters(), "n_events": problem.n_events,
                 "events_per_counter": problem.n_events / problem.n_counters(), "quantum": quantum,
                 "read_every": every, "time_unit": truth.time_unit, "set_runs": len(rs),
+                "alignment_params": json.dumps(al.get("params", {}), sort_keys=True),
                 **{f"synthetic_{k}": v for k, v in rs.meta.get("synthetic", {}).items() if k in ("warp", "rate_noise",
                                                                                                  "offset")}}
         rows: list[dict] = []
@@ -220,7 +226,7 @@ class AlignmentKind(CellKind):
             exact = [scalers.get("linear").estimate(o) for o in measured]
             oracle = [exact[0]] + [_oracle(rs.traces[(ref_i + i) % len(rs)], o) for i, o in enumerate(measured) if i]
             for a in al["aligners"]:
-                aligner = aligners.get(a)
+                aligner = aligners.get(a, **al.get("params", {}).get(a, {}))
                 if aligner.needs_rate and anchor == TIME_ANCHOR:
                     skip("alignment", a, anchor, f"{a} aligns on the anchor's rate: the time axis has none")
                     continue

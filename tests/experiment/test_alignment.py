@@ -139,3 +139,21 @@ def test_aligned_truth_is_another_run_aligned_onto_the_reference(tmp_path):
             assert np.allclose(own, sep)
         else:
             assert not np.allclose(own, sep)
+
+
+def test_aligner_parameters_are_settings_never_pooled(tmp_path):
+    cfg = setup(tmp_path, [trace(0, 60), trace(3, 60)])
+    text = cfg.read_text().replace('references = [0]', 'references = [0]\nparams = {dtw = {band = 0.1}}')
+    cfg.write_text(text + '\n[sweep]\n"alignment.params.dtw.band" = [0.05, 0.5]\n')
+    assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
+    r = rows(tmp_path / "o")
+    assert set(r["alignment_params"]) == {'{"dtw": {"band": 0.05}}', '{"dtw": {"band": 0.5}}'}
+    from mpx.report import alignment_tables
+
+    assert "alignment_params" in next(iter(alignment_tables(r).values())).index.names
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("band = 0.1", "band = 7"))
+    from mpx.experiment import load_config
+
+    with pytest.raises(ConfigError, match="band"):
+        load_config(bad)
