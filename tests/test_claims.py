@@ -68,3 +68,17 @@ def test_claims_on_hand_made_results():
     assert sorted(int(lab.split(":")[0]) for lab in labels) == sorted(t.dropna(subset=["number", "paper_number"]).index)
     assert {1, 8, 11} <= {int(lab.split(":")[0]) for lab in labels}
     assert "Not drawn" in fig.texts[-1].get_text()
+
+
+def test_every_claim_states_its_verdict_rule_and_the_ledger_prints_it():
+    import pandas as pd
+
+    from mpx.claims import CLAIMS, ledger_markdown
+
+    assert all(c.rule for c in CLAIMS)
+    table = pd.DataFrame([{"id": c.id, "claim": c.claim, "source": c.source, "paper setting": c.paper_setting,
+                           "paper": c.paper_value, "mpx setting": "-", "mpx": "-", "paper's definition in mpx": "",
+                           "verdict": "not measured", "why": "-", "rule": c.rule} for c in CLAIMS]).set_index("id")
+    text = ledger_markdown(table, "cmd")
+    assert "## Verdict rules and their tolerances" in text
+    assert all(f"{c.id}. {c.rule}" in text for c in CLAIMS)
