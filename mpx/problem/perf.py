@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mpx.errors import ConfigError, FormatError
+from mpx.errors import FormatError
 from mpx.metrics.evaluation import PSEUDO_EVENTS
 from mpx.problem.groups import EventGroup, MetricEdge, as_metric_edges
 
@@ -188,18 +188,18 @@ def parse_event_list(
 
 
 def _groups_events(metric: MetricEdge, *, metric_no_group: bool, nmi_watchdog: bool, smt_on: bool) -> bool:
-    """``metric__group_events`` of ``tools/perf/util/metricgroup.c``."""
+    """``metric__group_events`` of ``tools/perf/util/metricgroup.c`` (``NO_NMI_WATCHDOG`` is the older name
+    of ``NO_GROUP_EVENTS_NMI`` in jevents.py; ``NO_THRESHOLD_AND_NMI`` ungroups when the watchdog is on,
+    since perf computes thresholds by default; any other value groups: the C ``default:`` case)."""
     if metric_no_group:
         return False
     c = (metric.constraint or "").upper()
     if c == "NO_GROUP_EVENTS":
         return False
-    if c == "NO_GROUP_EVENTS_NMI":
+    if c in ("NO_GROUP_EVENTS_NMI", "NO_NMI_WATCHDOG", "NO_THRESHOLD_AND_NMI"):
         return not nmi_watchdog
     if c == "NO_GROUP_EVENTS_SMT":
         return not smt_on
-    if c.startswith("NO_GROUP_EVENTS"):
-        raise ConfigError(f"metric {metric.name!r}: unknown MetricConstraint {metric.constraint!r}")
     return True
 
 
