@@ -3,10 +3,12 @@
 - **PMC utilization**: share of programmable counter-quanta in use: Σ_q (events on programmable
   counters in quantum q) / (Q × usable programmable counters of the units the problem uses). Events on
   fixed counters and software events are not counted (hperf, TACO 2024, reports this figure).
-- **Sampling ratio** of an event: share of quanta in which it ran (free events: 1; events in error: 0).
+- **Sampling ratio** of an event: share of quanta in which it ran (free events: 1 — except under a tool
+  that stops them with their group, LIKWID: the share of its groups' steps; events in error: 0).
   ``mean_sampling_ratio`` averages over the multiplexed (non-free) events, the ones a scheduler decides.
-- **Co-scheduling ratio** of a metric: share of quanta in which all its events ran together (free events
-  always count as running); a metric is only reliable in such quanta.
+- **Co-scheduling ratio** of a metric: share of quanta in which all its events ran together (a schedule's
+  or observation's running sets are taken as they are; a bare running mask has its free events added);
+  a metric is only reliable in such quanta.
 - **Configurations**: number of distinct running sets over the quanta scored.
 
 Shares are of quanta (not of time), so the short last quantum of a run counts like the others.
@@ -90,6 +92,7 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
     `~mpx.schedulers.base.Schedule` (with ``problem``; over ``n_quanta`` quanta, or over one period of
     its cycle — the steady state — when None), or a boolean running mask ``[Q, E]`` (with ``problem``).
     """
+    add_free = False
     if hasattr(source, "quanta") and hasattr(source, "problem"):
         running = np.asarray(source.quanta.running, dtype=bool)
         problem = source.problem if problem is None else problem
@@ -104,6 +107,7 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
         if problem is None:
             raise ConfigError("schedule_scores: a running mask needs its problem")
         running = np.asarray(source)
+        add_free = True
         if running.dtype != bool:
             raise ConfigError(f"schedule_scores: a running mask must be boolean, got {running.dtype}")
     if running.ndim != 2 or running.shape[1] != problem.n_events or running.shape[0] == 0:
@@ -111,7 +115,7 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
     free = problem.free_mask
     n_q = running.shape[0]
     sampling = running.mean(axis=0)
-    on = running | free
+    on = running | free if add_free else running
     metric_mask = problem.metric_masks()
     if metric_mask.size:
         missing = (~on).astype(np.int32) @ metric_mask.T.astype(np.int32)
