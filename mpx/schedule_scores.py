@@ -172,7 +172,10 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
     the figures of `ScheduleScores.summary` — ``groups`` (distinct configurations), ``utilization``,
     ``mean_sampling_ratio``, ``min_sampling_ratio``, ``mean_coschedule_ratio``, ``n_quanta`` — then
     ``event_groups`` (groups as the scheduler opened them), ``errors`` (events in error, with the
-    reason), ``notes`` (static schedulers' notes), ``trace`` (what an online scheduler ran on) and
+    reason), ``notes`` (static schedulers' notes), ``tool`` (the figures by the tool's own definitions,
+    beside mpx's: hperf's utilization against ``available_GP`` and per-metric sampling ratio, the Arm
+    Top-down tool's group-count spread over its set orders; None for the others: ``tool_figures``),
+    ``trace`` (what an online scheduler ran on) and
     ``skipped``: the reason when the scheduler cannot handle the problem (a `ConfigError`, or
     one `Scheduler.applicable` gives, e.g. LIKWID without LIKWID event sets), the figures then None.
     """
@@ -182,7 +185,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
         row: dict[str, Any] = {"scheduler": name, "kind": None, "groups": None, "event_groups": None,
                                "utilization": None, "mean_sampling_ratio": None, "min_sampling_ratio": None,
                                "mean_coschedule_ratio": None, "n_quanta": None, "errors": {}, "notes": [],
-                               "params": {}, "trace": None, "skipped": None}
+                               "params": {}, "trace": None, "skipped": None, "tool": None}
         try:
             sched = schedulers.get(name, **params.get(name, {}))
             row["kind"] = sched.kind
@@ -210,6 +213,8 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
                 row["errors"] = dict(s.errors)
                 row["notes"] = list(s.notes)
                 row["event_groups"] = len(s.groups)
+                if hasattr(sched, "tool_figures"):
+                    row["tool"] = sched.tool_figures(problem)
         except ConfigError as exc:
             row["skipped"] = str(exc)
             rows.append(row)
