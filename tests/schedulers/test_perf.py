@@ -106,8 +106,9 @@ def test_non_weak_group_skips_the_member_that_cannot_be_opened():
 
 def test_weak_group_beside_nmi_watchdog_opens_but_never_runs():
     # x86 validate_group checks a group on an empty (fake) PMU: {a,b,c,d} opens, then never fits the
-    # 3 counters the watchdog leaves; it blocks everything behind it when at the head of the list
-    pmu = preset("skylake").with_nmi_watchdog()
+    # 3 counters a generic counter held by someone else leaves (the watchdog on a PMU whose cycles
+    # counter is taken); it blocks everything behind it when at the head of the list
+    pmu = preset("skylake").with_nmi_watchdog(counter="gp0")
     p = Problem.from_perf_events("{a,b,c,d}:W,e", pmu)
     s = PerfScheduler().schedule(p)
     assert sets(s, p, 4) == [set(), {"e"}, set(), {"e"}]
