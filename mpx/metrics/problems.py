@@ -20,6 +20,8 @@ __all__ = ["ACTIONS", "KINDS", "LoadProblem", "by_kind", "summary"]
 
 KINDS = {
     "re-escaped": "an unescaped '=' in an event term, re-escaped as perf's jevents.py does (metric.py _FixEscapes)",
+    "runtime-param": "perf's runtime parameter '?' in an event term, substituted by 0 (expr.l normalize; one instance, "
+                     "metricgroup.c add_metric with the default arch_get_runtimeparam of 1)",
     "new-constraint": "a MetricConstraint value mpx does not know; perf's metric__group_events groups by default",
     "unparsable": "an expression the tool's parser refuses",
     "unknown-name": "a name that is neither a counter of the group nor a variable the tool supplies",

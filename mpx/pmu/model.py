@@ -34,10 +34,11 @@ patterns, patterns are tried in file order, and a fixed binding wins over any pa
 Which unit an event belongs to: a perf-style ``unit/event/`` name (``ali_drw_21000/hif_rd/``), else
 ``event_units``, else the only unit, else ``default_unit``; otherwise the event is an error.
 
-Not modelled: the kernel's fallback of a fixed-counter event onto a generic counter when its fixed
-counter is busy (x86 ``intel_pmu_init`` widens the masks of ``instructions``/``cycles``; arm64
-``armv8pmu_get_event_idx`` likewise for the cycle counter) — here two events bound to the same fixed
-counter exclude each other; shared extra registers (two OFFCORE_RESPONSE MSRs on Intel); Intel's
+Modelled only when the fixed counter is *reserved* (the NMI watchdog's cycles, `with_nmi_watchdog`): the
+kernel's fallback of a cycles/instructions event onto a generic counter (x86
+``intel_pmu_check_event_constraints`` widens their fixed constraints; arm64 ``armv8pmu_get_event_idx``
+likewise for the cycle counter). Not modelled: the same fallback when the fixed counter is merely busy —
+here two events bound to the same fixed counter exclude each other; shared extra registers (two OFFCORE_RESPONSE MSRs on Intel); Intel's
 HT-exclusive counter workaround (``gpmax``); arm64 chained 64-bit events (counter pairs).
 """
 

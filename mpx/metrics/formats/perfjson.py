@@ -25,6 +25,9 @@ default). An arm64 entry ``{"ArchStdEvent": "FRONTEND_BOUND", "MetricExpr": ...}
 ``MetricName`` overrides the *standard metric* ``frontend_bound`` (``arch/arm64/sbsa.json``): jevents
 copies the standard entry's missing fields (``JsonEvent.__init__``, ``arch_std`` branch), so it is a
 metric, not an event; a bare ``{"ArchStdEvent": "BACKEND_BOUND"}`` takes the standard metric as is.
+perf's runtime parameter ``?`` in an event term (``hv_24x7@PM_PB_CYC\\,chip\\=?@``, powerpc) is replaced
+by 0 (``normalize`` of ``tools/perf/util/expr.l`` writes the runtime value there; ``add_metric`` of
+metricgroup.c makes one instance per ``arch_get_runtimeparam``, 1 by default), reported per metric.
 """
 
 from __future__ import annotations
@@ -200,6 +203,9 @@ def _metric(path, text: str, item: dict, index: int, problems: list[LoadProblem]
     fixed = reescape(expr)
     if fixed != expr:
         problems.append(LoadProblem(str(path), name, "re-escaped", f"event term with a bare '=' re-escaped: {fixed}", "kept", line))
+    if "?" in fixed:  # '?' only lexes inside a name: perf's normalize() puts the runtime value there
+        fixed = fixed.replace("?", "0")
+        problems.append(LoadProblem(str(path), name, "runtime-param", f"'?' read as runtime parameter 0: {fixed}", "kept", line))
     groups = tuple(g.strip() for g in as_str(item.get("MetricGroup", ""), path, line, "MetricGroup").split(";") if g.strip())
     constraint = as_str(item.get("MetricConstraint"), path, line, "MetricConstraint", optional=True)
     if constraint is not None and constraint not in CONSTRAINTS:
