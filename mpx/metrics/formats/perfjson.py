@@ -1,6 +1,6 @@
 """Linux perf pmu-events JSON (``tools/perf/pmu-events/arch/<arch>/<cpu>/*.json``).
 
-Four shapes are read:
+Five shapes are read:
 
 - a list of metric objects (``MetricName``, ``MetricExpr``, ``MetricGroup`` ``;``-separated,
   ``ScaleUnit``, ``MetricThreshold``, ``MetricConstraint``, ``MetricgroupNoGroup``, ``BriefDescription``,
@@ -8,8 +8,7 @@ Four shapes are read:
 - a list of event objects (``EventName`` or arm64's ``ArchStdEvent``, with ``Counter``,
   ``CounterHTOff``, ``Unit``, ``EventCode``, ``UMask``, ...) — lists may mix both;
 - a dict ``EventName → {Counter, CounterHTOff, EventCode, UMask}`` (a derived counter table);
-- ``metricgroups.json``: a dict ``group name → description``.
-
+- ``metricgroups.json``: a dict ``group name → description``;
 - ``counter.json``: a list of ``{Unit, CountersNumFixed, CountersNumGeneric}`` (how many counters each
   PMU has), kept in ``Catalog.platform["counters"]``.
 
