@@ -135,6 +135,12 @@ def _perf_numbers(run: Any) -> Any:
             np.nan_to_num(np.asarray(run.value), nan=-1.0).tobytes())
 
 
+def _catalog_notes(cat: Any) -> int:
+    """What a catalog says it repaired, zeroed or dropped: entry problems (`Catalog.problems`), warnings
+    and dropped items."""
+    return len(cat.problems) + len(cat.meta.get("warnings") or ()) + len(cat.meta.get("dropped") or ())
+
+
 def _catalog_numbers(cat: Any) -> Any:
     return sorted((m.name, m.expr, m.groups, str(m.scale_unit), str(m.threshold)) for m in cat.metrics.values())
 
@@ -221,12 +227,13 @@ def targets() -> dict[str, Target]:
         Target("npz", lambda w: _small(_files(REPO / "datasets" / "traces", "*.npz"))[:6], _read_trace("mpx"),
                _trace_numbers, _trace_notes, text=False, suffix=".npz"),
         Target("perfjson", lambda w: _files(metrics / "linux-perf", "**/*.json"), _catalog("perfjson"),
-               _catalog_numbers),
-        Target("likwid", lambda w: _files(metrics / "likwid", "*/*.txt"), _catalog("likwid"), _catalog_numbers),
+               _catalog_numbers, _catalog_notes),
+        Target("likwid", lambda w: _files(metrics / "likwid", "*/*.txt"), _catalog("likwid"), _catalog_numbers,
+               _catalog_notes),
         Target("armtelemetry", lambda w: _files(metrics / "arm-telemetry", "*.json"), _catalog("armtelemetry"),
-               _catalog_numbers),
-        Target("hperf", lambda w: _files(metrics / "hperf", "*.json"), _catalog("hperf"), _catalog_numbers),
-        Target("toml", lambda w: _files(builtin, "*.toml"), _catalog("toml"), _catalog_numbers),
+               _catalog_numbers, _catalog_notes),
+        Target("hperf", lambda w: _files(metrics / "hperf", "*.json"), _catalog("hperf"), _catalog_numbers, _catalog_notes),
+        Target("toml", lambda w: _files(builtin, "*.toml"), _catalog("toml"), _catalog_numbers, _catalog_notes),
         Target("expr", _expr_seeds, _parse_expr, lambda node: None),
     ]
     return {t.name: t for t in ts}

@@ -282,16 +282,19 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
     del truth
 
     schedule: Schedule | None = None
+    free_on = True
     if isinstance(sched, StaticScheduler):
         schedule = sched.schedule(problem)
-        running = schedule.running(n_q)
+        step = int(sched.quanta_per_step(quantum, str(src["time_unit"])))
+        running = np.repeat(schedule.running(-(-n_q // step)), step, axis=0)[:n_q] if step > 1 else schedule.running(n_q)
         groups, errors = schedule.groups, dict(schedule.errors)
+        free_on = sched.free_always_on
     elif isinstance(sched, OnlineScheduler):
         running = _run_online(sched, problem, quantum, q_edges, measured)
         groups, errors = tuple(sched.groups_), dict(sched.errors_)
     else:
         raise ConfigError(f"scheduler {sched!r} is neither a StaticScheduler nor an OnlineScheduler")
-    running = np.array(running, dtype=bool) | problem.free_mask
+    running = np.array(running, dtype=bool) | (problem.free_mask if free_on else False)
     counts = np.where(running, measured, np.nan)
     del measured
 

@@ -3,10 +3,12 @@
 - **PMC utilization**: share of programmable counter-quanta in use: Σ_q (events on programmable
   counters in quantum q) / (Q × usable programmable counters of the units the problem uses). Events on
   fixed counters and software events are not counted (hperf, TACO 2024, reports this figure).
-- **Sampling ratio** of an event: share of quanta in which it ran (free events: 1; events in error: 0).
+- **Sampling ratio** of an event: share of quanta in which it ran (free events: 1 — except under a tool
+  that stops them with their group, LIKWID: the share of its groups' steps; events in error: 0).
   ``mean_sampling_ratio`` averages over the multiplexed (non-free) events, the ones a scheduler decides.
-- **Co-scheduling ratio** of a metric: share of quanta in which all its events ran together (free events
-  always count as running); a metric is only reliable in such quanta.
+- **Co-scheduling ratio** of a metric: share of quanta in which all its events ran together (a schedule's
+  or observation's running sets are taken as they are; a bare running mask has its free events added);
+  a metric is only reliable in such quanta.
 - **Configurations**: number of distinct running sets over the quanta scored.
 
 Shares are of quanta (not of time), so the short last quantum of a run counts like the others.
@@ -90,6 +92,7 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
     `~mpx.schedulers.base.Schedule` (with ``problem``; over ``n_quanta`` quanta, or over one period of
     its cycle — the steady state — when None), or a boolean running mask ``[Q, E]`` (with ``problem``).
     """
+    add_free = False
     if hasattr(source, "quanta") and hasattr(source, "problem"):
         running = np.asarray(source.quanta.running, dtype=bool)
         problem = source.problem if problem is None else problem
@@ -104,6 +107,7 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
         if problem is None:
             raise ConfigError("schedule_scores: a running mask needs its problem")
         running = np.asarray(source)
+        add_free = True
         if running.dtype != bool:
             raise ConfigError(f"schedule_scores: a running mask must be boolean, got {running.dtype}")
     if running.ndim != 2 or running.shape[1] != problem.n_events or running.shape[0] == 0:
@@ -111,7 +115,7 @@ def schedule_scores(source: Any, problem: Problem | None = None, n_quanta: int |
     free = problem.free_mask
     n_q = running.shape[0]
     sampling = running.mean(axis=0)
-    on = running | free
+    on = running | free if add_free else running
     metric_mask = problem.metric_masks()
     if metric_mask.size:
         missing = (~on).astype(np.int32) @ metric_mask.T.astype(np.int32)
@@ -168,7 +172,10 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
     the figures of `ScheduleScores.summary` — ``groups`` (distinct configurations), ``utilization``,
     ``mean_sampling_ratio``, ``min_sampling_ratio``, ``mean_coschedule_ratio``, ``n_quanta`` — then
     ``event_groups`` (groups as the scheduler opened them), ``errors`` (events in error, with the
-    reason), ``notes`` (static schedulers' notes), ``trace`` (what an online scheduler ran on) and
+    reason), ``notes`` (static schedulers' notes), ``tool`` (the figures by the tool's own definitions,
+    beside mpx's: hperf's utilization against ``available_GP`` and per-metric sampling ratio, the Arm
+    Top-down tool's group-count spread over its set orders; None for the others: ``tool_figures``),
+    ``trace`` (what an online scheduler ran on) and
     ``skipped``: the reason when the scheduler cannot handle the problem (a `ConfigError`, or
     one `Scheduler.applicable` gives, e.g. LIKWID without LIKWID event sets), the figures then None.
     """
@@ -178,7 +185,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
         row: dict[str, Any] = {"scheduler": name, "kind": None, "groups": None, "event_groups": None,
                                "utilization": None, "mean_sampling_ratio": None, "min_sampling_ratio": None,
                                "mean_coschedule_ratio": None, "n_quanta": None, "errors": {}, "notes": [],
-                               "params": {}, "trace": None, "skipped": None}
+                               "params": {}, "trace": None, "skipped": None, "tool": None}
         try:
             sched = schedulers.get(name, **params.get(name, {}))
             row["kind"] = sched.kind
@@ -206,6 +213,8 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
                 row["errors"] = dict(s.errors)
                 row["notes"] = list(s.notes)
                 row["event_groups"] = len(s.groups)
+                if hasattr(sched, "tool_figures"):
+                    row["tool"] = sched.tool_figures(problem)
         except ConfigError as exc:
             row["skipped"] = str(exc)
             rows.append(row)

@@ -90,7 +90,7 @@ def test_scores_from_a_mask_and_rows():
 # -- score_schedulers -----------------------------------------------------------------------------------
 
 ROW_KEYS = {"scheduler", "kind", "groups", "event_groups", "utilization", "mean_sampling_ratio", "min_sampling_ratio",
-            "mean_coschedule_ratio", "n_quanta", "errors", "notes", "params", "trace", "skipped"}
+            "mean_coschedule_ratio", "n_quanta", "errors", "notes", "params", "trace", "skipped", "tool"}
 
 
 def test_score_schedulers_rows():
@@ -130,3 +130,14 @@ def test_synthetic_trace_has_the_problem_events_and_depends_on_the_seed():
     assert tuple(t.events) == p.events and t.n_intervals == 40
     np.testing.assert_array_equal(synthetic_trace(p, 40, seed=1).counts, t.counts)
     assert not np.array_equal(synthetic_trace(p, 40, seed=2).counts, t.counts)
+
+
+def test_rows_carry_the_tools_own_figures():
+    """score_schedulers (what mpx schedule prints) reports hperf's figures by hperf's definitions and the
+    Arm Top-down tool's group-count spread beside mpx's (issue 15, items 4 and 5); others: None."""
+    p = Problem(["a", "b", "c", "d", "e"], "generic-2", groups=[("a", "b"), ("c",), ("d", "e")], metrics=METRICS)
+    perf, hperf, arm = score_schedulers(p, ["perf", "hperf", "arm_topdown"])
+    assert perf["tool"] is None
+    assert hperf["tool"]["available_GP"] == 2 and hperf["tool"]["groups"] == 3
+    assert hperf["tool"]["utilization"] == pytest.approx((2 + 1 + 2) / (3 * 2))
+    assert arm["tool"]["group_count_spread"] and arm["tool"]["groups"] >= 1

@@ -123,6 +123,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"note: {r['scheduler']} ran on {r['trace']}")
         if r["params"].get("available_gp") is not None and r["scheduler"] == "hperf":
             print(f"note: hperf uses the catalog's available_GP = {r['params']['available_gp']}")
+        tool = r.get("tool") or {}
+        if "available_GP" in tool:
+            print(f"note: hperf by its own definitions: utilization {_fmt(tool['utilization'], True)} % of "
+                  f"available_GP = {tool['available_GP']} (mpx: {_fmt(r['utilization'], True)} % of the PMU), "
+                  f"sampling ratio per metric {_fmt(tool['sampling_ratio'], True)} % (mpx's co-scheduled %)")
+        if tool.get("group_count_spread"):
+            print(f"note: {r['scheduler']}: {tool['groups']} groups, the tool's typical count; over the orders "
+                  f"of its set: {tool['group_count_spread']} (count x orders)")
     for r in skipped:
         print(f"skipped {r['scheduler']}: {r['skipped']}")
     return 0

@@ -16,7 +16,8 @@ parameters, problem and seed), so running every check costs what one run of all 
   trace from then on: **never-touches-trace**), and running does not change its hyper-parameters;
 - **no-overcommit** (`check_no_overcommit`): every quantum's running set fits the PMU (counter masks, a reserved
   counter, a fixed counter, a second PMU unit, a real preset's masks and fixed counters);
-- **free-events** (`check_free_events`): free events (fixed-counter, software) run in every quantum;
+- **free-events** (`check_free_events`): free events (fixed-counter, software) run in every quantum (a
+  scheduler whose tool stops them with their group, ``free_always_on`` False: in some quantum);
 - **impossible-events** (`check_impossible_events`): events that can never run — one whose only
   allowed counter is reserved, one on a PMU unit that does not exist — never run; the scheduler either
   schedules around them or raises `ConfigError` naming one of them (LIKWID refuses such an event set);
@@ -305,8 +306,15 @@ def check_no_overcommit(scheduler: Scheduler, *, seed: int = 0) -> None:
 
 
 def check_free_events(scheduler: Scheduler, *, seed: int = 0) -> None:
-    """Free (fixed-counter, software) events run in every quantum."""
-    for _, problem, _, _, running in _ran(scheduler, seed):
+    """Free (fixed-counter, software) events run in every quantum — unless the scheduler says its tool
+    stops them with their configuration (``free_always_on`` False, LIKWID): then each free event runs
+    in some quantum or is reported in error."""
+    for _, problem, _, obs, running in _ran(scheduler, seed):
+        if not getattr(scheduler, "free_always_on", True):
+            free = problem.free_mask & ~problem.mask(obs.errors)
+            if not running[:, free].any(axis=0).all():
+                raise _fail("free-events", scheduler, "a free event it does not report in error never ran")
+            continue
         if not running[:, problem.free_mask].all():
             raise _fail("free-events", scheduler, "a free (fixed-counter or software) event did not run in every "
                         "quantum")
@@ -354,7 +362,12 @@ def check_deterministic(scheduler: Scheduler, *, seed: int = 0) -> None:
             if not (np.array_equal(s1.configs, s2.configs) and np.array_equal(s1.cycle, s2.cycle)
                     and np.array_equal(s1.prefix, s2.prefix)):
                 raise _fail("deterministic", scheduler, "schedule(problem) differs between two fresh clones")
-            if not np.array_equal(s1.running(running.shape[0]) | problem.free_mask, running):
+            n_q = running.shape[0]
+            step = scheduler.quanta_per_step(1.0, str(trace.time_unit))  # the quantum of _run
+            expect = np.repeat(s1.running(-(-n_q // step)), step, axis=0)[:n_q]
+            if scheduler.free_always_on:
+                expect = expect | problem.free_mask
+            if not np.array_equal(expect, running):
                 raise _fail("static", scheduler, "multiplex ran something else than schedule(problem)")
 
 

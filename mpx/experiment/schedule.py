@@ -99,7 +99,10 @@ class ScheduleKind(CellKind):
                "mean_sampling_ratio": row["mean_sampling_ratio"], "min_sampling_ratio": row["min_sampling_ratio"],
                "mean_coschedule_ratio": row["mean_coschedule_ratio"], "n_quanta": row["n_quanta"],
                "n_errors": len(row["errors"]), "n_metrics": len(problem.metrics), "trace": row["trace"],
-               "mux_seconds": time.perf_counter() - t0, "skipped": row["skipped"]}
+               "mux_seconds": time.perf_counter() - t0, "skipped": row["skipped"],
+               "tool_utilization": (row["tool"] or {}).get("utilization"),
+               "tool_sampling_ratio": (row["tool"] or {}).get("sampling_ratio"),
+               "tool_group_count_spread": (row["tool"] or {}).get("group_count_spread")}
         status = ("skipped", row["skipped"]) if row["skipped"] else ("done", None)
         return {"scores": [], "events": [], "metrics": [], "series": [], "schedule": [clean_row(out)],
                 "_status": status}

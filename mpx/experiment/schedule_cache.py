@@ -38,6 +38,13 @@ class CachedStatic(StaticScheduler):
     def tags(self) -> Any:
         return self.inner.tags()
 
+    @property
+    def free_always_on(self) -> bool:  # type: ignore[override]
+        return self.inner.free_always_on
+
+    def quanta_per_step(self, quantum: float, time_unit: str) -> int:
+        return self.inner.quanta_per_step(quantum, time_unit)
+
     def applicable(self, problem: Problem) -> str | None:
         return self.inner.applicable(problem)
 

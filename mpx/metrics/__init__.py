@@ -5,6 +5,8 @@
   literals, groups), `load_catalog` (format detected by content, folders merged), `evaluate_metrics`,
   `resolve_catalog` (a file or folder, or a built-in name: the one resolver).
 - `evaluation`: the evaluator behind `evaluate_metrics`, and `PSEUDO_EVENTS`.
+- `problems`: `LoadProblem`, one entry of a file the loader repaired, zeroed or dropped as the file's tool
+  does (`Catalog.problems`; `benchmarks/peer_catalogs.py` loads the peers' real files).
 - `relation`: `Relation` (linear identities and inequalities among events); `eventinfo`: `EventInfo`
   (perf ``Counter`` masks, unit, kind) and `Group`.
 - `formats`: one module per catalog format, found through `mpx.metrics.formats.REGISTRY`: `perfjson`
@@ -30,6 +32,7 @@ from mpx.metrics.catalog import (
     resolve_catalog,
 )
 from mpx.metrics.eventinfo import EventInfo, Group
+from mpx.metrics.problems import LoadProblem
 from mpx.metrics.relation import Relation, vector_total_relations
 from mpx.metrics.expr import parse as parse_expr
 from mpx.metrics.expr import to_text as expr_text
@@ -40,6 +43,7 @@ __all__ = [
     "Catalog",
     "EventInfo",
     "Group",
+    "LoadProblem",
     "Metric",
     "Relation",
     "builtin",

@@ -36,6 +36,7 @@ import difflib
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,12 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from mpx.errors import ConfigError, FormatError
+from mpx.errors import ConfigError, FormatError, MpxWarning
 from mpx.metrics import expr as E
 from mpx.metrics import formats
 from mpx.metrics.evaluation import PSEUDO_EVENTS, CatalogEvaluator
 from mpx.metrics.eventinfo import EventInfo, Group
 from mpx.metrics.formats.common import read_source
+from mpx.metrics.problems import LoadProblem, summary
 from mpx.metrics.relation import Relation
 from mpx.trace import SECONDS_PER_UNIT, Trace
 
@@ -66,9 +68,12 @@ __all__ = [
     "resolve_catalog",
 ]
 
-CONSTRAINTS = ("NO_GROUP_EVENTS", "NO_GROUP_EVENTS_NMI", "NO_GROUP_EVENTS_SMT")
+CONSTRAINTS = ("NO_GROUP_EVENTS", "NO_GROUP_EVENTS_NMI", "NO_NMI_WATCHDOG", "NO_GROUP_EVENTS_SMT", "NO_THRESHOLD_AND_NMI")
 """perf ``MetricConstraint`` values: the metric's events must not be put in one group (always; when
-the NMI watchdog is on; when SMT is on) — see ``tools/perf/util/metricgroup.c``."""
+the NMI watchdog is on — ``NO_NMI_WATCHDOG`` is its older name; when SMT is on; when thresholds are
+computed and the watchdog is on) — ``metric_constraint_to_enum`` of ``tools/perf/pmu-events/jevents.py``,
+``metric__group_events`` of ``tools/perf/util/metricgroup.c``. Other values are read too (perf groups
+them), reported as a `LoadProblem`."""
 
 # -- Metric -----------------------------------------------------------------------------------------
 
@@ -155,6 +160,7 @@ class Catalog:
     ``meta`` keys: ``sources`` (files read), ``format``, ``dropped`` (``{"what", "why"}`` items: input
     left out or overridden on purpose, e.g. a conflicting event field), ``warnings`` (oddities kept,
     e.g. a LIKWID metric name repeated in a group), ``skipped`` (files of a folder no format claims).
+    ``problems``: `LoadProblem` per entry the loader repaired, dropped or zeroed as the tool does.
     """
 
     def __init__(
@@ -168,8 +174,10 @@ class Catalog:
         name: str | None = None,
         platform: Mapping[str, Any] | None = None,
         meta: Mapping[str, Any] | None = None,
+        problems: Iterable[LoadProblem] = (),
     ) -> None:
         self.name = name
+        self.problems: list[LoadProblem] = list(problems)
         self.literals: dict[str, Any] = dict(literals or {})
         self.platform: dict[str, Any] = dict(platform or {})
         self.meta: dict[str, Any] = dict(meta or {})
@@ -389,7 +397,7 @@ class Catalog:
             groups=self.groups.values(),
             name=self.name,
             platform=self.platform,
-            meta=json.loads(json.dumps(self.meta, default=str)),
+            meta=json.loads(json.dumps(self.meta, default=str)), problems=self.problems,
         )
         fields.update(changes)
         return Catalog(**fields)
@@ -427,9 +435,8 @@ class Catalog:
                 else:
                     meta.setdefault(k, v)
         names = [c.name for c in (self, *others) if c.name]
-        return Catalog(
-            metrics, relations, events, literals, groups, name=" + ".join(names) or None, platform=platform, meta=meta
-        )
+        return Catalog(metrics, relations, events, literals, groups, name=" + ".join(names) or None, platform=platform,
+                       meta=meta, problems=[p for c in (self, *others) for p in c.problems])
 
     # -- evaluation -----------------------------------------------------------------------------
 
@@ -459,6 +466,8 @@ class Catalog:
             )
         for item in self.meta.get("dropped", []):
             lines.append(f"  dropped: {item.get('what')} ({item.get('why')})")
+        if self.problems:
+            lines.append("  " + summary(self.problems))
         return "\n".join(lines)
 
 
@@ -602,9 +611,13 @@ def builtin(name: str) -> Catalog:
 
 def resolve_catalog(name_or_path: str | os.PathLike, *, what: str = "catalog") -> Catalog:
     """The one name-or-file resolver: `load_catalog` of an existing file or folder, else the built-in
-    catalog of that name; anything else is a `ConfigError` (``what`` names the input, e.g. an option)."""
+    catalog of that name; anything else is a `ConfigError` (``what`` names the input, e.g. an option).
+    Entry problems of a loaded file are one `MpxWarning` line (the list: `Catalog.problems`)."""
     if os.path.exists(name_or_path):
-        return load_catalog(name_or_path)
+        cat = load_catalog(name_or_path)
+        if cat.problems:
+            warnings.warn(MpxWarning(f"{os.fspath(name_or_path)}: " + summary(cat.problems)), stacklevel=2)
+        return cat
     if name_or_path in builtin_names():
         return builtin(os.fspath(name_or_path))
     raise ConfigError(f"{what} {os.fspath(name_or_path)!r} is neither an existing file or folder nor a built-in "

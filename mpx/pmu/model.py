@@ -34,10 +34,11 @@ patterns, patterns are tried in file order, and a fixed binding wins over any pa
 Which unit an event belongs to: a perf-style ``unit/event/`` name (``ali_drw_21000/hif_rd/``), else
 ``event_units``, else the only unit, else ``default_unit``; otherwise the event is an error.
 
-Not modelled: the kernel's fallback of a fixed-counter event onto a generic counter when its fixed
-counter is busy (x86 ``intel_pmu_init`` widens the masks of ``instructions``/``cycles``; arm64
-``armv8pmu_get_event_idx`` likewise for the cycle counter) — here two events bound to the same fixed
-counter exclude each other; shared extra registers (two OFFCORE_RESPONSE MSRs on Intel); Intel's
+Modelled only when the fixed counter is *reserved* (the NMI watchdog's cycles, `with_nmi_watchdog`): the
+kernel's fallback of a cycles/instructions event onto a generic counter (x86
+``intel_pmu_check_event_constraints`` widens their fixed constraints; arm64 ``armv8pmu_get_event_idx``
+likewise for the cycle counter). Not modelled: the same fallback when the fixed counter is merely busy —
+here two events bound to the same fixed counter exclude each other; shared extra registers (two OFFCORE_RESPONSE MSRs on Intel); Intel's
 HT-exclusive counter workaround (``gpmax``); arm64 chained 64-bit events (counter pairs).
 """
 
@@ -61,6 +62,9 @@ __all__ = ["PMU"]
 
 #: a perf-style event name ``unit/event/`` with optional trailing modifiers (``cpu/event/u``)
 _PREFIXED = re.compile(r"^([A-Za-z0-9_.\-]+)/(.+)/([A-Za-z]*)$")
+_CYCLES_NAMES = ("cycles", "cpu-cycles", "CPU_CYCLES", "cpu_cycles", "CPU_CLK_UNHALTED.THREAD")
+"""Names of the core cycles event, whose fixed counter the NMI watchdog's cycles event takes."""
+
 _TOP_KEYS = ("name", "description", "sources", "units", "reserved", "default_unit", "event_units")
 _UNIT_KEYS = ("generic", "fixed", "masks", "instances")
 _CACHE_MAX = 1 << 17  # entries per PMU before the assignment cache is cleared
@@ -251,25 +255,32 @@ class PMU:
         return self._replace(reserved=new if replace else self.reserved | new)
 
     def with_nmi_watchdog(self, unit: str = "cpu", counter: str | None = None) -> PMU:
-        """A copy with the NMI watchdog enabled: it holds one generic counter of ``unit``.
+        """A copy with the NMI watchdog enabled: it holds the counter its pinned cycles event gets.
 
-        The hard-lockup detector keeps a pinned cycles event on every CPU while enabled
-        (``/proc/sys/kernel/nmi_watchdog``; perf stat then warns "Some events weren't counted. Try
-        disabling the NMI watchdog"). On Intel that event sits on fixed counter 1 when it is free, so
-        a study that also counts cycles loses one generic counter; this models that net effect.
-        ``counter`` names the generic counter to hold; by default the lowest-numbered free one,
-        the counter perf's greedy assignment gives a pinned unconstrained event.
+        The hard-lockup detector keeps a pinned ``PERF_COUNT_HW_CPU_CYCLES`` event on every CPU while
+        enabled (``wd_hw_attr`` in ``kernel/watchdog_perf.c``; ``/proc/sys/kernel/nmi_watchdog``). The
+        kernel puts a cycles event on the dedicated cycles counter when there is one: Intel's fixed
+        counter 1 (``perf_sched_find_counter`` of ``arch/x86/events/core.c`` tries the fixed counters
+        first), Arm's cycle counter (``armv8pmu_get_event_idx`` of ``drivers/perf/arm_pmuv3.c``); with
+        none (AMD, ``generic-N``) it takes the lowest-numbered free generic counter. So by default the
+        watchdog holds the fixed counter that ``cycles``/``cpu-cycles`` is bound to, if any, else the
+        lowest free generic counter; four general events then all run on a 4-counter Intel core, and a
+        study's own cycles event moves to a generic counter (`allowed`). ``counter`` names the counter
+        to hold (fixed or generic).
         """
         if unit not in self._unit:
             raise ConfigError(f"PMU {self.name!r} has no unit {unit!r} to run the NMI watchdog on ({', '.join(self._unit)})")
         if counter is None:
+            cyc = [self._fixed_of[unit][n] for n in _CYCLES_NAMES if n in self._fixed_of[unit]]
+            if cyc and cyc[0] not in self.reserved:
+                return self.with_reserved(cyc[0])
             free = [c for c in self._unit[unit].generic if c not in self.reserved]
             if not free:
                 raise ConfigError(f"PMU {self.name!r}: no free generic counter on unit {unit!r} for the NMI watchdog")
             return self.with_reserved(free[0])
         c = self._counter.get((unit, counter))
-        if c is None or c.kind != GENERIC:
-            raise ConfigError(f"PMU {self.name!r}: {unit}/{counter} is not a generic counter")
+        if c is None:
+            raise ConfigError(f"PMU {self.name!r}: no counter {unit}/{counter}")
         return self.with_reserved(c)
 
     def with_generic_counters(self, n: int, unit: str | None = None) -> PMU:
@@ -563,6 +574,14 @@ class PMU:
                 return ctrs
         return self._unit[unit].generic
 
+    def _counts_on_generic(self, unit: str, fixed: Counter) -> bool:
+        """Whether the events of fixed counter ``fixed`` may also count on a generic counter: those of the
+        cycles and instructions counters (x86 ``intel_pmu_check_event_constraints`` ORs the generic
+        counters into every fixed constraint but the pseudo-encodings, ref-cycles and slots; arm64 counts
+        CPU_CYCLES on any event counter when the cycle counter is taken)."""
+        names = {ev for ev, c in self._fixed_of[unit].items() if c == fixed}
+        return bool(names & (set(_CYCLES_NAMES) | {"instructions", "INST_RETIRED.ANY"}))
+
     def _event(self, event: str) -> _EventInfo:
         info = self._info.get(event)
         if info is not None:
@@ -571,6 +590,8 @@ class PMU:
             raise UncountableEventError(f"event names are non-empty strings, got {event!r}")
         unit, name = self._resolve_unit(event)
         fixed = self._fixed_of[unit].get(name)
+        if fixed is not None and fixed in self.reserved and self._counts_on_generic(unit, fixed):
+            fixed = None  # cycles/instructions: the kernel extends the fixed constraint to the generic counters
         if fixed is not None:
             if fixed in self.reserved:
                 raise UncountableEventError(f"event {event!r}: its fixed counter {fixed} is reserved")

@@ -47,8 +47,16 @@ _INTEL_JSON = re.compile(r"^[A-Z][A-Z0-9_]*\.[A-Z0-9_.]+(:[a-z]+)?$")
 _INTEL_LIKWID = re.compile(r"^(INSTR_RETIRED_ANY|CPU_CLK_UNHALTED_(CORE|REF)|BR_INST_RETIRED_|BR_MISP_RETIRED_)")
 
 
+_PMU_QUALIFIED = re.compile(r"^[A-Za-z0-9_]+/([^/,=]+)/$")
+
+
 def event_namespace(name: str) -> str | None:
-    """The namespace of one event name (one of `NAMESPACES`), or None when the name does not say."""
+    """The namespace of one event name (one of `NAMESPACES`), or None when the name does not say. A
+    name qualified by its PMU (``cpu_core/INST_RETIRED.ANY/`` of a hybrid Intel catalog) is read
+    without the PMU."""
+    q = _PMU_QUALIFIED.match(name)
+    if q:
+        name = q.group(1)
     if name.startswith("system."):
         return "gem5"
     if name in _CALLGRIND:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mpx.errors import ConfigError, FormatError
+from mpx.errors import FormatError
 from mpx.metrics.evaluation import PSEUDO_EVENTS
 from mpx.problem.groups import EventGroup, MetricEdge, as_metric_edges
 
@@ -36,6 +36,19 @@ TOOL_EVENTS = frozenset(PSEUDO_EVENTS)
 #: and its tool events ``duration_time``, ``user_time``, ``system_time`` as times; a tool that scales them
 #: keeps the fraction (``perf stat`` prints ``60.38 msec task-clock``)
 TIME_EVENTS = frozenset({"cpu-clock", "task-clock", "duration_time", "user_time", "system_time"})
+
+
+_COUNTING_WHY = ("counting-mode modifier: a distinct event (perf opens it separately); the ground truth must "
+                 "name it so")
+
+
+def _with_counting(name: str, mods: str) -> str:
+    """``name`` with its counting-mode modifiers, in the order written (``cycles`` + ``u`` → ``cycles:u``;
+    ``cpu/event=0x3c/`` + ``u`` → ``cpu/event=0x3c/u``); pinned/exclusive/weak flags are not part of it."""
+    kept = "".join(dict.fromkeys(c for c in mods if c in _COUNTING_MODIFIERS))
+    if not kept:
+        return name
+    return name + kept if name.endswith("/") else f"{name}:{kept}"
 
 
 def _split_modifiers(text: str, source: str, col: int) -> tuple[str, str]:
@@ -100,8 +113,10 @@ def parse_event_list(
     Group modifiers follow the closing brace; inside a group the leader's ``D``/``e``/``W`` apply to the
     group (the kernel schedules a group by its leader's ``attr.pinned``/``attr.exclusive``), on other
     members they are ignored. Counting-mode modifiers (``u k h I G H p P S b R``) change *what* perf
-    counts, which a ground-truth trace already fixes: they are not modelled and are returned as notes
-    (``{"event", "modifiers", "why"}``) so nothing is dropped silently. Returns ``(groups, notes)``;
+    counts: ``cycles`` and ``cycles:u`` are two events perf opens separately, each on its own counter, so
+    they stay in the event name (``cycles:u``, as ``perf stat`` prints it; a group's modifiers go to every
+    member); what they count is the ground truth's business, so they are also returned as notes
+    (``{"event", "modifiers", "why"}``). Returns ``(groups, notes)``;
     a malformed list raises `FormatError` with the column.
     """
     if not isinstance(spec, str) or not spec.strip():
@@ -148,7 +163,7 @@ def parse_event_list(
                         f"(perf modifiers: {PERF_MODIFIERS})"
                     )
                 pos += 1 + len(gmods)
-            names = [m[0] for m in members]
+            names = [_with_counting(name, mods + gmods) for name, mods in members]
             if len(set(names)) != len(names):
                 raise FormatError(
                     source, None, f"column {gstart + 1}: group lists an event twice "
@@ -158,19 +173,18 @@ def parse_event_list(
             flags = gmods + lead_mods
             for i, (name, mods) in enumerate(members):
                 kept = "".join(c for c in mods if c in _COUNTING_MODIFIERS)
-                note(name, kept, "counting-mode modifier, not modelled on ground truth")
+                note(names[i], kept, _COUNTING_WHY)
                 if i > 0:
                     note(name, "".join(c for c in mods if c in "DWe"), "D/W/e on a group member (not leader)")
-            note("{" + ",".join(names) + "}", "".join(c for c in gmods if c in _COUNTING_MODIFIERS),
-                 "counting-mode modifier, not modelled on ground truth")
+            note("{" + ",".join(names) + "}", "".join(c for c in gmods if c in _COUNTING_MODIFIERS), _COUNTING_WHY)
             groups.append(EventGroup(tuple(names), pinned="D" in flags, exclusive="e" in flags, weak="W" in flags))
         else:
             text, end = _scan_item(spec, pos, source, in_group=False)
             if not text:
                 raise FormatError(source, None, f"column {pos + 1}: empty event")
             name, mods = _split_modifiers(text, source, pos + 1)
-            note(name, "".join(c for c in mods if c in _COUNTING_MODIFIERS),
-                 "counting-mode modifier, not modelled on ground truth")
+            name = _with_counting(name, mods)
+            note(name, "".join(c for c in mods if c in _COUNTING_MODIFIERS), _COUNTING_WHY)
             note(name, "W" if "W" in mods else "", "W on a single event has no effect")
             groups.append(EventGroup((name,), pinned="D" in mods, exclusive="e" in mods))
             pos = end
@@ -188,18 +202,18 @@ def parse_event_list(
 
 
 def _groups_events(metric: MetricEdge, *, metric_no_group: bool, nmi_watchdog: bool, smt_on: bool) -> bool:
-    """``metric__group_events`` of ``tools/perf/util/metricgroup.c``."""
+    """``metric__group_events`` of ``tools/perf/util/metricgroup.c`` (``NO_NMI_WATCHDOG`` is the older name
+    of ``NO_GROUP_EVENTS_NMI`` in jevents.py; ``NO_THRESHOLD_AND_NMI`` ungroups when the watchdog is on,
+    since perf computes thresholds by default; any other value groups: the C ``default:`` case)."""
     if metric_no_group:
         return False
     c = (metric.constraint or "").upper()
     if c == "NO_GROUP_EVENTS":
         return False
-    if c == "NO_GROUP_EVENTS_NMI":
+    if c in ("NO_GROUP_EVENTS_NMI", "NO_NMI_WATCHDOG", "NO_THRESHOLD_AND_NMI"):
         return not nmi_watchdog
     if c == "NO_GROUP_EVENTS_SMT":
         return not smt_on
-    if c.startswith("NO_GROUP_EVENTS"):
-        raise ConfigError(f"metric {metric.name!r}: unknown MetricConstraint {metric.constraint!r}")
     return True
 
 

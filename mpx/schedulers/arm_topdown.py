@@ -14,15 +14,17 @@ Source: ``topdown_tool/perf/event_scheduler.py`` (``EventScheduler._generate_eve
 - ``max_events`` is what ``get_pmu_counters`` measures: how many ``instructions`` events perf can put
   in one group, i.e. the programmable counters (6 on Neoverse N1/V1/V2). Every event of a tuple counts
   against it, ``CPU_CYCLES`` included, although it runs on the dedicated cycle counter.
-- **Running.** Without ``--multiplex`` (the default) the merged groups are packed into chunks of at most
-  ``max_events`` events (next fit) and each chunk is a separate run of the workload; with it all groups
-  go to one ``perf stat`` and the kernel rotates them.
+- **Running.** The tool multiplexes by default: its command line sets ``multiplex=not
+  args.cpu_no_multiplex`` (``topdown_tool/cpu_probe/cpu_factory.py``:301; the dataclass default ``False``
+  of ``CpuProbeConfiguration`` is for library callers), so all groups go to one ``perf stat`` and the
+  kernel rotates them. With ``--cpu-no-multiplex`` the merged groups are packed into chunks of at most
+  ``max_events`` events (next fit) and each chunk is a separate run of the workload.
 
 In mpx: the units come from the problem's metrics (`mpx.problem.Problem.from_catalog` orders an Arm
 specification's metrics as the tool does) or, for ``collect_by="group"``, from the problem's groups.
-Without ``multiplex`` each chunk is a configuration and configurations rotate one per quantum (the
-time-sliced analogue of the tool's separate runs); with ``multiplex`` the merged groups go to
-`mpx.schedulers.perf.PerfScheduler`. The tool knows one PMU unit without counter masks; mpx merges (and
+With ``multiplex`` (the default, as the tool's command line) the merged groups go to perf's rotation
+(`mpx.schedulers.perf.perf_rotation`); without it each chunk is a configuration and configurations
+rotate one per quantum (the time-sliced analogue of the tool's separate runs). The tool knows one PMU unit without counter masks; mpx merges (and
 chunks) only when the union also fits the PMU (`Problem.fits`), which changes nothing on Neoverse and
 keeps multi-unit or masked PMUs from being over-committed. ``max_events`` defaults to all the problem's
 programmable counters (every unit). Events the PMU can never count are left out of the tuples and
@@ -31,13 +33,21 @@ reported in ``errors``; a tuple whose events never fit the PMU together is split
 
 **Order matters, and the tool's order is not fixed.** In metric mode the tool builds
 ``set(metrics)`` before merging, so the greedy merge sees the tuples in Python's set iteration order,
-which depends on the process's string-hash seed (``PYTHONHASHSEED``). ``seed=None`` merges in the listed
-(problem) order; ``seed=k`` merges in a seeded random order, standing in for one hash seed. On the
+which depends on the process's string-hash seed (``PYTHONHASHSEED``). ``order="typical"`` (the default)
+gives what a user of the tool typically gets: the merge is run on ``n_orders`` seeded random orders of
+the unique tuples (each standing in for one hash seed: a set's iteration order is a hash-driven
+permutation), the most frequent group count is kept (ties: the smaller) with the first order reaching it,
+and the spread of counts is kept in ``group_count_spread_`` (and the notes, which ``mpx schedule``
+prints). ``order="listed"`` merges in the listed (problem) order; ``seed=k`` merges in the k-th random
+order. ``tool_metric_order`` replays the tool's own set order for one hash seed from a specification
+file. On the
 Neoverse specifications with 6 counters (``experiments/analyses/arm_topdown_order.py`` replays the tool's
 set order under 200 hash seeds, CPython 3.11): the listed order gives 8 groups on N1, 10 on V1 and 12 on
 V2; the tool gives 7/8/9 groups on N1 in 2/117/81 of 200 seeds, 9/10/11 on V1 in 16/122/62, and
 12/13/14/15 on V2 in 9/110/78/3. The reference figures "N1 needs 9, V2 13" are such draws, not a fixed
-property of the specifications.
+property of the specifications. 200 random orders give the same modal counts (8 on N1, 10 on V1,
+13 on V2; ``tests/schedulers/test_arm_topdown.py`` checks it against
+``../shared/peers/reference-outputs/arm-topdown-groups-by-hashseed.json``).
 """
 
 from __future__ import annotations
@@ -48,7 +58,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -157,10 +167,16 @@ class ArmTopdownScheduler(StaticScheduler):
         Count fixed-counter events (``CPU_CYCLES``) against ``max_events`` as the tool does (True), or
         leave them out of the tuples (False, mpx's hardware view).
     multiplex:
-        False (the tool's default): chunks rotate one per quantum; True: perf rotates the merged groups.
+        True (the tool's command-line default): perf rotates the merged groups; False
+        (``--cpu-no-multiplex``): chunks rotate one per quantum.
     seed:
-        None: merge in the listed order; an integer: a seeded random order of the unique tuples, standing
-        in for the hash-dependent order of the tool's ``set`` (metric mode).
+        None: the order given by ``order``; an integer: the seed-th random order of the unique tuples,
+        standing in for one hash seed of the tool's ``set`` (metric mode).
+    order:
+        ``"typical"``: the order giving the modal group count over ``n_orders`` random orders (what a
+        user of the tool typically gets); ``"listed"``: the problem's order.
+    n_orders:
+        Random orders tried by ``order="typical"``.
     """
 
     name: ClassVar[str] = "arm_topdown"
@@ -170,15 +186,49 @@ class ArmTopdownScheduler(StaticScheduler):
 
     param_constraints: ClassVar[dict] = {
         "collect_by": StrOptions(_COLLECT_BY), "max_events": [None, Interval(int, 1, None)],
-        "count_free": "boolean", "multiplex": "boolean", "seed": [None, Interval(int, 0, None)]}
+        "count_free": "boolean", "multiplex": "boolean", "seed": [None, Interval(int, 0, None)],
+        "order": StrOptions(("typical", "listed")), "n_orders": Interval(int, 1, None)}
 
     def __init__(self, collect_by: str = "metric", max_events: int | None = None, count_free: bool = True,
-                 multiplex: bool = False, seed: int | None = None) -> None:
+                 multiplex: bool = True, seed: int | None = None, order: str = "typical",
+                 n_orders: int = 200) -> None:
         self.collect_by = collect_by
         self.max_events = max_events
         self.count_free = count_free
         self.multiplex = multiplex
         self.seed = seed
+        self.order = order
+        self.n_orders = n_orders
+
+    def tool_figures(self, problem: Problem) -> dict[str, Any]:
+        """The tool's own figure of the last schedule: its group count, and the spread of counts over the
+        orders its ``set`` may take (``group_count_spread_``; empty in listed order)."""
+        spread = ", ".join(f"{n}x{c}" for n, c in self.group_count_spread_.items())
+        return {"groups": len(self.merged_groups_), "group_count_spread": spread or None}
+
+    def _ordered(self, units: list[tuple[str, ...]], max_events: int, fits: Callable[[list[str]], bool]
+                 ) -> tuple[list[tuple[str, ...]], str]:
+        """The units in merge order, and how it was chosen; sets ``group_count_spread_``."""
+        unique = list(dict.fromkeys(units))
+
+        def nth(k: int) -> list[tuple[str, ...]]:
+            return [unique[i] for i in np.random.default_rng(k).permutation(len(unique))]
+
+        self.group_count_spread_: dict[int, int] = {}
+        if self.collect_by != "metric" or (self.seed is None and self.order == "listed"):
+            return units, "listed order"
+        first: dict[int, int] = {}
+        for k in range(int(self.n_orders)):
+            n = len(optimize_event_groups(nth(k), max_events, fits))
+            self.group_count_spread_[n] = self.group_count_spread_.get(n, 0) + 1
+            first.setdefault(n, k)
+        self.group_count_spread_ = dict(sorted(self.group_count_spread_.items()))
+        spread = ", ".join(f"{n}x{c}" for n, c in self.group_count_spread_.items())
+        if self.seed is not None:
+            return nth(self.seed), f"order seed {self.seed} (groups over {self.n_orders} orders: {spread})"
+        modal = max(self.group_count_spread_, key=lambda n: (self.group_count_spread_[n], -n))
+        return nth(first[modal]), (f"typical order: seed {first[modal]} gives the modal {modal} groups (groups over "
+                                   f"{self.n_orders} random orders of the tool's set: {spread})")
 
     def _units(self, problem: Problem, max_events: int) -> tuple[list[tuple[str, ...]], dict[str, str]]:
         errors = {e: "the PMU can never count it" for e in problem.events if not problem.countable(e)}
@@ -218,17 +268,13 @@ class ArmTopdownScheduler(StaticScheduler):
         units, errors = self._units(problem, max_events)
         if not units:
             raise ConfigError("arm_topdown: nothing to schedule (every event is free or uncountable)")
-        if self.seed is not None:
-            unique = list(dict.fromkeys(units))
-            perm = np.random.default_rng(self.seed).permutation(len(unique))
-            units = [unique[i] for i in perm]
         def fits(events: list[str]) -> bool:
             return problem.fits([e for e in dict.fromkeys(events) if e not in problem.free])
 
+        units, how = self._ordered(units, max_events, fits)
         merged = optimize_event_groups(units, max_events, fits)
         self.merged_groups_ = tuple(merged)
-        notes = [f"Arm Top-down merge (collect_by={self.collect_by}, max_events={max_events}, "
-                 f"{'listed order' if self.seed is None else f'order seed {self.seed}'}): "
+        notes = [f"Arm Top-down merge (collect_by={self.collect_by}, max_events={max_events}, {how}): "
                  f"{len(dict.fromkeys(units))} unique tuples -> {len(merged)} groups"]
         if self.n_split_:
             notes.append(f"{self.n_split_} tuple(s) never fit the PMU together and were split into single events")

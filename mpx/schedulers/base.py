@@ -394,6 +394,14 @@ class StaticScheduler(Scheduler):
     """A scheduler whose whole schedule follows from the Problem; implement `_schedule`."""
 
     kind: ClassVar[str] = "static"
+    #: False for a tool that stops every counter of the old configuration, free ones included (LIKWID's
+    #: group switch): `schedule` then leaves the free events where the configurations put them
+    free_always_on: ClassVar[bool] = True
+
+    def quanta_per_step(self, quantum: float, time_unit: str) -> int:
+        """How many quanta of ``quantum`` (on a ``time_unit`` axis) one step of the schedule lasts when
+        replayed (`mpx.multiplex`): 1, unless the tool switches on its own clock (LIKWID's ``-T``)."""
+        return 1
 
     @abstractmethod
     def _schedule(self, problem: Problem) -> Schedule:
@@ -413,7 +421,8 @@ class StaticScheduler(Scheduler):
         err = problem.mask(sched.errors)
         if (configs & err).any():
             raise SchedulerError(f"{type(self).__name__}: a configuration runs an event it reports in error")
-        configs |= problem.free_mask
+        if self.free_always_on:
+            configs |= problem.free_mask
         for c in range(configs.shape[0]):
             events = [e for e, on in zip(problem.events, configs[c]) if on]
             if not problem.fits(events):

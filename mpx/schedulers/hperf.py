@@ -23,6 +23,13 @@ hperf does not check that a group fits (its icelake configuration has a 6-event 
 ``available_GP = 4``): such groups are kept and listed in the schedule's notes; whether perf can ever run
 them is then perf's business (`~mpx.schedulers.base.open_groups`).
 
+hperf's figures are by hperf's definitions, reported beside mpx's (`HperfScheduler.tool_figures`,
+``mpx schedule``): utilization is relative to hperf's own budget ``available_GP`` (each merged group is
+one time slice: mean of |G| / available_GP, so icelake's 6-event group on a budget of 4 counts 1.5),
+pinned events are left out even when they hold a general counter (``instructions`` on Arm), and the
+sampling ratio is per *metric*: the share of the slices whose group holds all of the metric's multiplexed
+events (mpx's co-scheduling ratio, in hperf's model of equal slices).
+
 Re-running the merge on hperf's own configurations (``shared/data/metrics/hperf``, tests in
 ``tests/schedulers/test_hperf.py``): cascadelake 2 groups, icelake 2 groups (one of 6 events > 4),
 arm 6 groups (the first merge fails: 3 + 4 > 6), kunpeng 1 group.
@@ -111,6 +118,19 @@ class HperfScheduler(StaticScheduler):
             params["available_gp"] = catalog_available_gp(problem)
         return params
 
+    def tool_figures(self, problem: Problem) -> dict[str, Any]:
+        """hperf's own figures of the last schedule (module docstring): ``available_GP``, utilization
+        against it, and the mean per-metric sampling ratio over the merged groups as equal time slices."""
+        groups = [set(g.events) for g in self.merged_groups_]
+        n = max(len(groups), 1)
+        util = sum(len(g) for g in groups) / (n * self.available_gp_) if groups else float("nan")
+        ratios = []
+        for m in problem.metrics:
+            need = {e for e in m.events if e not in self.skipped_events_}
+            ratios.append(1.0 if not need else sum(need <= g for g in groups) / n)
+        return {"available_GP": self.available_gp_, "utilization": util,
+                "sampling_ratio": sum(ratios) / len(ratios) if ratios else float("nan"), "groups": len(groups)}
+
     def _budget(self, problem: Problem, pinned: list[str]) -> int:
         if self.available_gp is not None:
             return self.available_gp
@@ -140,6 +160,8 @@ class HperfScheduler(StaticScheduler):
             EventGroup(tuple(m), name="+".join(names[i] for i in src)) for m, src in zip(merged, sources)
         )
         self.merged_groups_ = merged_groups
+        self.available_gp_ = budget
+        self.skipped_events_ = frozenset(skip)
         notes = [f"hperf merge (available_GP = {budget}): {len(stripped)} event groups -> {len(merged)}"]
         over = [g for g in merged_groups if len(g.events) > budget]
         for g in over:

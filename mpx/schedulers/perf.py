@@ -59,7 +59,15 @@ class PerfScheduler(StaticScheduler):
     Parameters
     ----------
     assignment:
-        ``"matching"`` (exact bipartite matching) or ``"perf"`` (x86 ``perf_assign_events`` greedy).
+        ``"matching"`` (the default: exact bipartite matching) or ``"perf"`` (x86 ``perf_assign_events``,
+        ``arch/x86/events/core.c``: events by increasing constraint weight, each on the first free counter
+        of its mask, backtracking only for constraints marked overlapping). The two differ only on PMUs
+        with counter masks: a group the greedy rejects at open time although a placement exists (e.g.
+        ``{A,B}`` with A allowed on counters 0,1 and B only on 0, A first at equal weight) is admitted by
+        ``"matching"`` and refused by ``"perf"``. Matching is the default because every other scheduler
+        and `Problem.fits` use the same exact feasibility, so a comparison of schedulers compares their
+        policies and not one driver's placement heuristic (arm64 has no masks, where both agree); give
+        ``"perf"`` to reproduce x86's open-time refusals.
     open_sees_reserved:
         Whether the open-time check knows the counters held by others (NMI watchdog). False is x86's
         behaviour (``validate_group`` uses a fake, empty cpuc): a group can open and then never run.

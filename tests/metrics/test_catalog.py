@@ -243,25 +243,39 @@ def test_likwid_group(tmp_path):
 @pytest.mark.parametrize(
     "text, line, words",
     [
-        (LIKWID_GROUP.replace("1000*PMC0/FIXC0", "1000*PMC1/FIXC0"), 15, "'PMC1' is not a counter"),
         (LIKWID_GROUP.replace("PMC0  L2_RQSTS_MISS", "PMC0 L2 RQSTS"), 7, "COUNTER EVENT"),
         (LIKWID_GROUP.replace("PMC0  L2_RQSTS_MISS", "FIXC0 L2_RQSTS_MISS"), 7, "assigned twice"),
-        (LIKWID_GROUP.replace("CPI  FIXC1/FIXC0", "CPI  FIXC1/(FIXC0"), 13, "metric 'CPI'"),
         (LIKWID_GROUP.replace("SHORT Toy group\nREQUIRE_NOHT\n", ""), 2, "before the SHORT"),
         (LIKWID_GROUP.replace("SHORT Toy group\n", ""), 1, "outside a section"),
         ("SHORT x\nEVENTSET\nMETRICS\nA time\n", None, "EVENTSET"),
         (LIKWID_GROUP.replace("METRICS\n", "METRICS\nlonely\n"), 12, "name formula"),
-        # two metric lines merged by a lost newline (found by benchmarks/fuzz_readers.py on ICL/BRANCH.txt):
-        # read as one metric named 'Runtime (RDTSC) [s] timeCPI' until the name was checked
-        (LIKWID_GROUP.replace("[s] time\n", "[s] time"), 12, "goes on after its unit"),
-        (LIKWID_GROUP.replace("FIXC1/FIXC0\n", "FIXC1/FIXC0"), 13, "holds the counter FIXC"),
     ],
 )
 def test_likwid_errors(tmp_path, text, line, words):
+    """A file that is not a group at all is refused; a bad metric is an entry problem (next test)."""
     p = write(tmp_path, "BAD.txt", text)
     with pytest.raises(FormatError) as info:
         likwid.load(p)
     assert info.value.line == line and words in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text, line, kind, action, words",
+    [
+        # LIKWID computes a metric it cannot evaluate as 0 and keeps the group (src/perfmon.c:3404-3408)
+        (LIKWID_GROUP.replace("1000*PMC0/FIXC0", "1000*PMC1/FIXC0"), 15, "unknown-name", "zero", "'PMC1' is not a counter"),
+        (LIKWID_GROUP.replace("CPI  FIXC1/FIXC0", "CPI  FIXC1/(FIXC0"), 13, "unparsable", "zero", "metric 'CPI'"),
+        # two metric lines merged by a lost newline (found by benchmarks/fuzz_readers.py on ICL/BRANCH.txt):
+        # read as one metric named 'Runtime (RDTSC) [s] timeCPI' until the name was checked
+        (LIKWID_GROUP.replace("[s] time\n", "[s] time"), 12, "bad-entry", "dropped", "goes on after its unit"),
+        (LIKWID_GROUP.replace("FIXC1/FIXC0\n", "FIXC1/FIXC0"), 13, "bad-entry", "dropped", "holds the counter FIXC"),
+    ],
+)
+def test_likwid_entry_problems(tmp_path, text, line, kind, action, words):
+    cat = likwid.load(write(tmp_path, "BAD.txt", text))
+    [p] = cat.problems
+    assert (p.line, p.kind, p.action) == (line, kind, action) and words in p.what
+    assert "BAD/Power [W]" in cat and len(cat.groups["BAD"].events) == 5  # the rest of the group is kept
 
 
 PERF_JSON = [
@@ -291,26 +305,31 @@ def test_perf_json(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "items, line, words",
+    "items, line, kind, words",
     [
-        ([{"MetricName": "a"}], 3, "no MetricExpr"),
-        ([{"MetricName": "a", "MetricExpr": "x +"}], 3, "position 3"),
-        ([{"MetricName": "a", "MetricExpr": "x", "MetricConstraint": "NO_WAY"}], 3, "MetricConstraint"),
-        ([{"MetricName": "a", "MetricExpr": "x", "MetricThreshold": "a >"}], 3, "MetricThreshold"),
-        ([{"MetricName": "a", "MetricExpr": 3}], 3, "MetricExpr must be a string"),
-        ([{"EventName": "E", "Counter": "zero"}], 3, "Counter"),
-        ([{"Foo": 1}], None, "neither MetricName nor EventName"),
-        ([[1, 2]], None, "not an object"),
-        ([{"MetricName": "a", "MetricExpr": "b"}, {"MetricName": "b", "MetricExpr": "a"}], None, "cycle"),
+        ([{"MetricName": "a"}], 3, "bad-entry", "no MetricExpr"),
+        ([{"MetricName": "a", "MetricExpr": "x +"}], 3, "unparsable", "position 3"),
+        ([{"MetricName": "a", "MetricExpr": "x", "MetricThreshold": "a >"}], 3, "unparsable", "MetricThreshold"),
+        ([{"MetricName": "a", "MetricExpr": 3}], 3, "bad-entry", "MetricExpr must be a string"),
+        ([{"EventName": "E", "Counter": "zero"}], 3, "bad-entry", "Counter"),
+        ([{"MetricName": "ok", "MetricExpr": "y"}, [1, 2]], None, "bad-entry", "not an object"),
     ],
 )
-def test_perf_json_errors(tmp_path, items, line, words):
-    p = write(tmp_path, "bad.json", json.dumps(items, indent=1))
-    with pytest.raises(FormatError) as info:
-        perfjson.load(p)
-    assert words in str(info.value)
+def test_perf_json_entry_problems(tmp_path, items, line, kind, words):
+    """perf skips a metric it cannot parse ('Broken metric' in __add_metric, tools/perf/util/metricgroup.c);
+    the rest of the file is read and the skipped entry is reported."""
+    p = write(tmp_path, "bad.json", json.dumps(items + [{"MetricName": "good", "MetricExpr": "z"}], indent=1))
+    cat = perfjson.load(p)
+    [prob] = cat.problems
+    assert prob.kind == kind and prob.action == "dropped" and words in prob.what and "good" in cat
     if line is not None:
-        assert info.value.line == line
+        assert prob.line == line
+
+
+def test_perf_json_errors(tmp_path):
+    p = write(tmp_path, "bad.json", json.dumps([{"MetricName": "a", "MetricExpr": "b"}, {"MetricName": "b", "MetricExpr": "a"}]))
+    with pytest.raises(FormatError, match="cycle"):
+        perfjson.load(p)
 
 
 def test_invalid_json_names_line(tmp_path):

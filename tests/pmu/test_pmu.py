@@ -179,14 +179,17 @@ def test_perf_greedy_on_skylake_places_constrained_events_first():
 # ---- reserved counters, fixed counters, uncore --------------------------------------------------------
 
 
-def test_nmi_watchdog_removes_one_generic_counter():
+def test_nmi_watchdog_holds_a_generic_counter_without_a_cycles_counter():
+    """AMD-like and generic-N PMUs have no cycles counter: the watchdog's pinned cycles event
+    (kernel/watchdog_perf.c wd_hw_attr) takes the lowest free generic counter."""
     g = preset("generic-4")
     w = g.with_nmi_watchdog()
     assert len(g.available(kind="generic")) == 4 and len(w.available(kind="generic")) == 3
     assert g.fits("ABCD") and not w.fits("ABCD") and w.fits("ABC")
     assert [str(c) for c in w.reserved] == ["cpu/gp0"]
     assert len(w.with_nmi_watchdog().available(kind="generic")) == 2
-    sk = preset("skylake").with_nmi_watchdog()
+    # a generic counter named explicitly: the old net-effect model, e.g. for a study that counts cycles
+    sk = preset("skylake").with_nmi_watchdog(counter="gp0")
     a = sk.assign([PREC, "A", "B"])
     assert a is not None and "gp0" not in {c.name for c in a.values()} and not sk.fits([PREC, "A", "B", "C"])
     # the watchdog on counter 1 makes PREC_DIST uncountable: a clear error, not a silent "does not fit"
@@ -194,9 +197,32 @@ def test_nmi_watchdog_removes_one_generic_counter():
         preset("skylake").with_nmi_watchdog(counter="gp1").assign([PREC])
     with pytest.raises(ConfigError, match="no unit 'cpu'"):
         preset("yitian710-drw").with_nmi_watchdog()
-    with pytest.raises(ConfigError, match="not a generic counter"):
-        preset("skylake").with_nmi_watchdog(counter="fixed1")
+    with pytest.raises(ConfigError, match="no counter cpu/gp9"):
+        preset("skylake").with_nmi_watchdog(counter="gp9")
     assert sk != preset("skylake") and sk.with_reserved(replace=True) == preset("skylake")
+
+
+def test_nmi_watchdog_on_intel_holds_fixed_counter_1():
+    """Issue 15, item 6. Intel: perf_sched_find_counter (arch/x86/events/core.c) tries the fixed counters
+    first, so the watchdog's pinned cycles sits on fixed counter 1: four general events still all fit the
+    four generic counters (mpx showed a 3-of-4 sliding window); a study's own cycles event then moves to
+    a generic counter (intel_pmu_check_event_constraints extends the fixed constraint to the GP counters),
+    and ref-cycles (a pseudo-encoding, fixed counter 2 only) is not extended. Arm: the cycle counter
+    (armv8pmu_get_event_idx, drivers/perf/arm_pmuv3.c)."""
+    sk = preset("skylake").with_nmi_watchdog()
+    assert [str(c) for c in sk.reserved] == ["cpu/fixed1"]
+    assert sk.fits(["A", "B", "C", "D"]) and sk.fits(["A", "B", "C", "D", "instructions", "ref-cycles"])
+    assert not sk.is_fixed("cycles") and [c.kind for c in sk.allowed("cycles")] == ["generic"] * 4
+    assert sk.fits(["cycles", "A", "B", "C"]) and not sk.fits(["cycles", "A", "B", "C", "D"])
+    with pytest.raises(UncountableEventError, match="fixed2 is reserved"):
+        preset("skylake").with_reserved("cpu/fixed2").assign(["ref-cycles"])
+    n1 = preset("neoverse-n1").with_nmi_watchdog()
+    assert [c.name for c in n1.reserved] == ["cycle"] and not n1.is_fixed("CPU_CYCLES")
+    from mpx.problem import Problem
+    from mpx.schedulers.perf import PerfScheduler
+
+    p = Problem(["A", "B", "C", "D"], sk)
+    assert PerfScheduler().schedule(p).running(3).all()  # the kernel runs all four, every quantum
 
 
 def test_with_generic_counters_cuts_or_adds():
@@ -243,9 +269,11 @@ def test_fixed_events_never_consume_generic_counters():
     # generic counter; not modelled, see the module docstring)
     assert not sk.fits(["cycles", "CPU_CLK_UNHALTED.THREAD"])
     assert not sk.fits(["cycles", "CPU_CLK_UNHALTED.THREAD"], method="perf")
-    # reserving a fixed counter makes its events uncountable
-    with pytest.raises(UncountableEventError, match="fixed counter cpu/fixed1 is reserved"):
-        sk.with_reserved("cpu/fixed1").assign(["cycles"])
+    # reserving the ref-cycles fixed counter makes ref-cycles uncountable (a pseudo-encoding the kernel
+    # never extends to the generic counters); cycles and instructions fall back to the generic ones
+    with pytest.raises(UncountableEventError, match="fixed counter cpu/fixed2 is reserved"):
+        sk.with_reserved("cpu/fixed2").assign(["ref-cycles"])
+    assert sk.with_reserved("cpu/fixed1").assign(["cycles"])["cycles"].kind == "generic"
 
 
 def test_uncore_events_only_on_their_units_counters():
@@ -355,7 +383,7 @@ def test_inspectable_and_immutable():
     assert repr(sk) == "PMU('skylake', units=1, fixed=3, generic=4, masks=2, reserved=0)"
     text = sk.with_nmi_watchdog().describe()
     assert "fixed0..fixed2" in text and "gp0..gp3" in text and "INST_RETIRED.PREC_DIST -> gp1" in text
-    assert "reserved: cpu/gp0" in text
+    assert "reserved: cpu/fixed1" in text  # the watchdog's cycles event on fixed counter 1
     assert "(16 units)" in preset("yitian710-drw").describe()
     with pytest.raises(AttributeError):
         sk.name = "other"

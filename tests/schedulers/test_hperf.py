@@ -175,3 +175,42 @@ def test_the_catalog_budget_is_hperf_s_own_default_unless_the_counters_were_chan
     assert HperfScheduler().params_for(as_declared)["available_gp"] == 3  # what a result row records
     assert HperfScheduler().params_for(resized)["available_gp"] is None
     assert HperfScheduler(available_gp=2).params_for(as_declared)["available_gp"] == 2  # given wins
+
+
+# -- issue 15, item 5: hperf's figures by hperf's definitions, beside mpx's -------------------------------
+
+
+def test_icelake_utilization_against_available_gp(shared):
+    """hperf (TACO 2024) measures utilization against its own budget available_GP: icelake's merged groups
+    of 6 and 4 events on a budget of 4 are (6/4 + 4/4) / 2 = 1.25; mpx's, against the PMU's 8 counters,
+    is (6 + 4) / (2 * 8) = 0.625."""
+    p, h, s = _hperf(shared, "intel_icelake.json", "icelake")
+    tool = h.tool_figures(p)
+    assert tool["available_GP"] == 4 and tool["utilization"] == pytest.approx(1.25)
+    assert schedule_scores(s, p).utilization == pytest.approx(0.625)
+
+
+def test_pinned_general_counter_events_count_for_mpx_not_for_hperf(shared):
+    """On Arm, hperf pins instructions (event:D) and leaves it out of its groups and figures; it still
+    holds a general counter in every quantum, which mpx's utilization counts: arm.json's 6 groups of
+    4,5,5,5,4,3 events on available_GP = 6 are 26/36 for hperf and (26 + 6) / 36 for mpx (6 counters of
+    neoverse-n1 in each of the 6 quanta). hperf's per-metric sampling ratio: a metric whose multiplexed
+    events sit in one of the 6 groups is counted 1/6 of the time."""
+    p, h, s = _hperf(shared, "arm.json", "neoverse-n1")
+    tool = h.tool_figures(p)
+    assert tool["utilization"] == pytest.approx(26 / 36)
+    assert schedule_scores(s, p).utilization == pytest.approx((26 + 6) / 36)
+    assert 0 < tool["sampling_ratio"] < 1
+
+
+def test_hand_made_pinned_event_and_per_metric_ratio():
+    p = Problem(["i", "a", "b", "c"], "generic-4", groups=[EventGroup(("i",), pinned=True), ("a", "b"), ("c",)],
+                metrics=[("m_ab", ["a", "b"]), ("m_ac", ["a", "c"]), ("m_i", ["i"])])
+    h = HperfScheduler(available_gp=2)
+    s = h.schedule(p)  # budget 2: (c) + (a,b) = 3 > 2 -> two groups
+    tool = h.tool_figures(p)
+    assert tool["groups"] == 2 and tool["utilization"] == pytest.approx((2 + 1) / (2 * 2))
+    # m_ab in one of 2 slices, m_ac never together, m_i only pinned events: always
+    assert tool["sampling_ratio"] == pytest.approx((0.5 + 0.0 + 1.0) / 3)
+    # perf opens i, {a,b} and {c} at once on the 4 counters: mpx sees 4 of 4 in use, the pinned i included
+    assert schedule_scores(s, p).utilization == pytest.approx(1.0)

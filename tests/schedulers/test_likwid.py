@@ -1,4 +1,4 @@
-"""LIKWID group switching: one event set per quantum, never multiplexed inside, too-big sets refused."""
+"""LIKWID group switching: one event set per -T step, never multiplexed inside, too-big sets refused, every counter of a group stopped with it."""
 
 from __future__ import annotations
 
@@ -86,3 +86,45 @@ def test_neoverse_n1_groups(shared):
     assert np.allclose(sc.sampling_ratio[~sc.free], [
         np.mean([e in g.events for g in p.groups]) for e in np.array(p.events)[~sc.free]
     ])
+
+
+# -- issue 15, item 1: a switch stops every counter of the old group; -T in seconds ----------------------
+
+
+def test_uncore_and_energy_counters_stop_with_their_group(shared):
+    """likwid-perfctr -g MEM -g FLOPS_DP: __perfmon_switchActiveGroupThread (src/perfmon.c) calls
+    perfmon_stopCounters on the old group before perfmon_setupCounters of the new one, so the MEM group's
+    box counters (DRAM_READS on MBOX*) count half the time, and the bandwidth metrics are co-scheduled
+    half the time (mpx said 1.0 for both before)."""
+    p = _likwid(shared, "skylake", "skylake-htoff")
+    s = LikwidScheduler(groups=["MEM", "FLOPS_DP"]).schedule(p)
+    sc = schedule_scores(s, p)
+    ratio = dict(zip(sc.events, sc.sampling_ratio))
+    assert ratio["DRAM_READS"] == ratio["DRAM_WRITES"] == 0.5
+    assert ratio["INSTR_RETIRED_ANY"] == 1.0  # FIXC0 is in both groups
+    assert ratio["PWR_PKG_ENERGY"] == 0.0 and "PWR_PKG_ENERGY" in s.errors  # ENERGY not selected: never measured
+    cosched = dict(zip(sc.metrics, sc.coschedule_ratio))
+    assert cosched["MEM/Memory bandwidth [MBytes/s]"] == 0.5 and cosched["MEM/CPI"] == 1.0
+
+
+def _trace(unit: str, n: int, step: float):
+    from mpx.trace import Trace
+
+    edges = np.arange(n + 1, dtype=float) * step
+    return Trace(["a", "b", "c", "d", "e", "f"], np.ones((n, 6)), edges, time_unit=unit)
+
+
+def test_switch_interval_is_minus_T_in_seconds():
+    """-T: 2 s by default (likwid-perfctr.lua:182 'duration = 2.E06' us); a 0.5 s quantum on a seconds
+    axis → each group runs 4 quanta; a cycles axis has no seconds: quantum_seconds is required."""
+    from mpx.multiplex import multiplex
+
+    p = _problem()
+    obs = multiplex(_trace("s", 24, 0.5), p, LikwidScheduler(), quantum=0.5, read_every=4)
+    first = [{e for e, on in zip(p.events, row) if on} for row in obs.quanta.running]
+    assert first == ([{"a", "b"}] * 4 + [{"c", "d", "e"}] * 4 + [{"f"}] * 4) * 2
+    assert LikwidScheduler(switch_interval=0.05).quanta_per_step(4.0, "ms") == 12  # -T 50ms, 4 ms quanta
+    with pytest.raises(ConfigError, match="quantum_seconds"):
+        multiplex(_trace("cycles", 24, 1e6), p, LikwidScheduler(), quantum=1e6, read_every=4)
+    obs = multiplex(_trace("cycles", 24, 1e6), p, LikwidScheduler(quantum_seconds=1.0), quantum=1e6, read_every=4)
+    assert obs.quanta.running[:2, :2].all() and not obs.quanta.running[2, :2].any()

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mpx.metrics.expr.nodes import Binary, Call, IfElse, Literal, Name, Node, Num, Query, Unary
-from mpx.metrics.expr.ops import is_number, scalar_binary, scalar_call
+from mpx.metrics.expr.ops import cpuid_matches, is_number, scalar_binary, scalar_call
 
 __all__ = ["fold", "literal_names", "lookup_literal", "names", "substitute", "walk"]
 
@@ -122,7 +122,7 @@ def fold(
                 return _BOTTOM, dep
             try:
                 v = lookup_literal(literals, "cpuid")
-                return (1.0 if str(v).lower() == n.arg.lower() else 0.0), frozenset()
+                return (1.0 if cpuid_matches(n.arg, str(v)) else 0.0), frozenset()
             except KeyError:
                 return _BOTTOM, frozenset()
         if isinstance(n, Unary):

@@ -11,7 +11,7 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.metrics.expr.analysis import fold, lookup_literal
 from mpx.metrics.expr.nodes import Binary, Call, IfElse, Literal, Name, Node, Num, Query, Unary
-from mpx.metrics.expr.ops import apply_binary, apply_call, is_number
+from mpx.metrics.expr.ops import apply_binary, apply_call, cpuid_matches, is_number
 from mpx.metrics.expr.syntax import parse, to_text
 
 __all__ = ["Evaluator", "evaluate", "linear_form"]
@@ -92,7 +92,7 @@ class Evaluator:
                 return np.float64(1.0 if self.has(n.arg) else 0.0)
             if n.func == "source_count":
                 return np.float64(self.literal_value(f"source_count({n.arg})"))
-            return np.float64(1.0 if str(self.literal_value("cpuid")).lower() == n.arg.lower() else 0.0)
+            return np.float64(1.0 if cpuid_matches(n.arg, str(self.literal_value("cpuid"))) else 0.0)
         raise TypeError(f"not an expression node: {n!r}")
 
 

@@ -3,11 +3,35 @@ gives 0, NaN rules of ``|`` and ``&``): the one definition the evaluator and con
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
-__all__ = ["apply_binary", "apply_call", "is_number", "scalar_binary", "scalar_call"]
+__all__ = ["apply_binary", "apply_call", "cpuid_matches", "is_number", "scalar_binary", "scalar_call"]
+
+_MIDR_VARIANT = 0xF << 20
+_MIDR_REVISION = 0xF
+
+
+def cpuid_matches(map_id: str, cpuid: str) -> bool:
+    """``strcmp_cpuid_str(map_id)`` on a CPU whose id is ``cpuid`` (perf's ``expr__strcmp_cpuid_str``:
+    ``!strcmp_cpuid_str(test_id, cpuid)``). Two hexadecimal MIDRs compare as arm64 does
+    (``tools/perf/arch/arm64/util/header.c``): same part (every field but variant and revision), and a
+    variant.revision (rNpM) of ``cpuid`` equal or newer. Otherwise perf's default (``util/pmu.c``, the
+    weak ``strcmp_cpuid_str``): ``map_id`` is a regular expression that must match all of ``cpuid``."""
+    try:
+        want, have = int(map_id, 16), int(cpuid, 16)
+    except ValueError:
+        try:
+            return re.fullmatch(map_id, cpuid) is not None
+        except re.error:
+            return False
+    fields = ~(_MIDR_VARIANT | _MIDR_REVISION)
+    if want & fields != have & fields:
+        return False
+    wv, hv = (want & _MIDR_VARIANT) >> 20, (have & _MIDR_VARIANT) >> 20
+    return hv > wv or (hv == wv and have & _MIDR_REVISION >= want & _MIDR_REVISION)
 
 
 def apply_binary(op: str, a: Any, b: Any) -> Any:

@@ -28,6 +28,15 @@ each file becomes one ``eventset`` `Group` — LIKWID measures a group's events 
 multiplexes inside a group. The counter prefix tells the PMU class (`EventInfo.kind`): ``FIXC`` fixed,
 ``PMC`` general, ``PWR`` energy (RAPL), ``TMP`` thermal, ``TMA`` topdown, ``MPERF/APERF/PPERF`` msr,
 box counters (``MBOX0C1``, ``UBOXFIX``, ...) uncore.
+
+As likwid-perfctr reads a group (``src/perfmon.c`` of RRZE-HPC/likwid, d9c523b1): the counter list of a
+formula holds the whole EVENTSET token, options included (``CBOX0C1:STATE=0x1``, ``perfgroup.c``), so a
+formula may name it with its ``=``; LIKWID supplies the variables ``time``, ``inverseClock``, ``true``
+(1), ``false`` (0), ``num_numadomains`` and ``num_sockets`` (``perfmon_getMetric``, perfmon.c:3361-3381;
+the last two are platform literals here, ``#num_sockets``, given at evaluation: no silent default). A
+metric LIKWID cannot compute (a name that is none of these, a formula its calculator refuses) is shown
+as 0 and the group is kept (perfmon.c:3404-3408: ``calc_metric`` < 0 → ``result = 0.0``): here it is
+the constant 0 with no events, and a `LoadProblem` (action ``zero``) on `Catalog.problems`.
 """
 
 from __future__ import annotations
@@ -42,11 +51,16 @@ from mpx.metrics import expr as E
 from mpx.metrics.catalog import Catalog, Metric
 from mpx.metrics.eventinfo import EventInfo, Group
 from mpx.metrics.formats.common import read_source
+from mpx.metrics.problems import LoadProblem
 
 NAME = "likwid"
 
 _SECTIONS = ("SHORT", "EVENTSET", "METRICS", "LONG")
 _COUNTER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(:[A-Za-z0-9_=]+)*$")
+VARIABLES = {"true": 1, "false": 0}
+"""Variables LIKWID gives every formula with a fixed value (perfmon.c:3363-3364)."""
+PLATFORM_VARIABLES = ("inverseClock", "num_numadomains", "num_sockets")
+"""Variables LIKWID takes from the machine (perfmon.c:3362-3381): literals ``#name`` of the catalog."""
 _KINDS = (
     (re.compile(r"^FIXC\d+$"), "fixed"),
     (re.compile(r"^PMC\d+$"), "general"),
@@ -75,9 +89,10 @@ def sniff(path, text: str, obj: Any) -> bool:
 
 
 def _check_name(path: str | os.PathLike, lineno: int, name: str, by_base: dict[str, list[str]]) -> None:
-    """Refuse a metric name that swallowed a formula (two lines merged): text after the unit bracket, or
-    a counter of the EVENTSET inside the name."""
-    if re.search(r"\][^\]]*\S", name):
+    """Refuse a metric name that swallowed a formula (two lines merged): text after the unit bracket other
+    than a note in parentheses (``[s] timeCPI``; ``[MFLOP/s] (SP assumed)`` of atom/FLOPS_SP.txt is fine),
+    or a counter of the EVENTSET inside the name."""
+    if re.search(r"\](?!(\s*\([^()]*\))+\s*$)\s*\S", name):
         raise FormatError(path, lineno, f"metric name {name!r} goes on after its unit: two metric lines merged? "
                                         "(a METRICS line is 'name formula')")
     for ctr in by_base:
@@ -150,26 +165,26 @@ def load(path: str | os.PathLike) -> Catalog:
     metrics: list[Metric] = []
     seen: dict[str, int] = {}
     warnings: list[str] = []
+    problems: list[LoadProblem] = []
+    with_eq = sorted((c for c in counters if "=" in c), key=len, reverse=True)
     for mname, formula, lineno in metric_lines:
         what = f"metric {mname!r} of group {group}"
-        _check_name(path, lineno, mname, by_base)
-        ast = E.parse(formula, path=path, line=lineno, what=what)
-
-        def mapping(node: E.Node, lineno=lineno, what=what) -> E.Node | None:
-            if not isinstance(node, E.Name):
-                return None
-            n = node.name
-            if n in counters:
-                return E.Name(counters[n][0])
-            if n == "time":
-                return E.Name("duration_time")
-            if n == "inverseClock":
-                return E.Literal("inverseClock")
-            if len(by_base.get(n, ())) == 1:
-                return E.Name(counters[by_base[n][0]][0])
-            raise FormatError(path, lineno, f"{what}: {n!r} is not a counter of the EVENTSET ({', '.join(counters)})")
-
-        ast = E.substitute(ast, mapping)
+        try:
+            _check_name(path, lineno, mname, by_base)
+        except FormatError as exc:
+            problems.append(LoadProblem(str(path), mname, "bad-entry", exc.message, "dropped", lineno))
+            continue
+        text = formula
+        for c in with_eq:  # a counter token with options 'STATE=0x1' as the formula writes it
+            text = text.replace(c, c.replace("=", "\\="))
+        try:
+            ast = E.substitute(E.parse(text, path=path, line=lineno, what=what),
+                               lambda node, lineno=lineno, what=what: _map_name(node, counters, by_base, path, lineno, what))
+        except FormatError as exc:
+            kind = "unparsable" if isinstance(exc, E.ExprSyntaxError) else "unknown-name"
+            problems.append(LoadProblem(str(path), f"{group}/{mname}", kind, exc.message.split("\n")[0] +
+                                        "; LIKWID shows it as 0 (perfmon.c:3404-3408)", "zero", lineno))
+            ast = E.Num(0.0)
         full = f"{group}/{mname}"
         if full in seen:
             # LIKWID shows both rows; keep both under distinct names and say so
@@ -179,7 +194,7 @@ def load(path: str | os.PathLike) -> Catalog:
             warnings.append(f"{path}:{lineno}: metric name {mname!r} repeats line {seen[full]}; kept as {full + ' #' + str(k)!r}")
             full = f"{full} #{k}"
         seen[full] = lineno
-        unit = re.search(r"\[([^\]]*)\]\s*$", mname)
+        unit = re.search(r"\[([^\]]*)\]", mname)
         metrics.append(
             Metric.from_ast(
                 full, ast, description=long_formulas.get(mname, ""), groups=(group,),
@@ -197,6 +212,24 @@ def load(path: str | os.PathLike) -> Catalog:
         requires=tuple(requires), source=str(path),
     )
     return Catalog(
-        metrics, events=events, groups=[g], name=group,
+        metrics, events=events, groups=[g], name=group, literals=dict(VARIABLES), problems=problems,
         meta={"sources": [str(path)], "format": NAME, "long": {group: "\n".join(long_lines).strip()}, "warnings": warnings},
     )
+
+
+def _map_name(node: E.Node, counters: dict[str, tuple[str, int]], by_base: dict[str, list[str]], path, lineno: int,
+              what: str) -> E.Node | None:
+    """A formula name as LIKWID's counter list reads it: a counter (its event), ``time``, or a variable."""
+    if not isinstance(node, E.Name):
+        return None
+    n = node.name
+    if n in counters:
+        return E.Name(counters[n][0])
+    if n == "time":
+        return E.Name("duration_time")
+    if n in VARIABLES or n in PLATFORM_VARIABLES:
+        return E.Literal(n)
+    if len(by_base.get(n, ())) == 1:
+        return E.Name(counters[by_base[n][0]][0])
+    raise FormatError(path, lineno, f"{what}: {n!r} is not a counter of the EVENTSET ({', '.join(counters)}) "
+                                    "nor a variable LIKWID supplies")
