@@ -24,6 +24,7 @@ def harness():
     return mod
 
 
+@pytest.mark.slow
 def test_every_target_for_a_short_budget(tmp_path):
     proc = subprocess.run([sys.executable, str(HARNESS), "--all", "--seconds", "0.8", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=120)

@@ -31,7 +31,8 @@ CONFIGS = {"quickstart": GOLDEN.parents[1] / "experiments" / "quickstart.toml",
            "schedule": GOLDEN / "schedule.toml", "partition": GOLDEN / "partition.toml"}
 
 
-@pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "quickstart" else n
+                                  for n in CONFIGS])
 def test_tables_match_reference(name, tmp_path, monkeypatch):
     monkeypatch.setenv("MPX_CODE_VERSION", "golden")
     exp = load_config(CONFIGS[name])

@@ -118,6 +118,7 @@ def _done(db: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_kill_9_resumes_to_identical_rows(tmp_path):
     # 3 workloads x 2 schedulers x 8 noise seeds = 48 cells, a few seconds of work
     cfg = write_config(tmp_path, mux_extra="repetitions = 8\nnoise = {rel_sigma = 0.05}")

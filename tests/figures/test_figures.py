@@ -93,6 +93,7 @@ def test_a_method_keeps_its_look_in_every_figure():
     assert look("my_scaler") == look("my_scaler") and look("linear") != look("my_scaler")
 
 
+@pytest.mark.slow
 def test_figs_without_names_draws_what_the_data_supports(store, tmp_path, capsys):
     from mpx.figures import available, draw_supported
     from mpx.results import ResultsStore
