@@ -27,6 +27,8 @@ KINDS = {
     "unknown-name": "a name that is neither a counter of the group nor a variable the tool supplies",
     "std-metric-missing": "an arm64 override of a standard metric (ArchStdEvent) whose standard definition is absent",
     "bad-entry": "an entry with wrong field types or no name",
+    "case-unified": "an event spelled in another case than elsewhere in the file, made one event (perf matches "
+                    "event names case-insensitively: tools/perf/util/pmu.c)",
 }
 """Problem kinds and what each means."""
 

@@ -177,3 +177,16 @@ def test_a_command_is_told_in_one_warning(tmp_path):
     assert len(merged.problems) == 2
     with pytest.raises(ValueError, match="unknown problem kind"):
         LoadProblem("f", "e", "odd", "x", "kept")
+
+
+def test_event_names_are_one_event_in_any_case(tmp_path):
+    """perf matches event names case-insensitively (tools/perf/util/pmu.c, strcasecmp in the alias lookup):
+    arm64's standard backend_bound (sbsa.json: ``stall_slot_backend / (#slots * cpu_cycles)``) overridden in a
+    file that writes CPU_CYCLES (AmpereOne's metrics.json does) needs one cycles event, not two."""
+    items = [{"ArchStdEvent": "backend_bound"},
+             {"MetricName": "ipc", "MetricExpr": "INST_RETIRED / CPU_CYCLES"},
+             {"MetricName": "wasted", "MetricExpr": "1 - (OP_RETIRED / (CPU_CYCLES * #slots))"}]
+    cat = perfjson.load(write(tmp_path, "metrics.json", items))
+    assert cat.metric("backend_bound").events == {"stall_slot_backend", "CPU_CYCLES"}
+    assert [p.kind for p in cat.problems] == ["case-unified"]
+    assert len({e.lower() for m in cat for e in m.events}) == len({e for m in cat for e in m.events})

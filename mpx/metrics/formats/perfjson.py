@@ -131,6 +131,7 @@ def load(path: str | os.PathLike) -> Catalog:
     else:
         raise FormatError(path, None, "not a perf pmu-events file (expected a list of metric/event objects)")
     metrics, renamed = per_pmu_names(metrics)
+    metrics = unify_event_case(metrics, events, path, problems)
     for m in metrics:
         for g in m.groups:
             old = groups.get(g)
@@ -144,6 +145,45 @@ def load(path: str | os.PathLike) -> Catalog:
             f"{path}: metric {n!r} is defined for PMUs {', '.join(u)}: named 'name:pmu' (perf resolves it per PMU)"
             for n, u in renamed.items()]}, problems=problems,
     )
+
+
+def unify_event_case(metrics: list[Metric], events: list[EventInfo], path: Any,
+                     problems: list[LoadProblem]) -> list[Metric]:
+    """One spelling per event: perf matches event names case-insensitively (``tools/perf/util/pmu.c``: the
+    alias lookup compares with ``strcasecmp``), so ``cpu_cycles`` in arm64's standard metrics (``sbsa.json``)
+    and ``CPU_CYCLES`` in a core's own file are one event, not two. The spelling of the file's event table
+    wins, else the most used one in its metrics (the upper-case one on a tie). Metric references are left
+    alone."""
+    metric_names = {m.name.lower() for m in metrics}
+    spellings: dict[str, dict[str, int]] = {}
+    for m in metrics:
+        for e in m.events:
+            if e.lower() not in metric_names:
+                spellings.setdefault(e.lower(), {}).setdefault(e, 0)
+                spellings[e.lower()][e] += 1
+    table = {ev.name.lower(): ev.name for ev in events}
+    canon = {}
+    for low, seen in spellings.items():
+        if len(seen) > 1 or (low in table and table[low] not in seen):
+            canon[low] = table.get(low) or max(seen, key=lambda n: (seen[n], n.isupper(), n))
+    if not canon:
+        return metrics
+    out = []
+    for m in metrics:
+        wrong = {e for e in m.events if e.lower() in canon and canon[e.lower()] != e}
+        if not wrong:
+            out.append(m)
+            continue
+        ast = E.substitute(m.ast, lambda n: E.Name(canon[n.name.lower()]) if isinstance(n, E.Name) and n.name in wrong
+                           else None)
+        problems.append(LoadProblem(str(path), m.name, "case-unified", f"event(s) {sorted(wrong)} spelled as "
+                                    f"{sorted(canon[w.lower()] for w in wrong)} elsewhere in the file: one event "
+                                    "(perf matches event names case-insensitively)", "kept", None))
+        out.append(Metric.from_ast(m.name, ast, description=m.description, groups=m.groups, scale_unit=m.scale_unit,
+                                   constraint=m.constraint, threshold=m.threshold, source=m.source,
+                                   extra={**m.extra, "MetricExpr_as_written": m.extra.get("MetricExpr_as_written",
+                                                                                           m.expr)}))
+    return out
 
 
 def per_pmu_names(metrics: list[Metric]) -> tuple[list[Metric], dict[str, list[str]]]:
