@@ -129,12 +129,14 @@ class RunSet:
             bounds = np.linspace(t.edges[0], t.edges[-1], phases + 1)
             per_phase[r] = rebin_counts(t.counts[:, cols], t.edges, bounds)
         lengths = np.array([t.edges[-1] - t.edges[0] for t in self.traces])
-        cv = lambda a, axis=0: np.divide(a.std(axis=axis), a.mean(axis=axis),  # noqa: E731
-                                          out=np.zeros(a.shape[1:] if axis == 0 else a.shape[:-1]),
-                                          where=a.mean(axis=axis) > 0)
-        phase_cv = np.median(cv(per_phase), axis=0)
-        return {"events": names, "runs": len(self.traces), "total_cv": cv(totals), "phase_cv": phase_cv,
-                "length_cv": float(lengths.std() / lengths.mean()) if lengths.mean() > 0 else 0.0}
+        return {"events": names, "runs": len(self.traces), "total_cv": _cv(totals),
+                "phase_cv": np.median(_cv(per_phase), axis=0), "length_cv": float(_cv(lengths[:, None])[0])}
+
+
+def _cv(a: np.ndarray) -> np.ndarray:
+    """Coefficient of variation over the first axis (runs); 0 where the mean is 0."""
+    mean = a.mean(axis=0)
+    return np.divide(a.std(axis=0), mean, out=np.zeros(mean.shape), where=mean > 0)
 
 
 CEST_WEIGHTS = {"Ir": 1, "Bim": 10, "Bcm": 10, "I1mr": 10, "D1mr": 10, "D1mw": 10, "Ge": 20,
