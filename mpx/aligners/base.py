@@ -67,8 +67,8 @@ class AnchorSeries:
         k = est.events.index(anchor)
         counts = est.counts[:, k]
         if est.not_estimated[:, k].any() or not np.isfinite(counts).all():
-            raise ConfigError(f"run {run} did not count the anchor {anchor!r} in every read window: an anchor "
-                              f"must be counted throughout every run")
+            raise ConfigError(f"run {run} has no value of the anchor {anchor!r} in some read window (not counted, "
+                              f"or a scaler left it empty): an anchor must be known throughout every run")
         return cls(np.concatenate([[0.0], np.cumsum(counts)]), counts / lengths, lengths)
 
 
