@@ -12,7 +12,8 @@ environment's size, interpreters' hash seeds). Trace alignment needs the opposit
 - ``env_pad=64``: a variable ``MPX_RUN_PAD`` of ``i * env_pad`` bytes, as a different user name, shell
   or working directory would (the stack moves; see `mpx.record`'s measurements).
 
-Everything else is `mpx.record.record`'s, run by run (in ``jobs`` parallel valgrind processes).
+Everything else is `mpx.record.record`'s, run by run (in ``jobs`` parallel valgrind processes); a
+``stdout`` file gets the run number (``out.txt`` → ``out.run03.txt``), so parallel runs never share one.
 """
 
 from __future__ import annotations
@@ -68,8 +69,12 @@ def record_runs(
 
     def one(i: int) -> tuple[Any, dict]:
         v = run_variation(i, aslr=aslr, seed_env=seed_env, env_pad=env_pad)
+        options = dict(record_options)
+        if options.get("stdout") is not None:  # one output file per run: parallel runs never share one
+            out_path = Path(options["stdout"])
+            options["stdout"] = str(out_path.with_name(f"{out_path.stem}.run{i:02d}{out_path.suffix}"))
         trace = record(argv, None, env={**(env or {}), **v["env"]}, aslr=aslr, workload=name, log=None,
-                       extra_meta={"run": i}, **record_options)
+                       extra_meta={"run": i}, **options)
         say(f"run {i + 1}/{runs}: {trace.n_intervals} intervals, {trace.edges[-1]:.4g} {trace.time_unit}")
         return trace, {k: val for k, val in v.items() if k != "env"}
 

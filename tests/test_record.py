@@ -226,6 +226,8 @@ def test_record_runs_makes_runs_that_differ_and_says_how(workdir: Path, tmp_path
     assert all(v["aslr"] == "enabled" for v in rs.varied)
     assert [t.meta["config"]["aslr"] for t in rs.traces] == ["enabled", "enabled"]
     assert rs.traces[1].meta["env"]["MPX_RUN_PAD"] == "x" * 64
+    # each run wrote its own stdout file: parallel runs never share one
+    assert (workdir / "o.run00.gz").stat().st_size > 0 and (workdir / "o.run01.gz").stat().st_size > 0
 
 
 def test_record_runs_options_need_runs(tmp_path: Path, capsys):
