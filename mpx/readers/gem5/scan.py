@@ -1,5 +1,6 @@
-"""Reading a ``stats.txt[.xz|.gz]``: blocks decompressed ahead by a helper thread, parsed by the line
-grammar (`mpx.readers.gem5.lines`)."""
+"""Reading a ``stats.txt[.xz|.gz]``: blocks decompressed ahead by a helper thread, parsed as they come (the
+compiled tokenizer `mpx.readers.gem5.tokens`, the line grammar `mpx.readers.gem5.lines`) and collected
+dump by dump (`mpx.readers.gem5.dumps`)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ import numpy as np
 
 from mpx.errors import FormatError
 from mpx.readers.gem5 import lines as grammar
-from mpx.readers.gem5.lines import BLOCK, COL_END, Chunk, Stats, strict_chunk
+from mpx.readers.gem5 import tokens
+from mpx.readers.gem5.dumps import Dumps, Table
+from mpx.readers.gem5.lines import BLOCK, Chunk, Stats, strict_chunk
 from mpx.readers.textio import is_decompress_error, open_binary
 
-def read_blocks(fh: IO[bytes], path: Any) -> Iterator[bytes]:
-    """Decompressed blocks of ``fh``; a helper thread reads ahead (lzma and zlib release the GIL)."""
+def read_blocks(fh: IO[bytes], path: Any) -> Iterator[tuple[bytes, int]]:
+    """Decompressed blocks of ``fh`` cut at line ends, as ``(data, end)``: the lines of ``data[:end]``
+    (``data[end]`` is their last newline; at the end of a file without a final newline, ``end`` is
+    ``len(data)``). A helper thread reads ahead and cuts (lzma and zlib release the GIL)."""
     stop = threading.Event()
     blocks: queue.Queue = queue.Queue(maxsize=2)
 
@@ -29,12 +34,22 @@ def read_blocks(fh: IO[bytes], path: Any) -> Iterator[bytes]:
                 continue
 
     def work() -> None:
+        carry = b""
         try:
             while not stop.is_set():
                 block = fh.read(BLOCK)
-                put(block)
                 if not block:
+                    if carry:
+                        put((carry, len(carry)))
+                    put(None)
                     return
+                data = carry + block if carry else block
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    carry = data
+                    continue
+                put((data, cut))
+                carry = data[cut + 1:]
         except BaseException as exc:  # handed to the consumer
             put(exc)
 
@@ -47,7 +62,7 @@ def read_blocks(fh: IO[bytes], path: Any) -> Iterator[bytes]:
                 if is_decompress_error(item):
                     raise FormatError(path, None, f"cannot decompress: {item}") from None
                 raise item
-            if not item:
+            if item is None:
                 return
             yield item
     finally:
@@ -56,44 +71,43 @@ def read_blocks(fh: IO[bytes], path: Any) -> Iterator[bytes]:
         fh.close()
 
 
-def parse(path: Any, stop_dumps: int | None, clashing: frozenset[bytes]) -> tuple[Stats, Chunk, bool]:
-    """All stat rows and markers of the file (or of its first ``stop_dumps`` dumps)."""
+def parse(path: Any, select: slice, stop_dumps: int | None, clashing: frozenset[bytes], allow_clash: bool
+          ) -> tuple[Stats, Table, bool]:
+    """The selected dumps of the file, parsed block by block as the decompression delivers them (the
+    compiled tokenizer where numba is available, else the Python parsers); reading stops after dump
+    ``stop_dumps``."""
     stats = Stats(clashing)
-    chunks: list[Chunk] = []
+    start = select.start if select.start is not None and select.start >= 0 else 0
+    dumps = Dumps(path, stats, start, stop_dumps, allow_clash)
+    names = tokens.NameTable() if tokens.available else None
     first = 1
-    carry = b""
-    ends = 0
     stopped = False
     blocks = read_blocks(open_binary(path), path)
     try:
-        for block in blocks:
-            lines = block.split(b"\n")
-            lines[0] = carry + lines[0]
-            carry = lines.pop()
-            if not lines:
-                continue
-            fast = None if b"\0" in block else grammar.fast_chunk(lines, first, stats, block)
-            chunks.append(fast or strict_chunk(lines, first, stats, path))
-            first += len(lines)
-            if stop_dumps is not None:
-                ends += int(np.count_nonzero(chunks[-1].cols == COL_END))
-                if ends >= stop_dumps:
-                    stopped = True
-                    break
+        for data, end in blocks:
+            chunk, n_lines = rows(data, first, stats, names, path, 0, end)
+            dumps.feed(chunk)
+            first += n_lines
+            if dumps.done:
+                stopped = True
+                break
     finally:
         blocks.close()
-    if carry and not stopped:
-        lines = [carry]
-        fast = None if b"\0" in carry else grammar.fast_chunk(lines, first, stats)
-        chunks.append(fast or strict_chunk(lines, first, stats, path))
-    exact: dict[int, int] = {}
-    offset = 0
-    for ch in chunks:
-        exact.update({offset + i: v for i, v in ch.exact.items()})
-        offset += len(ch.cols)
-    if chunks:
-        rows = Chunk(np.concatenate([c.lines for c in chunks]), np.concatenate([c.cols for c in chunks]),
-                      np.concatenate([c.vals for c in chunks]), exact)
-    else:
-        rows = Chunk(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0), {})
-    return stats, rows, stopped
+    return stats, dumps.finish(select, stopped), stopped
+
+
+def rows(block: bytes, first: int, stats: Stats, names: tokens.NameTable | None, path: Any, start: int = 0,
+         end: int | None = None) -> tuple[Chunk, int]:
+    """Parsed rows of the lines in ``block[start:end]`` (no newline at ``end``), the first numbered
+    ``first``, and how many lines that is: the compiled tokenizer, else the Python fast parser, else the
+    strict one (which raises the exact `FormatError`). Blocks with NUL bytes skip the fast parsers (numpy
+    reads ``b"1\\x002"`` as 1)."""
+    end = len(block) if end is None else end
+    clean = block.find(b"\0", start, end) < 0
+    if clean and names is not None and tokens.available:
+        got = tokens.block_rows(np.frombuffer(block, dtype=np.uint8), start, end, first, stats, names)
+        if got is not None:
+            return got
+    lines = block[start:end].split(b"\n")
+    fast = grammar.fast_chunk(lines, first, stats) if clean else None
+    return fast or strict_chunk(lines, first, stats, path), len(lines)
