@@ -4,6 +4,7 @@ dump by dump (`mpx.readers.gem5.dumps`)."""
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from typing import IO, Any
 import numpy as np
 
 from mpx.errors import FormatError
+from mpx.progress import bar as progress_bar
 from mpx.readers.gem5 import lines as grammar
 from mpx.readers.gem5 import tokens
 from mpx.readers.gem5.dumps import Dumps, Table
@@ -82,17 +84,20 @@ def parse(path: Any, select: slice, stop_dumps: int | None, clashing: frozenset[
     names = tokens.NameTable() if tokens.available else None
     first = 1
     stopped = False
-    blocks = read_blocks(open_binary(path), path)
-    try:
-        for data, end in blocks:
-            chunk, n_lines = rows(data, first, stats, names, path, 0, end)
-            dumps.feed(chunk)
-            first += n_lines
-            if dumps.done:
-                stopped = True
-                break
-    finally:
-        blocks.close()
+    size = os.path.getsize(path) if os.path.isfile(path) else None
+    with progress_bar(total=size, desc=f"reading {os.path.basename(os.fspath(path))}", unit="B",
+                      unit_scale=True, unit_divisor=1024) as shown:
+        blocks = read_blocks(open_binary(path, on_read=shown.update), path)
+        try:
+            for data, end in blocks:
+                chunk, n_lines = rows(data, first, stats, names, path, 0, end)
+                dumps.feed(chunk)
+                first += n_lines
+                if dumps.done:
+                    stopped = True
+                    break
+        finally:
+            blocks.close()
     return stats, dumps.finish(select, stopped), stopped
 
 
