@@ -69,19 +69,19 @@ value that gem5 does not print (merged lines), a stat twice in one dump, ticks t
 overlaps, negative increments, corrupt compression — raises `FormatError` naming file and line.
 Options that make no sense (``mode``, ``dumps``) raise `ConfigError` (a `ValueError`).
 
-Speed and memory (issue 17 item 4, issue 16): a helper thread decompresses ahead and cuts the text into
-blocks of whole lines; each block is tokenized by compiled code as it arrives (`mpx.readers.gem5.tokens`:
+Speed and memory (issue 17 item 4, issue 16): three threads — one decompresses and cuts the text into
+blocks of whole lines, one tokenizes each block with compiled code as it arrives (`mpx.readers.gem5.tokens`:
 names matched byte for byte against the stats already known, values converted exactly, a description
-compared with the one this stat printed before) and its dumps are collected as they end
+compared with the one this stat printed before), and the caller's collects the dumps as they end
 (`mpx.readers.gem5.dumps`: dense parts for a periodic series, sparse ones where stats come and go — memory
 follows the printed rows, not dumps × names). Anything the tokenizer does not recognise goes, block by
 block, to the Python parsers of `mpx.readers.gem5.lines` (a bulk fast parser, then a strict line-by-line
 one that gives the exact error), so the three agree on every input (tested). A trace wider than the native
 format may hold (`mpx.trace.MAX_MEMBER_BYTES` per array) is refused before it is allocated. The 1.9 GB,
-9,000-dump periodic series (26 MB of xz) reads in 6.4-10 s with a peak of 385-396 MB, against 1.6-2.6 s for
-``xz -dc`` alone, on 2 cores shared with other jobs at a load average of 4-6
-(``benchmarks/gem5_reader.py``: side by side, medians of 5; the whole-file reader it replaces took 17-18 s
-and 1.3 GB).
+9,000-dump periodic series (26 MB of xz) reads in 5.7-7.9 s from process start to exit (5.1 s of it the
+read) with a peak of 373-379 MB, against 1.8-2.6 s for ``xz -dc`` alone: 3.1× at a load average of 4 on
+the 2-core development machine (``benchmarks/gem5_reader.py``: side by side, medians of 5; 5.2 CPU-seconds
+against xz's 1.6, so less on an idle machine). The whole-file reader it replaces took 17-18 s and 1.3 GB.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ class Part:
 
     def __init__(self, k0: int, nd: int, width: int) -> None:
         self.k0, self.nd, self.width = k0, nd, width
-        self.values: np.ndarray | None = None  # dense: [nd, width], NaN where absent
+        self.values: np.ndarray | None = None  # dense: [nd, width], 0 where absent
         self.offs: np.ndarray | None = None  # dense: line offset from the dump's Begin, 0 where absent
         self.dump = self.cols = self.vals = None  # sparse: one entry per row (offs then per row too)
 
@@ -174,8 +174,7 @@ class Dumps:
                 self.repeat(k0 + k, cols[dump == k], offs[dump == k], int(begins[k]))
         part = Part(k0, nd, width)
         if cols.size and nd * width <= DENSE_RATIO * cols.size:
-            part.values = mapped((nd, width), np.float64)
-            part.values.fill(np.nan)
+            part.values = mapped((nd, width), np.float64)  # 0 where absent (see `Table.cells`)
             part.values.reshape(-1)[key] = vals
             part.offs = mapped((nd, width), np.uint16 if offs.max() < 2**16 else np.int64)
             part.offs.reshape(-1)[key] = offs
@@ -248,23 +247,30 @@ class Table:
             if i1 > i0:
                 yield p, slice(int(i0), int(i1)), absolute[i0:i1] - p.k0
 
-    def cells(self, cols: Any, fill: float = np.nan, rows: Any = None, lines: bool = False
-              ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Values ``[len(rows), len(cols)]`` (``fill`` where a dump did not print the stat) and, when asked,
-        the line of each (-1 where absent). ``rows``: sorted dump indices (default: all)."""
+    def cells(self, cols: Any, fill: float = np.nan, rows: Any = None, lines: bool = False,
+              out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Values ``[len(rows), len(cols)]`` (``fill`` where a dump did not print the stat; into ``out``
+        when given) and, when asked, the line of each (-1 where absent). ``rows``: sorted dump indices
+        (default: all). Dense parts hold 0 where a stat is absent, so ``fill=0`` needs no mask."""
         cols = np.asarray(cols, dtype=np.int64)
         rows = np.arange(self.n) if rows is None else np.asarray(rows, dtype=np.int64)
-        out = np.full((rows.size, cols.size), fill)
+        if out is None:
+            out = np.empty((rows.size, cols.size))
+        out[...] = fill
         where = np.full((rows.size, cols.size), -1, dtype=np.int64) if lines else None
         for p, at, local in self.spans(rows):
             if p.values is not None:
                 ok = np.flatnonzero(cols < p.width)
                 sub = cols[ok]
-                offs = p.offs[np.ix_(local, sub)]
-                got = offs > 0
-                block = p.values[np.ix_(local, sub)]
-                if not np.isnan(fill):
-                    block[~got] = fill
+                span = local[-1] - local[0] + 1 == local.size  # consecutive dumps: a view, not a copy
+                pick = slice(int(local[0]), int(local[-1]) + 1) if span else local
+                block = p.values[pick].take(sub, axis=1)
+                offs = got = None
+                if fill != 0 or where is not None:
+                    offs = p.offs[pick].take(sub, axis=1)
+                    got = offs > 0
+                    if fill != 0:
+                        block[~got] = fill  # NaN for aux values
                 if ok.size == cols.size:
                     out[at] = block
                 else:
@@ -298,8 +304,8 @@ class Table:
             parts[i] = None  # type: ignore[call-overload]
             self.parts = [part]
             for _, at, _ in self.spans(keep):
-                counts[at] = self.cells(add_cols, fill=0.0, rows=keep[at])[0]
-                aux[at] = self.cells(aux_cols, rows=keep[at])[0]
+                self.cells(add_cols, fill=0.0, rows=keep[at], out=counts[at])
+                self.cells(aux_cols, rows=keep[at], out=aux[at])
             if not release:
                 kept.append(part)
             del part

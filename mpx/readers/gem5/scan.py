@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import numpy as np
@@ -20,57 +20,99 @@ from mpx.readers.gem5.dumps import Dumps, Table
 from mpx.readers.gem5.lines import BLOCK, Chunk, Stats, strict_chunk
 from mpx.readers.textio import is_decompress_error, open_binary
 
-def read_blocks(fh: IO[bytes], path: Any) -> Iterator[tuple[bytes, int]]:
-    """Decompressed blocks of ``fh`` cut at line ends, as ``(data, end)``: the lines of ``data[:end]``
-    (``data[end]`` is their last newline; at the end of a file without a final newline, ``end`` is
-    ``len(data)``). A helper thread reads ahead and cuts (lzma and zlib release the GIL)."""
+def ahead(source: Callable[[], Iterator[Any]], name: str, depth: int = 2) -> Iterator[Any]:
+    """The items of ``source()``, produced by a helper thread up to ``depth`` items ahead of the consumer.
+    An exception in the helper is raised in the consumer; closing the consumer stops the helper, which
+    closes its iterator in its own thread."""
     stop = threading.Event()
-    blocks: queue.Queue = queue.Queue(maxsize=2)
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
 
-    def put(item: Any) -> None:
+    def put(item: Any) -> bool:
         while not stop.is_set():
             try:
-                blocks.put(item, timeout=0.1)
-                return
+                items.put(item, timeout=0.1)
+                return True
             except queue.Full:
                 continue
+        return False
 
     def work() -> None:
-        carry = b""
+        it = None
         try:
-            while not stop.is_set():
-                block = fh.read(BLOCK)
-                if not block:
-                    if carry:
-                        put((carry, len(carry)))
-                    put(None)
+            it = source()
+            for item in it:
+                if not put(item):
                     return
-                data = carry + block if carry else block
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    carry = data
-                    continue
-                put((data, cut))
-                carry = data[cut + 1:]
+            put(done)
         except BaseException as exc:  # handed to the consumer
             put(exc)
+        finally:
+            if it is not None and hasattr(it, "close"):
+                it.close()
 
-    worker = threading.Thread(target=work, name="mpx-gem5-read", daemon=True)
+    worker = threading.Thread(target=work, name=name, daemon=True)
     worker.start()
     try:
         while True:
-            item = blocks.get()
-            if isinstance(item, BaseException):
-                if is_decompress_error(item):
-                    raise FormatError(path, None, f"cannot decompress: {item}") from None
-                raise item
-            if item is None:
+            item = items.get()
+            if item is done:
                 return
+            if isinstance(item, BaseException):
+                raise item
             yield item
     finally:
         stop.set()
         worker.join()
+
+
+def read_blocks(fh: IO[bytes], path: Any) -> Iterator[tuple[bytes, int, int]]:
+    """Decompressed blocks of ``fh`` as ``(data, start, end)``: whole lines in ``data[start:end]`` (the
+    byte at ``end``, if any, is their last newline). A line cut by a block's end is given on its own,
+    joined with its head from the next block (no copy of the block). Damaged compression is a
+    `FormatError`; ``fh`` is closed at the end."""
+    carry = b""
+    try:
+        while True:
+            try:
+                block = fh.read(BLOCK)
+            except Exception as exc:
+                if is_decompress_error(exc):
+                    raise FormatError(path, None, f"cannot decompress: {exc}") from None
+                raise
+            if not block:
+                if carry:
+                    yield carry, 0, len(carry)
+                return
+            nl = block.find(b"\n")
+            if nl < 0:
+                carry += block
+                continue
+            start = 0
+            if carry:
+                head = carry + block[:nl]
+                yield head, 0, len(head)
+                start = nl + 1
+            last = block.rfind(b"\n")
+            if last >= start:
+                yield block, start, last
+            carry = block[last + 1:]
+    finally:
         fh.close()
+
+
+def tokenized(blocks: Iterator[tuple[bytes, int, int]], stats: Stats, path: Any) -> Iterator[tuple[Chunk, int]]:
+    """The parsed rows of each block and its number of lines (see `rows`)."""
+    names = tokens.NameTable() if tokens.available else None
+    first = 1
+    try:
+        for data, start, end in blocks:
+            chunk, n_lines = rows(data, first, stats, names, path, start, end)
+            first += n_lines
+            yield chunk, n_lines
+    finally:
+        if hasattr(blocks, "close"):
+            blocks.close()
 
 
 def parse(path: Any, select: slice, stop_dumps: int | None, clashing: frozenset[bytes], allow_clash: bool
@@ -81,23 +123,24 @@ def parse(path: Any, select: slice, stop_dumps: int | None, clashing: frozenset[
     stats = Stats(clashing)
     start = select.start if select.start is not None and select.start >= 0 else 0
     dumps = Dumps(path, stats, start, stop_dumps, allow_clash)
-    names = tokens.NameTable() if tokens.available else None
-    first = 1
     stopped = False
     size = os.path.getsize(path) if os.path.isfile(path) else None
     with progress_bar(total=size, desc=f"reading {os.path.basename(os.fspath(path))}", unit="B",
                       unit_scale=True, unit_divisor=1024) as shown:
-        blocks = read_blocks(open_binary(path, on_read=shown.update), path)
+        # three stages on their own threads: decompress (lzma releases the GIL), tokenize (the compiled
+        # kernel releases it), collect the dumps (here)
+        fh = open_binary(path, on_read=shown.update)
+        parsed = ahead(lambda: tokenized(ahead(lambda: read_blocks(fh, path), "mpx-gem5-read"), stats, path),
+                       "mpx-gem5-tokenize")
         try:
-            for data, end in blocks:
-                chunk, n_lines = rows(data, first, stats, names, path, 0, end)
+            for chunk, _ in parsed:
                 dumps.feed(chunk)
-                first += n_lines
                 if dumps.done:
                     stopped = True
                     break
         finally:
-            blocks.close()
+            parsed.close()
+            fh.close()
     return stats, dumps.finish(select, stopped), stopped
 
 

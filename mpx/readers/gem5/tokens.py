@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from mpx.readers.gem5.lines import (COL_BEGIN, COL_END, PCT_TAIL, Bad, Chunk, Stats, glued_unit, line_numbers,
+from mpx.readers.gem5.lines import (COL_BEGIN, COL_END, PCT_TAIL, Bad, Chunk, Stats, glued_unit,
                                     parse_value)
 
 try:  # pragma: no cover - whichever branch is installed
@@ -44,6 +44,33 @@ except ImportError:  # pragma: no cover
     numba = None
     available = False
 
+if available:
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def memeq(typingctx: Any, a: Any, i: Any, b: Any, j: Any, n: Any) -> Any:
+        """``a[i:i + n] == b[j:j + n]`` by the C library's ``memcmp`` (many bytes per instruction), as
+        machine code that numba can cache (a ctypes function pointer would be a dynamic global)."""
+        sig = types.boolean(a, types.intp, b, types.intp, types.intp)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            byte_ptr = ir.IntType(8).as_pointer()
+            pa = builder.gep(builder.bitcast(context.make_array(signature.args[0])(context, builder, args[0]).data,
+                                             byte_ptr), [args[1]])
+            pb = builder.gep(builder.bitcast(context.make_array(signature.args[2])(context, builder, args[2]).data,
+                                             byte_ptr), [args[3]])
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.IntType(32), [byte_ptr, byte_ptr, ir.IntType(64)]), "memcmp")
+            return builder.icmp_signed("==", builder.call(fn, [pa, pb, args[4]]), ir.Constant(ir.IntType(32), 0))
+
+        return sig, codegen
+else:  # pragma: no cover
+    def memeq(a: np.ndarray, i: int, b: np.ndarray, j: int, n: int) -> bool:
+        return bytes(a[i:i + n]) == bytes(b[j:j + n])
+
 BEGIN_BYTES = np.frombuffer(b"---------- Begin Simulation Statistics ----------", dtype=np.uint8)
 END_BYTES = np.frombuffer(b"---------- End Simulation Statistics   ----------", dtype=np.uint8)
 POW10 = np.array([10.0**k for k in range(23)])  # every one an exact double
@@ -51,7 +78,6 @@ UNKNOWN = -10  # column code of a name the kernel does not know (Python resolves
 FAIL = -1
 # flags of a row that Python must finish
 F_NAME, F_VALUE, F_TAIL, F_GLUE = 1, 2, 4, 8
-SPACES = np.uint64(0x2020202020202020)
 SLOTS = 2  # next_col[0]: after a marker; next_col[1]: after an unknown name; next_col[c + 2]: after stat c
 
 
@@ -121,6 +147,13 @@ def number(data: np.ndarray, s: int, e: int) -> tuple[float, bool]:
             return np.nan, True
         if a == 105 and b == 110 and c == 102:  # inf
             return -np.inf if neg else np.inf, True
+    m = 0
+    j = i
+    while j < e and 48 <= data[j] <= 57 and j - i < 15:  # the usual case: an integer of at most 15 digits
+        m = m * 10 + (data[j] - 48)
+        j += 1
+    if j == e and j > i:
+        return (-float(m) if neg else float(m)), True
     m = 0
     digits = 0
     frac = 0
@@ -244,38 +277,15 @@ def marker(data: np.ndarray, s: int, e: int) -> int:
 
 
 @jit
-def load8(w: np.ndarray, i: int) -> np.uint64:
-    """The 8 bytes at byte offset ``i`` of the words ``w`` as one word (``w[i >> 3 + 1]`` must exist)."""
-    q = i >> 3
-    r = np.uint64((i & 7) * 8)
-    if r == 0:
-        return w[q]
-    return (w[q] >> r) | (w[q + 1] << (np.uint64(64) - r))
+def same_bytes(a: np.ndarray, i: int, b: np.ndarray, j: int, n: int) -> bool:
+    """``a[i:i + n] == b[j:j + n]`` (the C library's memcmp: many bytes per instruction; the callers check
+    that both ranges lie inside their arrays)."""
+    return memeq(a, i, b, j, n)
 
 
 @jit
-def same_bytes(a: np.ndarray, aw: np.ndarray, i: int, b: np.ndarray, bw: np.ndarray, j: int, n: int) -> bool:
-    """``a[i:i + n] == b[j:j + n]``, 8 bytes at a time where both word views reach."""
-    k = 0
-    a_lim = len(aw) * 8 - 16
-    b_lim = len(bw) * 8 - 16
-    while k + 8 <= n and i + k <= a_lim and j + k <= b_lim:
-        if load8(aw, i + k) != load8(bw, j + k):
-            return False
-        k += 8
-    while k < n:
-        if a[i + k] != b[j + k]:
-            return False
-        k += 1
-    return True
-
-
-@jit
-def skip_spaces(data: np.ndarray, w: np.ndarray, i: int, end: int) -> int:
-    """The first byte at or after ``i`` that is a newline or not whitespace (8 spaces at a time)."""
-    lim = min(end, len(w) * 8 - 16) - 8
-    while i <= lim and load8(w, i) == SPACES:
-        i += 8
+def skip_spaces(data: np.ndarray, i: int, end: int) -> int:
+    """The first byte at or after ``i`` that is a newline or not whitespace."""
     while i < end and data[i] == 32:
         i += 1
     while i < end and data[i] != 10 and is_ws(data[i]):
@@ -284,12 +294,12 @@ def skip_spaces(data: np.ndarray, w: np.ndarray, i: int, end: int) -> int:
 
 
 @jit
-def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, known: tuple,
+def scan(data: np.ndarray, start: int, end: int, first: int, known: tuple,
          out: tuple, flag_row: np.ndarray, flags: np.ndarray, spans: np.ndarray) -> tuple[int, int, int, int]:
     """Rows of the lines of ``data[start:end]`` (line ``first`` onwards) until the output arrays are full;
     returns (rows, flagged rows, where it stopped, its line number), or rows = FAIL when a line needs
     the Python parsers. ``known``: the `NameTable` arrays; ``out``: line, column and value per row."""
-    names, name_words, offs, slots, next_col, paren, descs, desc_words, desc_at, desc_len, desc_used = known
+    names, offs, slots, next_col, paren, descs, desc_at, desc_len, desc_used, stats_col = known
     out_line, out_col, out_val = out
     i = start
     line = first
@@ -300,7 +310,7 @@ def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, 
     cap = len(out_line)
     while i < end and r < cap:
         ls = i
-        i = skip_spaces(data, words, i, end)
+        i = skip_spaces(data, i, end)
         if i >= end or data[i] == 10:  # blank line
             i += 1
             line += 1
@@ -325,7 +335,7 @@ def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, 
         if 0 <= guess < n_known:  # the name printed after the previous one last time
             gs = offs[guess]
             n = offs[guess + 1] - gs
-            if i + n < end and is_ws(data[i + n]) and same_bytes(data, words, i, names, name_words, gs, n):
+            if i + n < end and is_ws(data[i + n]) and same_bytes(data, i, names, gs, n):
                 col = guess
                 i += n
         if col < 0:
@@ -333,7 +343,7 @@ def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, 
                 i += 1
             col = lookup(data, ns, i, names, offs, slots)
         ne = i
-        i = skip_spaces(data, words, i, end)
+        i = skip_spaces(data, i, end)
         if i >= end or data[i] == 10 or data[i] == 124:  # no value, or a one-line vector '|'
             return FAIL, 0, ls, line
         vs = i
@@ -341,7 +351,7 @@ def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, 
             i += 1
         ve = i
         value, ok = number(data, vs, ve)
-        i = skip_spaces(data, words, i, end)
+        i = skip_spaces(data, i, end)
         ts = i
         known_desc = False
         if col >= 0 and desc_len[col] >= 0 and i < end and data[i] != 10:
@@ -363,7 +373,7 @@ def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, 
             if h >= 0 and h < end and data[h] == 35:
                 n = desc_len[col]
                 if h + n <= end and (h + n == end or data[h + n] == 10) and same_bytes(
-                        data, words, h, descs, desc_words, desc_at[col], n):
+                        data, h, descs, desc_at[col], n):
                     known_desc = True
                     i = h + n
         glue = False
@@ -409,7 +419,7 @@ def scan(data: np.ndarray, words: np.ndarray, start: int, end: int, first: int, 
         if glue:
             flag |= F_GLUE
         out_line[r] = line
-        out_col[r] = col
+        out_col[r] = stats_col[col] if col >= 0 else UNKNOWN
         out_val[r] = value
         if flag:
             flag_row[nf] = r
@@ -432,18 +442,17 @@ class NameTable:
     the description each printed last (once checked), to compare instead of checking again."""
 
     def __init__(self) -> None:
-        self.name_words = np.zeros(1 << 13, dtype=np.uint64)
-        self.names = self.name_words.view(np.uint8)
+        self.names = np.zeros(1 << 16, dtype=np.uint8)
         self.offs = np.zeros(1, dtype=np.int64)
         self.slots = np.full(1 << 12, -1, dtype=np.int32)
         self.cols: list[int] = []  # kernel index → Stats column
         self.next_col = np.full(SLOTS + (1 << 10), -1, dtype=np.int32)
         self.paren = np.zeros(1 << 10, dtype=np.bool_)
-        self.desc_words = np.zeros(1 << 15, dtype=np.uint64)
-        self.descs = self.desc_words.view(np.uint8)
+        self.descs = np.zeros(1 << 18, dtype=np.uint8)
         self.desc_at = np.zeros(1 << 10, dtype=np.int64)
         self.desc_len = np.full(1 << 10, -1, dtype=np.int64)
         self.desc_used = np.zeros(1, dtype=np.int64)
+        self.stats_col = np.zeros(1 << 10, dtype=np.int32)  # kernel index → Stats column
         self.col_of: dict[int, int] = {}  # Stats column → kernel index
         self.bytes_per_row = 64.0  # sizes the kernel's output arrays
         self.flag_row = np.empty(0, dtype=np.int64)
@@ -453,11 +462,9 @@ class NameTable:
     def known(self) -> tuple:
         """The arrays the kernel reads (and the descriptions it writes)."""
         if self.desc_used[0] > len(self.descs) // 2:  # room for more descriptions
-            words = np.zeros(2 * len(self.desc_words), dtype=np.uint64)
-            words[:len(self.desc_words)] = self.desc_words
-            self.desc_words, self.descs = words, words.view(np.uint8)
-        return (self.names, self.name_words, self.offs, self.slots, self.next_col, self.paren, self.descs,
-                self.desc_words, self.desc_at, self.desc_len, self.desc_used)
+            self.descs = np.concatenate([self.descs, np.zeros(len(self.descs), dtype=np.uint8)])
+        return (self.names, self.offs, self.slots, self.next_col, self.paren, self.descs, self.desc_at,
+                self.desc_len, self.desc_used, self.stats_col)
 
     def scratch(self, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Work arrays for the flagged rows of ``cap`` rows, reused from block to block."""
@@ -471,10 +478,8 @@ class NameTable:
         """Make stat ``col`` (registered under ``name`` in `Stats.index`) known to the kernel."""
         k = len(self.cols)
         end = int(self.offs[-1]) + len(name)
-        if end + 16 > len(self.names):
-            words = np.zeros(2 * len(self.name_words) + len(name) // 8 + 2, dtype=np.uint64)
-            words[:len(self.name_words)] = self.name_words
-            self.name_words, self.names = words, words.view(np.uint8)
+        if end > len(self.names):
+            self.names = np.concatenate([self.names, np.zeros(len(self.names) + len(name), dtype=np.uint8)])
         self.names[end - len(name):end] = np.frombuffer(name, dtype=np.uint8)
         self.offs = np.append(self.offs, end)
         if k >= len(self.paren):
@@ -483,7 +488,9 @@ class NameTable:
             self.next_col = np.concatenate([self.next_col, np.full(grow, -1, dtype=np.int32)])
             self.desc_at = np.concatenate([self.desc_at, np.zeros(grow, dtype=np.int64)])
             self.desc_len = np.concatenate([self.desc_len, np.full(grow, -1, dtype=np.int64)])
+            self.stats_col = np.concatenate([self.stats_col, np.zeros(grow, dtype=np.int32)])
         self.paren[k] = b")" in name
+        self.stats_col[k] = col
         self.cols.append(col)
         self.col_of[col] = k
         if 2 * (k + 1) > len(self.slots):
@@ -501,9 +508,8 @@ def block_rows(data: np.ndarray, start: int, end: int, first: int, stats: Stats,
     are registered in ``stats`` and entered in ``table``."""
     pieces = []
     pos, line = start, first
-    words = data[:len(data) // 8 * 8].view(np.uint64)
     while pos < end:
-        got = piece(data, words, pos, end, line, stats, table)
+        got = piece(data, pos, end, line, stats, table)
         if got is None:
             return None
         chunk, used, pos, line = got
@@ -522,17 +528,17 @@ def block_rows(data: np.ndarray, start: int, end: int, first: int, stats: Stats,
                  np.concatenate([p.vals for p in pieces]), exact), n_lines
 
 
-def piece(data: np.ndarray, words: np.ndarray, pos: int, end: int, line: int, stats: Stats, table: NameTable
+def piece(data: np.ndarray, pos: int, end: int, line: int, stats: Stats, table: NameTable
           ) -> tuple[Chunk, int, int, int] | None:
     """One call of the kernel (output sized from the bytes per row seen so far), its flagged rows finished
     by Python: (rows, bytes consumed, where it stopped, line number there), or None."""
     cap = int((end - pos) / (0.8 * table.bytes_per_row)) + 64
     for _attempt in range(2):
-        out_line = np.empty(cap, dtype=np.int64)
+        out_line = np.empty(cap, dtype=np.int32 if line + cap < 2**31 - 1 else np.int64)
         out_col = np.empty(cap, dtype=np.int32)
         out_val = np.empty(cap, dtype=np.float64)
         flag_row, flags, spans = table.scratch(cap)
-        n, nf, stop, stop_line = scan(data, words, pos, end, line, table.known(), (out_line, out_col, out_val),
+        n, nf, stop, stop_line = scan(data, pos, end, line, table.known(), (out_line, out_col, out_val),
                                       flag_row, flags, spans)
         if n == FAIL:
             return None
@@ -544,12 +550,7 @@ def piece(data: np.ndarray, words: np.ndarray, pos: int, end: int, line: int, st
             return None
         if nf < 1000 or len(table.cols) == before:  # else: once more, now knowing the new names
             break
-    kernel_to_col = np.asarray(table.cols, dtype=np.int32)
-    cols = out_col[:n]
-    unresolved = cols >= 0
-    unresolved[flag_row[:nf][(flags[:nf] & F_NAME) != 0]] = False  # already Stats columns
-    cols[unresolved] = kernel_to_col[cols[unresolved]]
-    return Chunk(line_numbers(out_line[:n]), cols, out_val[:n], exact), stop - pos, stop, stop_line
+    return Chunk(out_line[:n], out_col[:n], out_val[:n], exact), stop - pos, stop, stop_line
 
 
 def finish(data: np.ndarray, stats: Stats, table: NameTable, out_col: np.ndarray, out_val: np.ndarray,
