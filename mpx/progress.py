@@ -43,6 +43,7 @@ def bar(total: float | None = None, desc: str = "", unit: str = "it", wanted: bo
         **options: Any) -> tqdm:
     """A tqdm bar on stderr following the rule of this module (``options`` go to tqdm, e.g.
     ``unit_scale=True`` for bytes)."""
+    tqdm.monitor_interval = 0  # no monitor thread: a program forked meanwhile must not inherit a live thread
     on = enabled(wanted)
     forced = os.environ.get("MPX_PROGRESS", "").strip().lower() in ON
     options.setdefault("delay", 0 if forced or not on else DELAY)

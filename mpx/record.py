@@ -449,17 +449,16 @@ def record(
         out_path = workdir / stdout if stdout is not None else tmpdir / "stdout.txt"
         cmd = [valgrind, *options, f"--callgrind-out-file={out_base}", f"--log-file={vg_log}", "--", *program.argv]
         t0 = time.perf_counter()
+        try:
+            with open(workdir / stdin_path, "rb") as fin, open(out_path, "wb") as fout, open(err_path, "wb") as ferr:
+                run.start(cmd, preexec=_no_aslr, stdin=fin, stdout=fout, stderr=ferr, env=run_env, cwd=workdir)
+        except OSError as exc:
+            raise RecordError(f"cannot start {valgrind}: {exc}") from None
         with progress_bar(desc="recording", unit=" dumps") as shown:
 
             def tick() -> None:  # callgrind writes cg.out.N as each interval ends
                 shown.update(max(0, sum(1 for _ in out_base.parent.iterdir()) - 1 - shown.n))
 
-            try:
-                with open(workdir / stdin_path, "rb") as fin, open(out_path, "wb") as fout, \
-                        open(err_path, "wb") as ferr:
-                    run.start(cmd, preexec=_no_aslr, stdin=fin, stdout=fout, stderr=ferr, env=run_env, cwd=workdir)
-            except OSError as exc:
-                raise RecordError(f"cannot start {valgrind}: {exc}") from None
             status = run.wait(timeout=timeout, tick=tick)
         elapsed = time.perf_counter() - t0
         if status is None:

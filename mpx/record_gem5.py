@@ -212,9 +212,10 @@ def record_gem5(
         say(f"gem5: {binary}  period {period_ps} ps  max dumps {max_dumps or 'until exit'}")
         say(f"program: {' '.join(sim_argv)}  (cwd {workdir})")
         log_path = tmp / "gem5.log"
-        with open(log_path, "wb") as fh, progress_bar(desc="simulating", unit=" dumps") as shown:
+        with open(log_path, "wb") as fh:
             run.start(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                       env=dict(CLEAN_ENV))
+        with progress_bar(desc="simulating", unit=" dumps") as shown:
 
             def tick() -> None:  # gem5 appends a dump to stats.txt every period
                 shown.update(max(0, _dumps_so_far(outdir / "stats.txt") - shown.n))
