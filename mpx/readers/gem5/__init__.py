@@ -78,10 +78,10 @@ follows the printed rows, not dumps × names). Anything the tokenizer does not r
 block, to the Python parsers of `mpx.readers.gem5.lines` (a bulk fast parser, then a strict line-by-line
 one that gives the exact error), so the three agree on every input (tested). A trace wider than the native
 format may hold (`mpx.trace.MAX_MEMBER_BYTES` per array) is refused before it is allocated. The 1.9 GB,
-9,000-dump periodic series (26 MB of xz) reads in 5.7-7.9 s from process start to exit (5.1 s of it the
-read) with a peak of 373-379 MB, against 1.8-2.6 s for ``xz -dc`` alone: 3.1× at a load average of 4 on
-the 2-core development machine (``benchmarks/gem5_reader.py``: side by side, medians of 5; 5.2 CPU-seconds
-against xz's 1.6, so less on an idle machine). The whole-file reader it replaces took 17-18 s and 1.3 GB.
+9,000-dump periodic series (26 MB of xz) reads in 6.3-6.6 s from process start to exit (5.6-5.9 s of it
+the read) with a peak of 374-379 MB, against 2.0-2.2 s for ``xz -dc`` alone: 2.98× at a load average of
+4.5 on the 2-core development machine (``benchmarks/gem5_reader.py``: side by side, medians of 5; about
+5 CPU-seconds against xz's 1.6, so less on an idle machine). The whole-file reader it replaces took 17-18 s and 1.3 GB.
 """
 
 from __future__ import annotations

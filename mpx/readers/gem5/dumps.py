@@ -264,16 +264,16 @@ class Table:
                 sub = cols[ok]
                 span = local[-1] - local[0] + 1 == local.size  # consecutive dumps: a view, not a copy
                 pick = slice(int(local[0]), int(local[-1]) + 1) if span else local
-                block = p.values[pick].take(sub, axis=1)
+                whole = ok.size == cols.size and out[at].flags.c_contiguous
+                # straight into out ('clip': unbuffered; every index of sub is inside the part)
+                block = p.values[pick].take(sub, axis=1, out=out[at] if whole else None, mode="clip")
                 offs = got = None
                 if fill != 0 or where is not None:
                     offs = p.offs[pick].take(sub, axis=1)
                     got = offs > 0
                     if fill != 0:
                         block[~got] = fill  # NaN for aux values
-                if ok.size == cols.size:
-                    out[at] = block
-                else:
+                if not whole:
                     out[at, ok] = block
                 if where is not None:
                     ln = np.where(got, offs + self.begins[local + p.k0 - self.lo][:, None], -1)
