@@ -81,7 +81,8 @@ format may hold (`mpx.trace.MAX_MEMBER_BYTES` per array) is refused before it is
 9,000-dump periodic series (26 MB of xz) reads in 6.3-6.6 s from process start to exit (5.6-5.9 s of it
 the read) with a peak of 374-379 MB, against 2.0-2.2 s for ``xz -dc`` alone: 2.98× at a load average of
 4.5 on the 2-core development machine (``benchmarks/gem5_reader.py``: side by side, medians of 5; about
-5 CPU-seconds against xz's 1.6, so less on an idle machine). The whole-file reader it replaces took 17-18 s and 1.3 GB.
+5 CPU-seconds against xz's 1.6, so less on an idle machine). The whole-file reader it replaces took
+17-18 s and 1.3 GB.
 """
 
 from __future__ import annotations
