@@ -162,7 +162,8 @@ def record_gem5(
 
     Raises `RecordError` (gem5 missing, gem5 or the configuration failed or still running after
     ``timeout`` seconds, no dumps) and `ConfigError` (bad options). gem5 runs under
-    `mpx.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends). ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
+    `mpx.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends).
+    ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
     """
     say = log or (lambda _m: None)
     if timeout is not None and not timeout > 0:

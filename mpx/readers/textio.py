@@ -120,7 +120,8 @@ def open_plain(source: Any, kind: str | None, path: str | os.PathLike | None = N
     try:
         import zstandard
     except ImportError:
-        raise FormatError(path or source, None, "zstd-compressed file: install the 'zstandard' package to read it") from None
+        raise FormatError(path or source, None,
+                          "zstd-compressed file: install the 'zstandard' package to read it") from None
     return zstandard.ZstdDecompressor().stream_reader(open(source, "rb") if isinstance(source, (str, os.PathLike))
                                                       else source)
 
