@@ -45,13 +45,14 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mpx.errors import ConfigError, FormatError, MpxError
+from mpx.progress import bar as progress_bar
+from mpx.supervise import Supervised
 from mpx.trace import Trace
 
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
@@ -388,16 +389,21 @@ def record(
     keep_dumps: str | os.PathLike | None = None,
     extra_meta: Mapping | None = None,
     log: Callable[[str], None] | None = print,
+    timeout: float | None = None,
     aslr: bool = False,
 ) -> Trace:
     """Run ``argv`` under callgrind, read its interval dumps, save the Trace to ``output`` (if given).
 
-    Raises `RecordError` (valgrind missing, program failed, no dumps, totals inconsistent) and
-    `ConfigError` (bad geometry or options). See the module docstring for what makes it reproducible;
-    ``aslr=True`` leaves address-space layout randomisation on, for repeated runs that should differ as
-    real runs do (`mpx.record_runs`).
+    Raises `RecordError` (valgrind missing, program failed or still running after ``timeout`` seconds, no
+    dumps, totals inconsistent) and `ConfigError` (bad geometry or options). See the module docstring for
+    what makes it reproducible; ``aslr=True`` leaves address-space layout randomisation on, for repeated
+    runs that should differ as real runs do (`mpx.record_runs`). Valgrind runs under
+    `mpx.supervise.Supervised`: it dies with the caller, and its temporary folder (under ``$TMPDIR``,
+    ``mpx-record-*``) is removed however the call ends.
     """
     say = log or (lambda _msg: None)
+    if timeout is not None and not timeout > 0:
+        raise ConfigError(f"timeout: {timeout!r} must be a positive number of seconds")
     if int(interval_bb) != interval_bb or interval_bb < MIN_INTERVAL_BB:
         raise ConfigError(f"interval_bb: {interval_bb!r} must be an integer >= {MIN_INTERVAL_BB}")
     if output is not None and not Path(output).resolve().parent.is_dir():
@@ -437,8 +443,8 @@ def record(
     say(f"recording {' '.join(program.argv)} with {version} callgrind, a dump every {int(interval_bb):,} blocks "
         f"(extra events: {', '.join(groups) or 'none'}) ...")
 
-    with tempfile.TemporaryDirectory(prefix="mpx-record-") as tmp:
-        tmpdir = Path(tmp)
+    with Supervised("mpx-record-") as run:
+        tmpdir = Path(run.folder)
         out_base = tmpdir / "dumps" / "cg.out"
         out_base.parent.mkdir()
         vg_log = tmpdir / "valgrind.log"
@@ -448,12 +454,21 @@ def record(
         t0 = time.perf_counter()
         try:
             with open(workdir / stdin_path, "rb") as fin, open(out_path, "wb") as fout, open(err_path, "wb") as ferr:
-                proc = subprocess.run(cmd, stdin=fin, stdout=fout, stderr=ferr, env=run_env, cwd=workdir,
-                                      preexec_fn=None if aslr else _no_aslr)
+                run.start(cmd, preexec=None if aslr else _no_aslr, stdin=fin, stdout=fout, stderr=ferr, env=run_env,
+                          cwd=workdir)
         except OSError as exc:
             raise RecordError(f"cannot start {valgrind}: {exc}") from None
+        with progress_bar(desc="recording", unit=" dumps") as shown:
+
+            def tick() -> None:  # callgrind writes cg.out.N as each interval ends
+                shown.update(max(0, sum(1 for _ in out_base.parent.iterdir()) - 1 - shown.n))
+
+            status = run.wait(timeout=timeout, tick=tick)
         elapsed = time.perf_counter() - t0
-        rc = proc.returncode
+        if status is None:
+            raise RecordError(f"{' '.join(program.argv)} was still running under valgrind after the timeout of "
+                              f"{timeout:g} s: stopped, nothing written")
+        rc = status
         if rc == 121 and not vg_log.exists():
             raise RecordError("could not switch ASLR off (personality(ADDR_NO_RANDOMIZE) failed); recordings "
                               "would not be reproducible")

@@ -31,7 +31,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,8 +38,10 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError, FormatError
+from mpx.progress import bar as progress_bar
 from mpx.readers import gem5 as gem5_reader
 from mpx.record import CLEAN_ENV, RecordError
+from mpx.supervise import Supervised
 from mpx.trace import Trace
 
 CONFIG = Path(__file__).resolve().parent / "data" / "gem5" / "se_periodic.py"
@@ -155,13 +156,18 @@ def record_gem5(
     workload: str | None = None,
     keep_stats: str | os.PathLike | None = None,
     log: Callable[[str], None] | None = print,
+    timeout: float | None = None,
 ) -> Trace:
     """Run ``argv`` in gem5 (SE mode), read the periodic dumps, save the Trace to ``output`` (if given).
 
-    Raises `RecordError` (gem5 missing, gem5 or the configuration failed, no dumps) and `ConfigError`
-    (bad options). ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
+    Raises `RecordError` (gem5 missing, gem5 or the configuration failed or still running after
+    ``timeout`` seconds, no dumps) and `ConfigError` (bad options). gem5 runs under
+    `mpx.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends).
+    ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
     """
     say = log or (lambda _m: None)
+    if timeout is not None and not timeout > 0:
+        raise ConfigError(f"timeout: {timeout!r} must be a positive number of seconds")
     period_ps = parse_period(period_ps)
     if max_dumps is not None and (int(max_dumps) != max_dumps or max_dumps < 1):
         raise ConfigError(f"max_dumps: {max_dumps!r} must be a positive integer")
@@ -188,8 +194,8 @@ def record_gem5(
             raise RecordError(f"{exe}: gem5's syscall emulation runs ELF executables only (not scripts)")
     sim_argv = [str(exe), *argv[1:]]
 
-    tmp = Path(tempfile.mkdtemp(prefix="mpx-gem5-"))
-    try:
+    with Supervised("mpx-gem5-") as run:  # gem5 dies with mpx; the folder goes however this ends
+        tmp = Path(run.folder)
         hw_file = tmp / "hardware.json"
         hw_file.write_text(json.dumps(hw, indent=1, sort_keys=True) + "\n")
         outdir = tmp / "m5out"
@@ -208,11 +214,19 @@ def record_gem5(
         say(f"program: {' '.join(sim_argv)}  (cwd {workdir})")
         log_path = tmp / "gem5.log"
         with open(log_path, "wb") as fh:
-            res = subprocess.run(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 env=dict(CLEAN_ENV))
+            run.start(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                      env=dict(CLEAN_ENV))
+        with progress_bar(desc="simulating", unit=" dumps") as shown:
+
+            def tick() -> None:  # gem5 appends a dump to stats.txt every period
+                shown.update(max(0, _dumps_so_far(outdir / "stats.txt") - shown.n))
+
+            status = run.wait(timeout=timeout, tick=tick)
+        if status is None:
+            raise RecordError(f"gem5 was still running after the timeout of {timeout:g} s: stopped, nothing written")
         text = log_path.read_text(errors="replace")
-        if res.returncode != 0:
-            raise RecordError(f"gem5 failed (exit {res.returncode}); last lines of its output:\n"
+        if status != 0:
+            raise RecordError(f"gem5 failed (exit {status}); last lines of its output:\n"
                               + "\n".join(text.splitlines()[-15:]))
         m = re.search(r"se_periodic\.py: exit at tick (\d+): (.*) \(code (-?\d+)\)", text)
         exit_info = {"tick": int(m.group(1)), "cause": m.group(2), "code": int(m.group(3))} if m else None
@@ -228,8 +242,6 @@ def record_gem5(
         except FormatError as exc:
             raise RecordError(f"cannot read gem5's stats: {exc}") from None
         config_ini = (outdir / "config.ini").read_bytes() if (outdir / "config.ini").is_file() else b""
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
     trace = _finish(raw, period_ps, max_dumps)
     if trace.n_intervals == 0:
@@ -311,6 +323,18 @@ def _finish(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
 def standard_events() -> list[str]:
     """The names in `EVENTS`, in file order."""
     return [line.strip() for line in EVENTS.read_text().splitlines() if line.strip()]
+
+
+def _dumps_so_far(stats: Path) -> int:
+    """How many dumps gem5 has appended to ``stats`` (its size over the first dump's: cheap, approximate)."""
+    try:
+        size = stats.stat().st_size
+        with open(stats, "rb") as fh:
+            head = fh.read(1 << 20)
+    except OSError:
+        return 0
+    end = head.find(b"End Simulation Statistics")
+    return int(size // (end + 60)) if end > 0 else 0
 
 
 def _keep(stats: Path, dest: Path) -> None:

@@ -63,6 +63,15 @@ MEMBERS = {"header": "u", "counts": "iuf", "edges": "iuf", "aux": "iuf"}
 numbers — never strings, objects, booleans or complex)."""
 
 
+def _owned(a: Any) -> np.ndarray:
+    """A float64 copy of ``a`` — unless ``a`` is already a read-only float64 array owning its data (a
+    reader handing its arrays over, e.g. the gem5 reader's counts): copying those would only double the
+    peak memory of reading a large file (issue 16)."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.owndata and not a.flags.writeable:
+        return a
+    return np.array(a, dtype=np.float64, copy=True)
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
@@ -84,7 +93,7 @@ class Trace:
         aux: Any = None,
     ) -> None:
         events = tuple(events)
-        counts = np.array(counts, dtype=np.float64, copy=True)
+        counts = _owned(counts)
         edges = np.array(edges, dtype=np.float64, copy=True)
         aux_names = tuple(aux_names)
         if counts.ndim == 1 and len(events) == 1:
@@ -119,7 +128,7 @@ class Trace:
             aux = np.empty((n_t, len(aux_names)), dtype=np.float64)
             if aux_names:
                 aux.fill(np.nan)
-        aux = np.array(aux, dtype=np.float64, copy=True)
+        aux = _owned(aux)
         if aux.shape != (n_t, len(aux_names)):
             raise TraceError(f"aux must have shape {(n_t, len(aux_names))}, got {aux.shape}")
         _check_names(aux_names, "aux")

@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
 #: what Ctrl-C leaves behind, by command ('' for the others)
 KEPT = {
     "run": "the finished cells are kept in the results store; rerun the same command to resume from them",
+    "record": "nothing was written: the program was stopped and its temporary folder removed",
+    "partition": "nothing was written",
+    "datasets": "datasets rebuilt before the interrupt are kept; the one being rebuilt is unchanged",
     "": "files written before the interrupt are kept",
 }
 

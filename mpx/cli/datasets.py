@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpx import datasets
+    from mpx.progress import bar as progress_bar
 
     cmd = args.datasets_command
     if cmd == "list":
@@ -82,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
     for n in names:
         datasets.entry_or_recipe(n)  # an unknown name: a user error before any rebuild starts
     status = 0
+    shown = progress_bar(total=len(names), desc="rebuilding", unit=" datasets")
     for n in names:
+        shown.set_postfix_str(n)
         r = datasets.rebuild(n, check=args.check, keep_workdir=args.keep_workdir)
+        shown.update(1)
         if not args.check:
             continue
         if r.same:
@@ -101,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         if not r.tools_differ and not r.inputs_differ:
             print(f"[{n}]   same inputs and tool versions: the difference comes from the host "
                   "(CPU features, kernel) or from non-determinism in the program")
+    shown.close()
     return status
 
 

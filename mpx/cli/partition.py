@@ -59,13 +59,20 @@ def _run_hgr(args: argparse.Namespace) -> int:
 
     from mpx.errors import ConfigError
     from mpx.partition import Context, partition, read_hmetis
+    from mpx.progress import bar as progress_bar
 
     if args.k < 1:
         raise ConfigError(f"-k must be >= 1, got {args.k}")
     hg = read_hmetis(args.path)
     caps = None if args.cap is None else [args.cap] * args.k
-    res = partition(hg, args.k, epsilon=args.epsilon, seed=args.seed, max_block_weights=caps,
-                    context=Context() if args.vcycles is None else Context(vcycles=args.vcycles))
+    with progress_bar(desc=f"partitioning k={args.k}", unit=" phases") as shown:
+
+        def phase(name: str) -> None:
+            shown.set_postfix_str(name, refresh=False)
+            shown.update(1)
+
+        res = partition(hg, args.k, epsilon=args.epsilon, seed=args.seed, max_block_weights=caps,
+                        context=Context() if args.vcycles is None else Context(vcycles=args.vcycles), on_phase=phase)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write("\n".join(map(str, res.blocks.tolist())) + ("\n" if hg.num_vertices else ""))

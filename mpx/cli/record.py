@@ -68,6 +68,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="profile a shell-script PROGRAM itself instead of refusing")
     p.add_argument("--workload", help="workload name stored in the trace (default: program name)")
     p.add_argument("--keep-dumps", metavar="DIR", help="also copy callgrind's raw dump files to DIR")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop the program (and write nothing) if it still runs after SECONDS (default: no limit)")
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS")
 
 
@@ -106,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
                     env=env, workload=args.workload, interval_bb=args.interval_bb or DEFAULT_INTERVAL_BB,
                     cache=parse_cache(args.cache) if args.cache else None,
                     extra_events=parse_extra_events(args.extra_events), hwpref=args.hwpref, cwd=args.cwd,
-                    stdin=args.stdin, stdout=args.stdout, ok_status=ok, allow_script=args.allow_script)
+                    stdin=args.stdin, stdout=args.stdout, ok_status=ok, allow_script=args.allow_script,
+                    timeout=args.timeout)
         return 0
     record(
         argv,
@@ -124,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         allow_script=args.allow_script,
         workload=args.workload,
         keep_dumps=args.keep_dumps,
+        timeout=args.timeout,
     )
     return 0
 
@@ -164,5 +168,6 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
         stdout=args.stdout,
         workload=args.workload,
         keep_stats=args.keep_stats,
+        timeout=args.timeout,
     )
     return 0

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from tqdm import tqdm
 
 from mpx import schedulers
 from mpx.errors import ConfigError, MpxError
@@ -23,6 +22,7 @@ from mpx.experiment.kinds import get_kind
 from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
 from mpx.experiment.rows import cell_row, empty_tables
+from mpx.progress import bar as progress_bar
 
 __all__ = ["die_with_parent", "run_cell", "run_experiment", "warm_up_aside"]
 
@@ -62,8 +62,7 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
                              [c["key"] for c in cells], where)
     counts = {"cells": len(cells), "cached": len(cells) - len(todo), "computed": 0, "skipped": 0, "errors": 0}
-    bar = tqdm(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", disable=not progress,
-               dynamic_ncols=True)
+    bar = progress_bar(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", wanted=progress)
 
     def done(result: dict) -> None:
         store.write(result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +68,7 @@ def partition(
     max_block_weights: list[int] | np.ndarray | None = None,
     fixed: list[int] | np.ndarray | None = None,
     context: Context | None = None,
+    on_phase: Callable[[str], object] | None = None,
 ) -> PartitionResult:
     """Partition ``hypergraph`` into ``k`` blocks minimising km1 = Σ ω(e)(λ(e) − 1).
 
@@ -76,7 +78,9 @@ def partition(
     Deterministic for a given seed. ``k`` above the number of vertices is refused before any work (k = 1
     is always allowed, also for an empty hypergraph). An infeasible request (caps summing below c(V), a vertex heavier than
     every cap, fixed vertices overfilling their block, or caps no partition found can respect) raises
-    `ConfigError`; a returned partition never exceeds a cap.
+    `ConfigError`; a returned partition never exceeds a cap. ``on_phase(name)`` is called as each phase
+    of each cycle starts (``"coarsening"``, ``"initial partitioning"``, ``"refinement level 3"``, ...: what
+    ``mpx partition`` shows in its progress bar).
     """
     t0 = time.perf_counter()
     if not isinstance(hypergraph, Hypergraph):
@@ -98,14 +102,14 @@ def partition(
     if hg.num_vertices == 0 or k == 1:
         part = np.zeros(hg.num_vertices, dtype=np.int64)
     else:
-        part, phases = multilevel(hg, constraints, ctx, rng)
+        part, phases = multilevel(hg, constraints, ctx, rng, on_phase=on_phase)
         if ctx.repetitions > 1:
             caps = constraints.max_block_weights
             feasible = lambda p: bool(np.all(block_weights(hg, p, k) <= caps))  # noqa: E731
             best_q = (not feasible(part), km1(hg, part, k))
             reps = [{"km1": best_q[1], "feasible": not best_q[0]}]
             for _ in range(ctx.repetitions - 1):
-                cand, rep = multilevel(hg, constraints, ctx, rng)
+                cand, rep = multilevel(hg, constraints, ctx, rng, on_phase=on_phase)
                 q = (not feasible(cand), km1(hg, cand, k))
                 reps.append({"km1": q[1], "feasible": not q[0]})
                 if q < best_q:
@@ -116,7 +120,7 @@ def partition(
             best = km1(hg, part, k)
             for _ in range(ctx.vcycles):
                 t = time.perf_counter()
-                cand, rep = multilevel(hg, constraints, ctx, rng, start=part)
+                cand, rep = multilevel(hg, constraints, ctx, rng, start=part, on_phase=on_phase)
                 q = km1(hg, cand, k)
                 ok = bool(np.all(block_weights(hg, cand, k) <= constraints.max_block_weights))
                 kept = ok and q <= best

@@ -9,6 +9,7 @@ phase. The coarsest partition is refined, then projected level by level and refi
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -21,19 +22,23 @@ from mpx.partition.refinement import PartitionState, refine
 
 
 def multilevel(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.random.Generator,
-               communities: np.ndarray | None = None, start: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
-    """One multilevel cycle; returns the blocks of ``hg`` and a report of every phase.
+               communities: np.ndarray | None = None, start: np.ndarray | None = None,
+               on_phase: Callable[[str], object] | None = None) -> tuple[np.ndarray, dict]:
+    """One multilevel cycle; returns the blocks of ``hg`` and a report of every phase (``on_phase(name)``
+    is told as each starts).
 
     ``start`` (a partition of ``hg``) turns the cycle into a V-cycle: clusters never cross its blocks, and
     the coarsest level takes the projected ``start`` instead of a fresh initial partition.
     """
     report: dict = {}
+    note = on_phase or (lambda _name: None)
     coarsen = COARSENERS.get(ctx.coarsening.algorithm, "coarsening.algorithm")
     will_coarsen = ctx.coarsening.algorithm != "none" and hg.num_vertices > contraction_limit(ctx.coarsening, constraints.k)
 
     t = time.perf_counter()
     if communities is None:
         if will_coarsen and ctx.coarsening.use_communities:
+            note("community detection")
             detect = COMMUNITIES.get(ctx.community.algorithm, "community.algorithm")
             communities = detect(hg, ctx.community, rng)
             report["communities"] = {"algorithm": ctx.community.algorithm, "count": int(communities.max()) + 1
@@ -46,6 +51,7 @@ def multilevel(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.r
         communities = communities.astype(np.int64)
 
     t = time.perf_counter()
+    note("coarsening")
     levels = coarsen(hg, constraints, ctx.coarsening, communities, rng) if will_coarsen else []
     report["coarsening"] = {"algorithm": ctx.coarsening.algorithm if will_coarsen else "none",
                             "levels": [{"vertices": lv.hypergraph.num_vertices, "nets": lv.hypergraph.num_nets,
@@ -57,6 +63,7 @@ def multilevel(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.r
     coarsest = Constraints(constraints.k, constraints.max_block_weights, fixeds[-1])
 
     t = time.perf_counter()
+    note("initial partitioning")
     if start is not None:
         part = np.asarray(start, dtype=np.int64)
         for lv in levels:
@@ -73,6 +80,7 @@ def multilevel(hg: Hypergraph, constraints: Constraints, ctx: Context, rng: np.r
     steps = []
     for i in range(len(hgs) - 1, -1, -1):
         t = time.perf_counter()
+        note(f"refinement level {i}")
         if i < len(hgs) - 1:
             part = part[levels[i].mapping]
         level_constraints = Constraints(constraints.k, constraints.max_block_weights, fixeds[i])

@@ -25,7 +25,7 @@ import numpy as np
 from mpx.errors import FormatError, TraceError
 from mpx.readers.textio import is_decompress_error, open_binary
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
-from mpx.trace import TIME_UNITS, Trace
+from mpx.trace import MAX_MEMBER_BYTES, TIME_UNITS, Trace
 
 NAME = "jsonl"
 
@@ -444,21 +444,34 @@ def _build(
 ) -> Trace:
     decls, events, aux = layout.decls, layout.events, layout.aux
     n_t = len(rows_e)
-    counts = np.zeros((n_t, len(events.index)))
-    auxv = np.full((n_t, len(aux.index)), np.nan)
+    ev_names = _order(decls, events)
+    ax_names = _order(decls, aux)
+    for what, width in (("events", len(ev_names)), ("aux values", len(ax_names))):
+        if n_t * width * 8 > MAX_MEMBER_BYTES:  # bins that come and go make the table that wide (issue 16)
+            raise FormatError(path, None, (
+                f"{n_t:,} intervals × {width:,} {what} would take {n_t * width * 8 / 2**30:.1f} GiB, more than "
+                f"a trace may hold ({MAX_MEMBER_BYTES / 2**30:g} GiB per array, the native format's limit)"))
+    # each record's entries go straight to their final column: one table of each, no reordered copy
+    ev_pos = np.empty(len(events.index), dtype=np.intp)
+    ev_pos[[events.index[c] for c in ev_names]] = np.arange(len(ev_names))
+    ax_pos = np.empty(len(aux.index), dtype=np.intp)
+    ax_pos[[aux.index[c] for c in ax_names]] = np.arange(len(ax_names))
+    counts = np.zeros((n_t, len(ev_names)))
+    auxv = np.full((n_t, len(ax_names)), np.nan)
     if layout.plain_cols.size:
-        counts[:, layout.plain_cols] = np.vstack(rows_p)
+        plain_at = ev_pos[layout.plain_cols]
+        for t, row in enumerate(rows_p):
+            counts[t, plain_at] = row
+    rows_p.clear()
     for t, (re_, ra) in enumerate(zip(rows_e, rows_a)):
         if re_:
             cols, vals = zip(*re_)
-            counts[t, list(cols)] = vals
+            counts[t, ev_pos[list(cols)]] = vals
         if ra:
             cols, vals = zip(*ra)
-            auxv[t, list(cols)] = vals
-    ev_names = _order(decls, events)
-    ax_names = _order(decls, aux)
-    counts = counts[:, [events.index[c] for c in ev_names]]
-    auxv = auxv[:, [aux.index[c] for c in ax_names]]
+            auxv[t, ax_pos[list(cols)]] = vals
+    counts.setflags(write=False)  # handed over to the Trace without a copy
+    auxv.setflags(write=False)
 
     meta = dict(header.get("meta", {}))
     meta["source"] = os.fspath(path)

@@ -11,9 +11,9 @@ import shutil
 import stat
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
 
 from mpx.errors import FormatError
 
@@ -48,22 +48,82 @@ def compression(path: str | os.PathLike) -> str | None:
     return None
 
 
-def open_binary(path: str | os.PathLike) -> IO[bytes]:
-    """A binary stream of the decompressed content of ``path``."""
+class Counted(io.RawIOBase):
+    """A raw file that reports how many bytes each read took from the disk (for a progress bar)."""
+
+    def __init__(self, raw: IO[bytes], on_read: Callable[[int], object]) -> None:
+        self.raw, self.on_read = raw, on_read
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer)
+        if n:
+            self.on_read(n)
+        return n or 0
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+class Owning(io.BufferedIOBase):
+    """A decompressing stream that also closes the file it was opened on."""
+
+    def __init__(self, inner: IO[bytes], raw: IO[bytes]) -> None:
+        self.inner, self.raw = inner, raw
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int | None = -1) -> bytes:
+        return self.inner.read(-1 if n is None else n)
+
+    def read1(self, n: int = -1) -> bytes:
+        return self.inner.read(n)
+
+    def close(self) -> None:
+        try:
+            self.inner.close()
+        finally:
+            self.raw.close()
+            super().close()
+
+
+def open_binary(path: str | os.PathLike, on_read: Callable[[int], object] | None = None) -> IO[bytes]:
+    """A binary stream of the decompressed content of ``path``; ``on_read(n)`` is called with the number
+    of bytes of ``path`` itself (compressed or not) each read consumed."""
     kind = compression(path)
+    if on_read is None:
+        return open_plain(path, kind)
+    raw = io.BufferedReader(Counted(open(path, "rb"), on_read), 1 << 20)
     if kind is None:
-        return open(path, "rb")
+        return raw
+    try:
+        return Owning(open_plain(raw, kind, path), raw)
+    except BaseException:
+        raw.close()
+        raise
+
+
+def open_plain(source: Any, kind: str | None, path: str | os.PathLike | None = None) -> IO[bytes]:
+    """``source`` (a path or a binary file read from ``path``) decompressed as ``kind`` (None: as it is)."""
+    if kind is None:
+        return open(source, "rb")
     if kind == "xz":
-        return lzma.open(path, "rb")
+        return lzma.open(source, "rb")
     if kind == "gz":
-        return gzip.open(path, "rb")
+        return gzip.open(source, "rb")
     if kind == "bz2":
-        return bz2.open(path, "rb")
+        return bz2.open(source, "rb")
     try:
         import zstandard
     except ImportError:
-        raise FormatError(path, None, "zstd-compressed file: install the 'zstandard' package to read it") from None
-    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"))
+        raise FormatError(path or source, None,
+                          "zstd-compressed file: install the 'zstandard' package to read it") from None
+    return zstandard.ZstdDecompressor().stream_reader(open(source, "rb") if isinstance(source, (str, os.PathLike))
+                                                      else source)
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:

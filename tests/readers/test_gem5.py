@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.readers import detect_format, gem5, read_trace
-from mpx.readers.gem5 import lines as grammar
+from tests.readers.gem5_parsers import every_parser
 
 BEGIN = "---------- Begin Simulation Statistics ----------"
 END = "---------- End Simulation Statistics   ----------"
@@ -164,15 +164,12 @@ def test_polpetras_needs_a_mode_and_reads_oneline_vectors(shared):
     assert "system.ruby.RequestType.LD.latency_hist_seqr::mean" in tr.aux_names
 
 
-def test_every_real_file_is_detected_and_fast_equals_strict(shared, monkeypatch):
+def test_every_real_file_is_detected_and_the_parsers_agree(shared):
     for name in ("bcheung_rob.txt", "gem5test_netperf.txt", "msharma_e2cda.txt", "muneeb_single.txt",
                  "neel_default_atomic_fmm.txt"):
         path = shared("data", "gem5", name)
         assert detect_format(path) == "gem5"
-        fast = read_trace(path)
-        with monkeypatch.context() as mp:
-            mp.setattr(grammar, "fast_chunk", lambda *a: None)  # every block through the strict parser
-            assert gem5.read(path) == fast
+        assert every_parser(path, read_trace) == read_trace(path)
 
 
 # -- the periodic series ---------------------------------------------------------------------------
@@ -479,15 +476,9 @@ def test_mutations_raise_only_format_error(tmp_path, data):
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=st.text(alphabet="0123456789.eE+-naifINAF_x |#", min_size=1, max_size=12))
-def test_fast_and_strict_parsers_agree_on_any_value(tmp_path, value):
-    text = SAMPLE.replace("system.cpu.committedInsts 1 #", f"system.cpu.committedInsts {value} #")
-    fast = _read_or_format_error(tmp_path, text.encode())
-    original = grammar.fast_chunk
-    grammar.fast_chunk = lambda *a: None  # every block through the strict parser
-    try:
-        strict = _read_or_format_error(tmp_path, text.encode())
-    finally:
-        grammar.fast_chunk = original
-    assert (fast is None) == (strict is None)
-    if fast is not None:
-        assert fast == strict
+def test_the_parsers_agree_on_any_value(tmp_path, value):
+    """The compiled tokenizer converts values itself (Clinger's fast path); any token reads as Python's
+    float reads it, or is refused by all three parsers alike."""
+    path = tmp_path / "value.txt"
+    path.write_text(SAMPLE.replace("system.cpu.committedInsts 1 #", f"system.cpu.committedInsts {value} #"))
+    every_parser(path)

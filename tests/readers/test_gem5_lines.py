@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mpx.errors import FormatError
 from mpx.readers import gem5
-from mpx.readers.gem5 import lines as grammar
+from tests.readers.gem5_parsers import PARSERS, every_parser, parser
 
 BEGIN = "---------- Begin Simulation Statistics ----------"
 END = "---------- End Simulation Statistics   ----------"
@@ -48,22 +48,18 @@ OLD = "\n".join([
 
 
 def _read_both(path, monkeypatch):
-    """The trace through the fast parser, and through the strict one (which must agree)."""
-    fast = gem5.read(path)
-    with monkeypatch.context() as mp:
-        mp.setattr(grammar, "fast_chunk", lambda *a: None)
-        assert gem5.read(path) == fast
-    return fast
+    """The trace through the compiled tokenizer, and through both Python parsers (which must agree)."""
+    got = every_parser(path)
+    assert not isinstance(got, tuple), got
+    return got
 
 
 def _raises_both(path, monkeypatch, line: int, message: str) -> None:
-    for strict in (False, True):
-        with monkeypatch.context() as mp:
-            if strict:
-                mp.setattr(grammar, "fast_chunk", lambda *a: None)
+    for which in PARSERS:
+        with parser(which):
             with pytest.raises(FormatError, match=message) as err:
                 gem5.read(path)
-        assert err.value.line == line and err.value.path == str(path), strict
+        assert err.value.line == line and err.value.path == str(path), which
 
 
 def test_legal_tails_load(tmp_path, monkeypatch):
@@ -96,14 +92,12 @@ def test_every_lost_newline_between_two_lines_is_an_error(tmp_path, monkeypatch,
             continue
         path = tmp_path / f"merged{i}.txt"
         path.write_text("\n".join(lines[:i] + [lines[i] + lines[i + 1]] + lines[i + 2:]))
-        for strict in (False, True):
-            with monkeypatch.context() as mp:
-                if strict:
-                    mp.setattr(grammar, "fast_chunk", lambda *a: None)
+        for which in PARSERS:
+            with parser(which):
                 with pytest.raises(FormatError) as err:
                     gem5.read(path)
             assert err.value.path == str(path)
-            assert err.value.line is not None and err.value.line <= i + 1, (i, strict, str(err.value))
+            assert err.value.line is not None and err.value.line <= i + 1, (i, which, str(err.value))
 
 
 def test_merged_lines_name_the_cause(tmp_path, monkeypatch):
@@ -128,27 +122,13 @@ def test_a_value_longer_than_any_gem5_number_is_a_format_error(tmp_path, monkeyp
     assert "system.cpu.numCycles" in tr.events or "system.cpu.numCycles" in tr.aux_names
 
 
-def _outcome(path):
-    try:
-        return gem5.read(path)
-    except FormatError:
-        return None
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tail=st.text(alphabet="0123456789.%# ()/CountTickCyclex-", max_size=30))
 def test_fast_and_strict_parsers_agree_on_any_tail(tmp_path, tail):
-    """Whatever follows a value, both parsers load the same numbers or both refuse."""
+    """Whatever follows a value, the three parsers load the same numbers or refuse with the same error."""
     path = tmp_path / "tail.txt"
     path.write_text(TEXT.replace("system.cpu.committedInsts 119 # Number of instructions committed (Count)",
                                  f"system.cpu.committedInsts 119 {tail}"))
-    fast = _outcome(path)
-    original = grammar.fast_chunk
-    grammar.fast_chunk = lambda *a: None
-    try:
-        strict = _outcome(path)
-    finally:
-        grammar.fast_chunk = original
-    assert (fast is None) == (strict is None), tail
-    if fast is not None:
-        assert fast == strict and fast["system.cpu.committedInsts"][0] == 119
+    got = every_parser(path)
+    if not isinstance(got, tuple):
+        assert got["system.cpu.committedInsts"][0] == 119

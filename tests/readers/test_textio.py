@@ -14,7 +14,7 @@ from mpx.errors import FormatError
 from mpx.metrics.catalog import load_catalog
 from mpx.readers import detect_format, read_trace
 from mpx.readers.perfstat import read_perf_stat
-from mpx.readers.textio import read_bytes
+from mpx.readers.textio import open_binary, read_bytes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PERF = DATA / "perfstat" / "real_global_semicolon.csv"
@@ -105,3 +105,17 @@ def test_a_pipe_is_read_once(tmp_path):
     assert lines[1] == f"error {tmp_path / 'p2'}:1: unknown format (first line 'garbage'); known formats: " \
                        "mpx, jsonl, gem5, callgrind, perfstat", lines
     assert lines[2] == "tmp left: []"
+
+
+@pytest.mark.parametrize("compress, suffix", [(None, ""), (lzma.compress, ".xz"), (gzip.compress, ".gz"),
+                                              (bz2.compress, ".bz2")])
+def test_on_read_counts_the_bytes_of_the_file_itself(tmp_path: Path, compress, suffix):
+    """What a progress bar of a compressed file shows: bytes of the file read, not decompressed bytes."""
+    text = b"".join(b"line %d of some text\n" % i for i in range(50_000))
+    path = tmp_path / f"f{suffix}"
+    path.write_bytes(compress(text) if compress else text)
+    seen: list[int] = []
+    with open_binary(path, on_read=seen.append) as fh:
+        got = b"".join(iter(lambda: fh.read(1 << 16), b""))
+    assert got == text
+    assert sum(seen) == path.stat().st_size and len(seen) >= 1

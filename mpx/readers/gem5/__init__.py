@@ -69,13 +69,20 @@ value that gem5 does not print (merged lines), a stat twice in one dump, ticks t
 overlaps, negative increments, corrupt compression — raises `FormatError` naming file and line.
 Options that make no sense (``mode``, ``dumps``) raise `ConfigError` (a `ValueError`).
 
-Speed: a helper thread decompresses ahead while the main thread parses each 16 MiB block with one
-``bytes.split`` per line, a dict lookup per name, a look at what follows the value and one numpy
-conversion of all values of the block;
-a strict line-by-line parser takes over a block only when the fast one meets anything unusual, and gives
-the exact error message. The 1.9 GB, 9,000-dump periodic series reads in about 18 s with 1.3 GB peak
-memory (``benchmarks/bench_gem5_reader.py``, 2 cores shared with other jobs; 14 s before the reader looked
-at what follows each value, the price of refusing merged lines).
+Speed and memory (issue 17 item 4, issue 16): three threads — one decompresses and cuts the text into
+blocks of whole lines, one tokenizes each block with compiled code as it arrives (`mpx.readers.gem5.tokens`:
+names matched byte for byte against the stats already known, values converted exactly, a description
+compared with the one this stat printed before), and the caller's collects the dumps as they end
+(`mpx.readers.gem5.dumps`: dense parts for a periodic series, sparse ones where stats come and go — memory
+follows the printed rows, not dumps × names). Anything the tokenizer does not recognise goes, block by
+block, to the Python parsers of `mpx.readers.gem5.lines` (a bulk fast parser, then a strict line-by-line
+one that gives the exact error), so the three agree on every input (tested). A trace wider than the native
+format may hold (`mpx.trace.MAX_MEMBER_BYTES` per array) is refused before it is allocated. The 1.9 GB,
+9,000-dump periodic series (26 MB of xz) reads in 6.3-6.6 s from process start to exit (5.6-5.9 s of it
+the read) with a peak of 374-379 MB, against 2.0-2.2 s for ``xz -dc`` alone: 2.98× at a load average of
+4.5 on the 2-core development machine (``benchmarks/gem5_reader.py``: side by side, medians of 5; about
+5 CPU-seconds against xz's 1.6, so less on an idle machine). The whole-file reader it replaces took
+17-18 s and 1.3 GB.
 """
 
 from __future__ import annotations
@@ -84,7 +91,8 @@ import os
 from collections.abc import Sequence
 
 from mpx.errors import ConfigError
-from mpx.readers.gem5.assemble import Clash, assemble, check_mode, selection
+from mpx.readers.gem5.assemble import assemble, check_mode, selection
+from mpx.readers.gem5.dumps import Clash
 from mpx.readers.gem5.classify import ADDITIVE_UNITS, DIST_COUNTS, DIST_MOMENTS, KNOWN_FORMULAS, UNIT_ATOMS, classify
 from mpx.readers.gem5.lines import BEGIN, END, MODES, NAME
 from mpx.readers.gem5.scan import parse
@@ -119,9 +127,7 @@ def read(
     stop = select.stop if select.stop is not None and select.stop >= 0 else None
     if stop is not None and (select.start or 0) >= 0 and stop <= (select.start or 0):
         raise ConfigError(f"dumps={dumps!r} selects no dump")
-    stats, rows, stopped = parse(path, stop, frozenset())
     try:
-        return assemble(path, stats, rows, stopped, select, modes, stop, allow_clash=True)
+        return assemble(path, *parse(path, select, stop, frozenset(), allow_clash=True), modes)
     except Clash as clash:  # read again, telling apart the stats that share a name
-        stats, rows, stopped = parse(path, stop, clash.names)
-        return assemble(path, stats, rows, stopped, select, modes, stop, allow_clash=False)
+        return assemble(path, *parse(path, select, stop, clash.names, allow_clash=False), modes)

@@ -20,7 +20,7 @@ DASHES = b"----------"
 # Column codes of non-stat lines (stat columns are >= 0).
 COL_MARK, COL_BEGIN, COL_END, COL_BLANK = -1, -2, -3, -4
 
-BLOCK = 1 << 24
+BLOCK = 1 << 22
 EXACT = 2.0**53
 
 MODES = ("delta", "cumulative")

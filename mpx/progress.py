@@ -1,0 +1,51 @@
+"""Progress bars on long work (issue 17 item 3): one rule for every command.
+
+Bars are drawn by tqdm on **stderr**, so that stdout stays clean for the tables and ``--json``. They are
+on when stderr is a terminal and off otherwise (a pipe, a file, a test, a CI log get no stray output).
+``MPX_PROGRESS`` overrides that: ``1`` (or ``on``/``always``) draws them anyway, e.g. to see progress
+in a log file, and then from the start; ``0`` (or ``off``/``never``) never draws them. A command's
+``--no-progress`` flag (``mpx run``) turns them off too. On a terminal a bar appears only after ``DELAY``
+seconds, so quick work prints nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from tqdm import tqdm
+
+#: seconds of work before a bar is drawn
+DELAY = 1.0
+
+ON = ("1", "on", "always", "yes", "true")
+OFF = ("0", "off", "never", "no", "false")
+
+
+def enabled(wanted: bool | None = None) -> bool:
+    """Are bars drawn? ``wanted`` False (a ``--no-progress`` flag) says no; else ``MPX_PROGRESS``, else
+    whether stderr is a terminal."""
+    if wanted is False:
+        return False
+    env = os.environ.get("MPX_PROGRESS", "").strip().lower()
+    if env in ON:
+        return True
+    if env in OFF:
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # closed or replaced stderr
+        return False
+
+
+def bar(total: float | None = None, desc: str = "", unit: str = "it", wanted: bool | None = None,
+        **options: Any) -> tqdm:
+    """A tqdm bar on stderr following the rule of this module (``options`` go to tqdm, e.g.
+    ``unit_scale=True`` for bytes)."""
+    tqdm.monitor_interval = 0  # no monitor thread: a program forked meanwhile must not inherit a live thread
+    on = enabled(wanted)
+    forced = os.environ.get("MPX_PROGRESS", "").strip().lower() in ON
+    options.setdefault("delay", 0 if forced or not on else DELAY)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not on, file=sys.stderr, dynamic_ncols=True,
+                leave=False, **options)
