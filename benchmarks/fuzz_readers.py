@@ -41,6 +41,7 @@ import argparse
 import gzip
 import json
 import lzma
+import re
 import resource
 import shutil
 import signal
@@ -124,8 +125,10 @@ def _trace_numbers(tr: Any) -> Any:
     return (tuple(tr.events), np.asarray(tr.edges).tobytes(), np.asarray(tr.counts).tobytes())
 
 
-def _trace_notes(tr: Any) -> int:
-    return len(tr.meta.get("dropped") or ())
+def _trace_notes(tr: Any) -> frozenset:
+    """What a reader says it left out (``meta['dropped']``), as a set: a mutant is silent only when it notes
+    nothing the original did not."""
+    return frozenset(json.dumps(d, sort_keys=True, default=str) for d in tr.meta.get("dropped") or ())
 
 
 def _perf_numbers(run: Any) -> Any:
@@ -135,10 +138,19 @@ def _perf_numbers(run: Any) -> Any:
             np.nan_to_num(np.asarray(run.value), nan=-1.0).tobytes())
 
 
-def _catalog_notes(cat: Any) -> int:
-    """What a catalog says it repaired, zeroed or dropped: entry problems (`Catalog.problems`), warnings
-    and dropped items."""
-    return len(cat.problems) + len(cat.meta.get("warnings") or ()) + len(cat.meta.get("dropped") or ())
+def _catalog_notes(cat: Any) -> frozenset:
+    """What a catalog says it repaired, zeroed or dropped — entry problems (`Catalog.problems`), warnings and
+    dropped items — as a set without the file's path and line numbers: a mutant is silent only when it notes nothing the
+    original did not (a count is not enough: a merged line can trade the original's warning for a problem)."""
+    src = [str(x) for x in cat.meta.get("sources") or ()]
+
+    def strip(text: str) -> str:  # the path and line numbers move in a mutant; what is noted does not
+        for x in src:
+            text = text.replace(x, "")
+        return re.sub(r"(^:\d+:|line \d+)", "", text)
+    return frozenset([f"{p.kind}|{p.action}|{p.entry}|{strip(p.what)}" for p in cat.problems]
+                     + [strip(str(w)) for w in cat.meta.get("warnings") or ()]
+                     + [strip(str(d)) for d in cat.meta.get("dropped") or ()])
 
 
 def _catalog_numbers(cat: Any) -> Any:
