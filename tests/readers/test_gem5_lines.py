@@ -112,6 +112,21 @@ def test_merged_lines_name_the_cause(tmp_path, monkeypatch):
     _raises_both(path, monkeypatch, 4, "another stat line .*lost newline")
 
 
+def test_a_merged_stat_without_a_description_is_an_error(tmp_path, monkeypatch):
+    """Found by a 10-minute fuzz run on gem5test_netperf.txt: a pre-v21 stat whose description is empty
+    prints none, so a lost newline before it glued ``name value`` onto the previous description — one
+    '#' on the line, and the stat silently gone from that dump. A description that merely ends in a number
+    still loads."""
+    lines = OLD.split("\n")
+    lines.insert(5, "drivesys.cpu.kern.mode_good::kernel               144                      ")
+    path = tmp_path / "ok.txt"
+    path.write_text("\n".join(lines).replace("# Number of instructions committed", "# insts committed above 100"))
+    assert _read_both(path, monkeypatch)["drivesys.cpu.kern.mode_good::kernel"][0] == 144
+    lines[4] = lines[4] + lines.pop(5)
+    path.write_text("\n".join(lines))
+    _raises_both(path, monkeypatch, 5, "another stat line .*mode_good.*lost newline")
+
+
 def test_a_value_longer_than_any_gem5_number_is_a_format_error(tmp_path, monkeypatch):
     """5,000 digits: Python's int() refuses over 4,300 digits (ValueError); gem5 prints at most ~320."""
     path = tmp_path / "stats.txt"

@@ -61,6 +61,12 @@ GLUED_UNIT = re.compile(r"[(/](?:" + _ATOMS + r")\)+[^\s/)]")
 #: in gem5's sources), or a unit glued to the next line's text.
 MERGED_DESC = re.compile(r"\S\s+[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
                          r"(?:\s+" + _PCT.decode() + r"){0,2}\s+#", re.IGNORECASE)
+#: Last bytes of a tail the fast parsers send to the strict one (a description ending in a number).
+DIGIT_END = frozenset(bytes([c]) for c in b"0123456789%")
+#: At the end of a description: the next stat's ``name value [pdf cdf]`` with no description of its own (a
+#: pre-v21 file prints none when it is empty): a dotted or ``::`` name, then a value, then nothing.
+MERGED_TAIL = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::)[\w-]+)+\s+[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
+                         r"(?:\s+" + _PCT.decode() + r"){0,2}\s*\Z", re.IGNORECASE)
 
 
 # Bytes the fast path lets numpy convert: numbers, nan, inf (numpy accepts what Python's float accepts;
@@ -121,8 +127,8 @@ def check_tail(rest: bytes) -> None:
 
 
 def check_desc(desc: str) -> None:
-    """A description holding the next stat line (see `MERGED_DESC`) raises `Bad`."""
-    merged = MERGED_DESC.search(desc) or GLUED_UNIT.search(desc)
+    """A description holding the next stat line (see `MERGED_DESC`, `MERGED_TAIL`) raises `Bad`."""
+    merged = MERGED_DESC.search(desc) or GLUED_UNIT.search(desc) or MERGED_TAIL.search(desc)
     if merged:
         raise Bad(f"the description holds another stat line ({merged.group(0)[:40]!r}): two stat lines "
                   "merged by a lost newline?")
@@ -230,8 +236,8 @@ def fast_chunk(lines: list[bytes], first: int, stats: Stats, raw_block: bytes | 
                     col = add(parts[0], line)
                 put_col(col)
                 put_val(parts[1])
-                if len(parts) > 2 and parts[2].rfind(b"#"):  # 0: the only "#" starts the tail
-                    put_odd(parts[2])
+                if len(parts) > 2 and (parts[2].rfind(b"#") or parts[2].rstrip()[-1:] in DIGIT_END):
+                    put_odd(parts[2])  # rfind 0: the only "#" starts the tail; a digit at its end: MERGED_TAIL?
             else:
                 put_col(COL_BLANK)
                 put_val(b"0")

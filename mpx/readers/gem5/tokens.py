@@ -396,6 +396,12 @@ def scan(data: np.ndarray, start: int, end: int, first: int, known: tuple,
                 i += 1
             # usual: nothing, or a lone '# description', or pdf/cdf columns first (see usual_tail)
             odd = i > ts and not (hashes == 1 and data[ts] == 35) and not usual_tail(data, ts, i)
+            if hashes == 1 and not odd:  # a description ending in a number may hold the next stat's line
+                k = i - 1                # (lines.MERGED_TAIL decides, in the strict parser)
+                while k > first_hash and is_ws(data[k]):
+                    k -= 1
+                if 48 <= data[k] <= 57 or data[k] == 37:
+                    odd = True
             if col >= 0 and hashes == 1 and not odd and not glue and not paren[col]:
                 n = i - first_hash  # remember the checked description of this stat
                 if desc_used[0] + n <= len(descs) - 16:
