@@ -659,3 +659,15 @@ def test_catalog_formats_are_found_through_their_registry():
     assert formats.get("likwid") is likwid and formats.get("toml") is mtoml
     with pytest.raises(ConfigError, match="unknown catalog format 'nope'"):
         formats.get("nope")
+
+
+def test_toml_literal_beyond_a_double_is_a_format_error(tmp_path):
+    """A fuzz finding: ``line_bytes = 6999...4`` (400 digits) made expression folding raise OverflowError."""
+    from mpx.errors import FormatError
+    from mpx.metrics.formats import toml as T
+
+    path = tmp_path / "c.toml"
+    path.write_text('[catalog]\nname = "c"\n\n[literals]\nline_bytes = ' + "9" * 400 + "\n")
+    with pytest.raises(FormatError, match="line_bytes .*not a finite number") as err:
+        T.load(path)
+    assert err.value.line == 5

@@ -42,6 +42,7 @@ Metric names are TOML keys: quote names with dots (``[metrics."ddr_read_bandwidt
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -97,6 +98,19 @@ def _check_keys(d: Any, allowed: set[str], path, line, what: str) -> dict:
     return d
 
 
+def _as_float(v: int | float) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The line of ``key = `` in the TOML text (for the error), when it is there."""
+    m = re.search(r"^\s*" + re.escape(key) + r"\s*=", text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
 def load(path: str | os.PathLike) -> Catalog:
     """Read an mpx TOML catalog (schema in the module docstring)."""
     text = read_text(path)
@@ -118,6 +132,10 @@ def load(path: str | os.PathLike) -> Catalog:
         isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in literals.values()
     ):
         raise FormatError(path, None, "[literals] must map names to numbers (or strings, e.g. cpuid)")
+    for k, v in literals.items():  # an integer beyond a double's range cannot enter an expression
+        if isinstance(v, (int, float)) and not math.isfinite(_as_float(v)):
+            raise FormatError(path, _key_line(text, k), f"[literals] {k} = {str(v)[:20]}...: not a finite number "
+                              "an expression can use (beyond a double's range)")
     platform = doc.get("platform", {})
     if not isinstance(platform, dict):
         raise FormatError(path, None, "[platform] must be a table")
