@@ -6,9 +6,10 @@ its group without multiplexing plus an **anchor** counted in every run, then ali
 (`mpx.aligners`). This module plans the runs and replays them on a `RunSet`'s ground truth:
 
 - `plan_runs`: the groups, from any static scheduler's configurations (a greedy set cover of its
-  configurations: round robin's or hperf's groups as they are, every K-th of perf's sliding windows). The anchor is ``"time"`` (the time axis itself, read for free with every sample), an event on a
-  fixed counter (free), or an event that takes one generic counter in every run (the groups are then
-  made on the PMU with that counter reserved: Hauswirth's cost).
+  configurations: round robin's or hperf's groups as they are, every K-th of perf's sliding windows). The
+  anchor is ``"time"`` (the time axis itself, read for free with every sample), an event on a fixed
+  counter (free), or an event that takes one generic counter in every run (the groups are then made on
+  the PMU with that counter reserved: Hauswirth's cost).
 - `measure_runs`: run ``i`` of the plan replayed on run ``i`` of the set with its group always on
   (the same `mpx.multiplex.multiplex`, so reads, apportioning and quanta are the multiplexing road's).
 - `multiplex_runs`: the multiplexing road at the same run count (every run multiplexed with one

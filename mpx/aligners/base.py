@@ -40,9 +40,8 @@ import numpy as np
 
 from mpx.errors import ConfigError
 from mpx.params import Params, StrOptions
+from mpx.runs import TIME_ANCHOR
 from mpx.scalers.base import Estimate
-
-TIME_ANCHOR = "time"
 
 
 @dataclass(frozen=True)
