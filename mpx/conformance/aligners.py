@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from mpx import aligners
-from mpx.aligners.base import TIME_ANCHOR, Aligner
+from mpx.aligners.base import Aligner
 from mpx.conformance.scalers import generic_trace
 from mpx.errors import ConfigError
+from mpx.runs import TIME_ANCHOR
 from mpx.scalers.base import Estimate
 from mpx.trace import rebin_counts
 
