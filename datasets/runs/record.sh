@@ -2,7 +2,8 @@
 # Records the repeated runs of trace alignment (issue 18): three programs, eight runs each, every run with
 # ground truth, each run differing as real runs do (ASLR on, a hash seed per run for the interpreters, an
 # environment 64 bytes longer per run). The input text is generated (seeded), so the set rebuilds the same
-# on any machine with the same valgrind, python3.11 and perl. ~6 minutes on 2 cores.
+# on any machine with the same valgrind, python3.11 and perl. About 11 minutes on 2 cores (measured while
+# other jobs ran).
 #   sh datasets/runs/record.sh [OUT_DIR]        (default: datasets/runs/)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
