@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.partition._jit import njit
+from mpx.jit import njit
 
 
 @njit

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.partition._jit import njit
+from mpx.jit import njit
 from mpx.partition.context import CommunityConfig
 from mpx.partition.hypergraph import Hypergraph
 from mpx.partition.registry import Registry

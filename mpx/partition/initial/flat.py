@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.partition._jit import njit
+from mpx.jit import njit
 from mpx.partition._kernels import do_move, heap_pop, heap_push, heap_update, init_state
 
 

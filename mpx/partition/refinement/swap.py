@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.partition._jit import njit
+from mpx.jit import njit
 from mpx.partition._kernels import build_members, do_move, members_move
 
 

@@ -26,7 +26,6 @@ parsers, which read it or raise the exact `~mpx.errors.FormatError`. Without num
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -34,15 +33,8 @@ import numpy as np
 from mpx.readers.gem5.lines import (COL_BEGIN, COL_END, PCT_TAIL, Bad, Chunk, Stats, glued_unit,
                                     parse_value)
 
-try:  # pragma: no cover - whichever branch is installed
-    if os.environ.get("MPX_NO_NUMBA"):
-        raise ImportError("disabled by MPX_NO_NUMBA")
-    import numba
-
-    available = True
-except ImportError:  # pragma: no cover
-    numba = None
-    available = False
+from mpx.jit import HAVE_NUMBA as available
+from mpx.jit import njit
 
 if available:
     from llvmlite import ir
@@ -82,7 +74,8 @@ SLOTS = 2  # next_col[0]: after a marker; next_col[1]: after an unknown name; ne
 
 
 def jit(fn: Any) -> Any:
-    return numba.njit(cache=True, nogil=True, inline="always")(fn) if available else fn
+    """`mpx.jit.njit`, inlined into the callers (the kernels below call many small helpers)."""
+    return njit(fn, inline=True)
 
 
 @jit
@@ -235,22 +228,32 @@ def percent(data: np.ndarray, i: int, e: int) -> int:
 
 
 @jit
+def pct_columns(data: np.ndarray, i: int, e: int) -> int:
+    """After the pdf column at ``i`` (and the cdf column, when there is one) and the blanks that follow:
+    where the rest of the tail starts, or -1 when no percentage starts at ``i``."""
+    j = percent(data, i, e)
+    if j < 0:
+        return -1
+    k = j
+    while k < e and (data[k] == 32 or data[k] == 9):
+        k += 1
+    if k > j:
+        j2 = percent(data, k, e)
+        if j2 >= 0:
+            k = j2
+    while k < e and (data[k] == 32 or data[k] == 9 or data[k] == 13):
+        k += 1
+    return k
+
+
+@jit
 def usual_tail(data: np.ndarray, i: int, e: int) -> bool:
     """Does ``data[i:e]`` (a non-empty tail after the value) match `PCT_TAIL` or a lone ``# description``?
     A conservative subset: False sends the line to the regular expression."""
     if data[i] != 35:
-        j = percent(data, i, e)
-        if j < 0:
+        k = pct_columns(data, i, e)
+        if k < 0:
             return False
-        k = j
-        while k < e and (data[k] == 32 or data[k] == 9):
-            k += 1
-        if k > j:
-            j2 = percent(data, k, e)
-            if j2 >= 0:
-                k = j2
-        while k < e and (data[k] == 32 or data[k] == 9 or data[k] == 13):
-            k += 1
         if k == e:
             return True
         if data[k] != 35:
@@ -358,18 +361,7 @@ def scan(data: np.ndarray, start: int, end: int, first: int, known: tuple,
             # the tail seen before for this stat, once checked: its description compared 8 bytes at a time
             h = i
             if data[h] != 35:  # pdf and cdf columns first (see usual_tail)
-                h = percent(data, h, end)
-                if h >= 0:
-                    k = h
-                    while k < end and (data[k] == 32 or data[k] == 9):
-                        k += 1
-                    if k > h:
-                        h2 = percent(data, k, end)
-                        if h2 >= 0:
-                            k = h2
-                    while k < end and (data[k] == 32 or data[k] == 9 or data[k] == 13):
-                        k += 1
-                    h = k
+                h = pct_columns(data, h, end)
             if h >= 0 and h < end and data[h] == 35:
                 n = desc_len[col]
                 if h + n <= end and (h + n == end or data[h + n] == 10) and same_bytes(

@@ -1,7 +1,8 @@
-"""The numba decorator the kernels use, with a pure-Python fallback.
+"""The numba decorator every compiled kernel uses, with a pure-Python fallback: one home for the rule.
 
-numba compiles the hot loops (FM, label propagation, rating, contraction, Louvain) and caches the machine
-code next to the sources (``cache=True``), so only the first run in a checkout pays the compilation.
+numba compiles the hot loops (the partitioner's FM, label propagation, rating, contraction, Louvain; the
+gem5 reader's tokenizer) and caches the machine code next to the sources (``cache=True``), so only the
+first run in a checkout pays the compilation.
 Setting ``MPX_NO_NUMBA=1`` (or not having numba installed) runs the very same functions as plain Python:
 correct, only slow — useful for debugging a kernel with pdb.
 """
