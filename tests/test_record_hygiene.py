@@ -75,7 +75,7 @@ def test_sigkill_at_random_points_leaves_no_process_and_no_folder(tmp_path):
     rng = random.Random(16)
     for trial in range(4):
         token = f"mpxkill{uuid.uuid4().hex}"
-        proc, tmpdir = _start(tmp_path, token, 20000)
+        proc, tmpdir = _start(tmp_path, token, 10**7)  # runs until stopped: the signal always finds it running
         if trial == 0:  # while mpx starts: before or around the janitor and valgrind
             time.sleep(rng.uniform(0.05, 0.6))
         else:  # while valgrind runs: its folder exists and it holds the program
@@ -89,7 +89,7 @@ def test_sigkill_at_random_points_leaves_no_process_and_no_folder(tmp_path):
 
 def test_ctrl_c_says_what_was_kept_and_leaves_nothing(tmp_path):
     token = f"mpxint{uuid.uuid4().hex}"
-    proc, tmpdir = _start(tmp_path, token, 20000)
+    proc, tmpdir = _start(tmp_path, token, 10**7)  # runs until stopped: the signal always finds it running
     assert _wait_until(lambda: _running(token) and os.listdir(tmpdir), 30)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
