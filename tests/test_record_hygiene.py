@@ -52,9 +52,12 @@ def _start(tmp_path, token: str, loops: int, *extra: str) -> tuple[subprocess.Po
     env = dict(os.environ, TMPDIR=str(tmpdir))
     env.pop("MPX_PROGRESS", None)
     script = f": {token}; i=0; while [ $i -lt {loops} ]; do i=$((i+1)); done"
+    # a shell that starts jobs in the background (CI under nohup, `cmd &`) hands them SIGINT ignored, and
+    # Python then installs no KeyboardInterrupt handler: give mpx the disposition a terminal user's has
     proc = subprocess.Popen([sys.executable, "-m", "mpx", "record", "-o", str(tmp_path / "out.npz"), *extra, "--",
                              "/bin/sh", "-c", script], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return proc, str(tmpdir)
 
 
