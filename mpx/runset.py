@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import FormatError
-from mpx.trace import Trace, load_trace, rebin_counts
+from mpx.trace import Trace, load_trace
 
 MANIFEST = "runs.json"
 FORMAT_NAME = "mpx-runs"
@@ -125,9 +125,7 @@ class RunSet:
         totals = np.array([[t.counts[:, t.index(e)].sum() for e in names] for t in self.traces])
         per_phase = np.zeros((len(self.traces), phases, len(names)))
         for r, t in enumerate(self.traces):
-            cols = [t.index(e) for e in names]
-            bounds = np.linspace(t.edges[0], t.edges[-1], phases + 1)
-            per_phase[r] = rebin_counts(t.counts[:, cols], t.edges, bounds)
+            per_phase[r] = t.rebin(names, np.linspace(t.edges[0], t.edges[-1], phases + 1))
         lengths = np.array([t.edges[-1] - t.edges[0] for t in self.traces])
         return {"events": names, "runs": len(self.traces), "total_cv": _cv(totals),
                 "phase_cv": np.median(_cv(per_phase), axis=0), "length_cv": float(_cv(lengths[:, None])[0])}
@@ -206,11 +204,6 @@ def vary(trace: Trace, runs: int, *, warp: float = 0.0, rate_noise: float = 0.0,
     return RunSet(f"{trace.meta.get('workload', 'run')}~synthetic", tuple(traces), tuple(varied),
                   {"synthetic": {"warp": warp, "rate_noise": rate_noise, "offset": offset, "segments": segments,
                                  "seed": seed, "from": trace.meta.get("workload")}})
-
-
-def load_runset(folder: str | os.PathLike) -> RunSet:
-    """`RunSet.load`."""
-    return RunSet.load(folder)
 
 
 def is_runset(path: str | os.PathLike) -> bool:

@@ -15,7 +15,6 @@ from mpx.multiplex import multiplex, resolve_quantum
 from mpx.problem import Problem
 from mpx.runs import measure_runs, plan_runs
 from mpx.runset import RunSet
-from mpx.trace import rebin_counts
 
 EVENTS = ["Ir", "Dr", "Dw", "Bc", "Bi", "Bcm", "Bim", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Ge"]
 RUNS = Path(__file__).resolve().parents[2] / "datasets" / "runs"
@@ -24,7 +23,7 @@ BEST = {"pywc": (("dtw", "Ir"), "dcam"), "plwc": (("naive", "time"), "bayesperf"
 
 
 def wape(est, trace) -> np.ndarray:
-    truth = rebin_counts(trace.counts[:, [trace.index(e) for e in est.events]], trace.edges, est.edges)
+    truth = trace.rebin(est.events, est.edges)
     return event_measures(est.counts, truth, np.ones(truth.shape, bool), np.zeros(truth.shape[1]))["wape"]
 
 

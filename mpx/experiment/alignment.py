@@ -51,7 +51,7 @@ from mpx.runs import TIME_ANCHOR, measure_runs, multiplex_runs, plan_runs, run_c
 from mpx.runset import RunSet, vary as runset_vary
 from mpx.scalers.base import Estimate
 from mpx.schedule_scores import schedule_scores
-from mpx.trace import Trace, rebin_counts
+from mpx.trace import Trace
 
 __all__ = ["AlignmentKind", "ALIGNMENT_KEYS"]
 
@@ -190,8 +190,7 @@ class AlignmentKind(CellKind):
                 note: str | None = None, against: Any = None) -> None:
             ref_truth = truth if against is None else against
             sc = score(est, ref_truth, catalog, check_trace=against is None)
-            true_w = rebin_counts(ref_truth.counts[:, [ref_truth.index(e) for e in est.events]], ref_truth.edges,
-                                  est.edges)
+            true_w = sc.rows["truth"].to_numpy().reshape(est.counts.shape)  # score's own true windows
             rows.append(clean_row({**base, "road": road, "method": method, "anchor": anchor, "runs": runs,
                                    "cost": run_costs(rs, runs, ref_i), "status": "done", "reason": note,
                                    "n_windows": est.counts.shape[0], "seconds": seconds,
@@ -278,5 +277,5 @@ def _aligned_truth(rs: RunSet, ref: int, obs: Any, anchor: str) -> Trace:
 def _oracle(trace: Any, obs: Any) -> Estimate:
     """Every event of ``trace`` exactly, on ``obs``'s read windows: the floor's other runs."""
     edges = obs.reads.edges
-    counts = rebin_counts(trace.counts[:, [trace.index(e) for e in obs.events]], trace.edges, edges)
+    counts = trace.rebin(obs.events, edges)
     return Estimate(obs.events, edges, counts, np.zeros(counts.shape, dtype=bool), scaler="oracle")

@@ -24,7 +24,7 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.figures.style import look, style, time_label
 from mpx.metrics.catalog import evaluate_trace
-from mpx.trace import Trace, rebin_counts
+from mpx.trace import Trace
 
 __all__ = ["timeline", "breakdown", "heatmap", "family"]
 
@@ -48,7 +48,7 @@ def _binned(trace: Trace, events: Sequence[str], bins: int) -> tuple[np.ndarray,
     n = trace.n_intervals
     cut = np.unique(np.linspace(0, n, min(bins, n) + 1).round().astype(int))
     edges = trace.edges[cut]
-    counts = rebin_counts(trace.counts[:, [trace.index(e) for e in events]], trace.edges, edges)
+    counts = trace.rebin(events, edges)
     span = float(edges[-1])
     scale = next((s for s in (1e9, 1e6, 1e3) if span >= 10 * s), 1.0)
     return counts, edges, scale
