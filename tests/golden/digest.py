@@ -11,8 +11,9 @@ libm moves the last bits of a float (the quickstart differed by 2.5e-14 relative
 byte digest cannot survive that. The small tables (`KEEP_CSV`) are kept whole, as compressed CSV, and
 compared value by value (a failure names the rows). The large ones keep a fingerprint: the row count, a
 sha256 of the exact columns, and per float column weighted sums of the values and of their log-magnitudes,
-each compared within the error that `RTOL` allows every value — any single value moving by more than a
-few 1e-5 relative, or many values each by more than `RTOL`, changes the fingerprint.
+each compared within the error that `RTOL` allows every value: a single value moving by more than about
+3·RTOL·rows relative (1e-4 in the largest table, 42,420 rows), or many values each by more than `RTOL`,
+changes the fingerprint; a moved integer, text or NaN always does.
 
     python tests/golden/digest.py            # re-record tests/golden/reference/ (only after a deliberate change)
 """
