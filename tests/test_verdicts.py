@@ -73,3 +73,19 @@ def test_intel_perf_json_declares_its_hierarchy(shared):
 
     td = TopDown.from_catalog(load_catalog(shared("peers", "intel-perfmon", "skylakex", "skx-metrics.json")))
     assert "tma_backend_bound" in td.level1 and "tma_memory_bound" in td.children["tma_backend_bound"]
+
+
+def test_summary_columns_and_the_whole_run_verdict():
+    from mpx.verdicts import SUMMARY_KEYS, verdict_summary
+
+    names = ("fe", "bs", "be", "ret", "mem", "core", "lat", "bw")
+    tw = np.array([[0.1, 0.1, 0.6, 0.2, 0.4, 0.2, 0.05, 0.05]])
+    ew = np.array([[0.1, 0.1, 0.2, 0.6, 0.1, 0.1, 0.05, 0.05]])
+    out, s = verdict_summary(TD, names, tw, ew, dict(zip(names, tw[0])), dict(zip(names, tw[0])))
+    assert set(out) == set(SUMMARY_KEYS)
+    assert out["verdict_l1_agreement"] == 0.0 and out["verdict_l1_serious"] == 1.0
+    assert out["verdict_run_l1"] == 1.0 and out["verdict_run_l2"] == 1.0
+    none, _ = verdict_summary(None, names, tw, ew)
+    assert all(v is None for v in none.values())
+    partial, _ = verdict_summary(TD, names[:4], tw[:, :4], ew[:, :4])  # level-2 nodes not scored
+    assert all(v is None for v in partial.values())
