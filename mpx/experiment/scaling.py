@@ -26,7 +26,7 @@ from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardwar
 from mpx.experiment.inputs import (catalog_checksum, code_version, dataset_checksum, dataset_specs, load_dataset,
                                    workload_of)
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
+from mpx.experiment.rows import REPLAY_TABLES, clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
 from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
 from mpx.multiplex import resolve_quantum
@@ -62,6 +62,7 @@ class ScalingKind(CellKind):
     sections = {"hardware": HARDWARE_KEYS, "multiplex": MULTIPLEX_KEYS,
                 "schedulers": frozenset({"use", "params"}), "scalers": frozenset({"use", "params"})}
     data_keys = frozenset({"datasets", "files", "heldout", "synthetic", "intervals"})
+    tables = REPLAY_TABLES
 
     # -- validation ---------------------------------------------------------------------------------
 
