@@ -130,7 +130,7 @@ def test_scheduler_that_cannot_run_is_a_skipped_cell(tmp_path):
     p.write_text(text.replace('events = ["Ir", "Dr", "Dw", "D1mr", "Bc", "Bcm"]', 'metrics = "callgrind"'))
     out = run_cell(load_config(p).cells()[0])
     assert out["cell"]["status"] == "skipped" and "likwid" in out["cell"]["reason"]
-    assert out["scores"] == []
+    assert not out.get("scores")
 
 
 def test_scaler_that_cannot_run_is_a_skipped_row(tmp_path):
