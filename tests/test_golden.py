@@ -16,12 +16,13 @@ import difflib
 import gzip
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from mpx.experiment import run_experiment
-from mpx.experiment.config import Experiment, _toml_load
+from mpx.experiment.config import Experiment
 from mpx.results import ResultsStore
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -43,7 +44,7 @@ PINNED = {
 
 def pinned_config(path: Path) -> Experiment:
     """The config at ``path`` with every ``use = "all"`` replaced by the `PINNED` list."""
-    raw = _toml_load(path)
+    raw = tomllib.loads(path.read_text())
     for section, names in PINNED.items():
         if raw.get(section, {}).get("use") == "all":
             raw[section]["use"] = list(names)
