@@ -137,6 +137,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     Defaults otherwise: 50,000 intervals, best of 3, 2,000 events with caps of 8. ``kahypar_ini`` is
     KaHyPar's configuration file (without it KaHyPar is reported as skipped)."""
     from mpx import scalers
+    from mpx.replay import scaler_spec
     from mpx.multiplex import multiplex, resolve_quantum
 
     say = log or (lambda s: None)
@@ -184,9 +185,10 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
         say(f"scaler {name} ...")
         row: dict[str, Any] = {"scaler": name}
         try:
-            s = scalers.get(name, **SCALER_PARAMS.get(name, {}))
-            row["causal"] = bool(s.causal)
-            if s.learned:
+            _, params = scaler_spec(name, SCALER_PARAMS.get(name, {}))
+            s = scalers.get(name, **params)
+            row["causal"] = s.tags().causal
+            if s.tags().learned:
                 t = time.perf_counter()
                 s.fit([train])
                 row["fit_seconds"] = time.perf_counter() - t
