@@ -30,7 +30,7 @@ mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the
 - cells and scalers that were skipped (with the reason) or failed.
 
 The scaler tables and the winner are made once per value of every configured setting that varies
-across the cells (`mpx.compare.SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
+across the cells (`mpx.experiment.rows.SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
 a sweep is never pooled into one ranking.
 """
 
@@ -178,7 +178,7 @@ def regime_text(ok: pd.DataFrame, scheduler: str) -> str | None:
 
 def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
     """The scaler tables and the winner of the ``done`` score rows ``ok`` of one setting (``where``
-    names it in every title: callers split by every setting that varies, `mpx.compare.SETTINGS`)."""
+    names it in every title: callers split by every setting that varies, `mpx.experiment.rows.SETTINGS`)."""
     out: dict[str, Any] = {}
 
     def title(text: str) -> str:

@@ -333,7 +333,7 @@ class ResultsStore:
 def write_atomic(path: Path, write: Any) -> None:
     """``write(tmp)`` into a fresh temporary file beside ``path``, then rename it over ``path``: a full
     disk or a kill leaves the old file (or none), never a part of the new one, and two exports to one
-    folder each replace whole files (issue 16: a full disk left ``series.csv`` at 69,632 of 396,394
+    folder each replace whole files (a full disk once left ``series.csv`` at 69,632 of 396,394
     bytes). The temporary file is removed when ``write`` fails."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)

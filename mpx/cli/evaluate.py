@@ -14,8 +14,8 @@ The command parses, runs the library and prints; the work and the choices are th
 
 Defaults that are not hardware parameters, stated in the help and printed with the result: the quantum
 is one median trace interval (each quantum holds about one recorded interval, so nothing is apportioned
-inside an interval more than the recording already does), a read every 10 quanta (the experiment
-runner's default). Scalers whose tags say they take relations (BayesPerf, fusion) get ``--relations``
+inside an interval more than the recording already does), a read every 10 quanta (the quickstart's
+shorter read window; an experiment config must give ``read_every``). Scalers whose tags say they take relations (BayesPerf, fusion) get ``--relations``
 (default: none, as under ``mpx run``: `mpx.replay.scaler_spec`, docs/scoring.md "Relations").
 Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
 default is every *other* shipped dataset (leave-one-workload-out, `mpx.replay.training_traces`), never
@@ -219,7 +219,7 @@ def never_share(row: dict[str, Any]) -> float | None:
 def never_warnings(rows: list[dict[str, Any]]) -> list[str]:
     """One warning per share of never-estimated events: the legacy columns (window_mape, mape_ran,
     total_error, metric_mape) leave those events out, so they can read 0.00% while almost nothing was
-    estimated (issue 16: 861 of 865 events on muneeb_single.txt)."""
+    estimated (861 of 865 events on muneeb_single.txt)."""
     from mpx.measures import HEADLINE_COLUMN
 
     groups: dict[tuple[int, int], list[str]] = {}

@@ -104,7 +104,7 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
 
 def die_with_parent(parent: int) -> None:
     """Pool worker initializer: end the worker when the run that started it dies. A killed ``mpx run
-    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue; issue 16).
+    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue).
     Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set."""
     if sys.platform.startswith("linux"):
         import ctypes

@@ -32,6 +32,10 @@ Other packages add scalers without touching mpx through the entry-point group ``
 
 A built-in name wins over an entry point of the same name; `register` adds one at run time (notebooks,
 tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
+
+``get("linear", fill="zero")`` is a new scaler *instance* built with those hyper-parameters (a name the
+class does not take is a `~mpx.errors.ConfigError` listing those it does); ``get_class(name)`` is the
+class (its docstring says what each parameter means), ``available()`` every name (`mpx.registry`).
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ their ``pyproject.toml``::
 A scheduler is a subclass of `mpx.schedulers.base.StaticScheduler` or
 `mpx.schedulers.base.OnlineScheduler` (read that module's docstring). A built-in name wins over an
 entry point of the same name; `register` adds one at run time (notebooks, tests).
+
+``get("round_robin", packing="first_fit")`` is a new scheduler *instance* built with those
+hyper-parameters (a name the class does not take is a `~mpx.errors.ConfigError` listing those it does);
+``get_class(name)`` is the class, ``available()`` every name (`mpx.registry`).
 """
 
 from __future__ import annotations
