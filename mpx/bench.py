@@ -86,6 +86,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
     from mpx.metrics import builtin
     from mpx.pmu import preset as pmu_preset
     from mpx.problem import Problem
+    from mpx.replay import other_workloads
 
     pmu = pmu_preset(f"generic-{counters}")
     if dataset is not None:
@@ -95,7 +96,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
         if dataset not in names:
             raise ConfigError(f"--dataset {dataset!r}: not a shipped dataset; shipped: {', '.join(names)}")
         trace = datasets.load(dataset)
-        other = next(n for n in names if n != dataset)
+        other = other_workloads(names, dataset, workload_of=lambda n: n)[0]
         train = datasets.load(other)
         problem = Problem.from_catalog(builtin("callgrind"), pmu)
         desc = f"shipped dataset {dataset} ({trace.n_intervals} intervals; learned scalers fitted on {other})"
