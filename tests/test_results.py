@@ -55,6 +55,7 @@ def test_store_roundtrip_and_cache_hits(tmp_path):
 def test_write_is_one_transaction(tmp_path):
     """A cell whose rows cannot be written leaves nothing behind (no half cell)."""
     with ResultsStore(tmp_path / "r.sqlite") as st:
+        st.declare({"scores": ("scaler",)})
         bad = {"cell": {"key": "k1", "status": "done"},
                "scores": [{"scaler": "a", "window_mape": 0.1}, {"scaler": "b", "window_mape": object()}]}
         with pytest.raises(sqlite3.Error):
@@ -63,6 +64,26 @@ def test_write_is_one_transaction(tmp_path):
         assert st.conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0] == 0
         st.write({"cell": {"key": "k1", "status": "done"}, "scores": [{"scaler": "a", "window_mape": 0.1}]})
         assert st.finished_keys() == {"k1"}
+
+
+def test_the_store_refuses_an_undeclared_table(tmp_path):
+    """A kind's tables are declared (name → key columns) and kept in the file; rows for any other table
+    are refused with the store unchanged, not silently dropped."""
+    from mpx.errors import ConfigError
+
+    with ResultsStore(tmp_path / "r.sqlite") as st:
+        st.declare({"scores": ("scaler",), "mine": ("x",)})
+        with pytest.raises(ConfigError, match=r"undeclared table\(s\) \['mytable'\]"):
+            st.write({"cell": {"key": "k1", "status": "done"}, "mytable": [{"x": 1}]})
+        assert st.finished_keys() == set()
+        with pytest.raises(ConfigError, match="declared with keys"):
+            st.declare({"mine": ("y",)})
+        st.write({"cell": {"key": "k1", "status": "done"}, "mine": [{"x": 2}, {"x": 1}]})
+    with ResultsStore(tmp_path / "r.sqlite") as st:  # the schema is in the file
+        assert st.tables() == {"scores": ("cell_key", "scaler"), "mine": ("cell_key", "x")}
+        assert list(st.table("mine")["x"]) == [1, 2]
+        with pytest.raises(ConfigError, match="no table 'mytable'"):
+            st.table("mytable")
 
 
 def test_a_full_disk_during_a_write_keeps_sqlites_message(tmp_path):
@@ -87,6 +108,7 @@ def test_a_full_disk_during_a_write_keeps_sqlites_message(tmp_path):
             return self.conn.in_transaction
 
     with ResultsStore(tmp_path / "r.sqlite") as st:
+        st.declare({"scores": ("scaler",)})
         real, st.conn = st.conn, FullDisk(st.conn)
         with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
             st.write({"cell": {"key": "k1", "status": "done"}, "scores": [{"scaler": "a", "window_mape": 0.1}]})

@@ -16,19 +16,21 @@ import numpy as np
 from mpx.measures import MEASURES, METRIC_MEASURES, WINDOW_SETS
 from mpx.multiplex import in_ms
 
-__all__ = ["SETTINGS", "TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "regime", "cell_row",
+__all__ = ["SETTINGS", "TIMING_COLUMNS", "REPLAY_TABLES", "clean", "clean_row", "provenance", "regime", "cell_row",
            "event_class", "event_rows", "metric_rows", "series_rows"]
 
 #: columns of measured wall-clock time: the only values that differ between two runs of one cell
 TIMING_COLUMNS = ("estimate_seconds", "event_windows_per_s", "mux_seconds", "cell_seconds", "partition_seconds")
 
-#: the row tables of a replay cell (a partition cell writes ``partition`` instead)
-ROW_TABLES = ("scores", "events", "metrics", "schedule", "series")
-
-
-def empty_tables() -> dict[str, list]:
-    """The row tables of a cell that produced no rows."""
-    return {t: [] for t in ROW_TABLES}
+#: the row tables of the replay kinds (``scaling``, ``schedule``) and the columns their rows are sorted by
+#: (besides ``cell_key``): `mpx.experiment.kinds.CellKind.tables`
+REPLAY_TABLES: dict[str, tuple[str, ...]] = {
+    "scores": ("scaler",),
+    "events": ("scaler", "event"),
+    "metrics": ("scaler", "metric"),
+    "schedule": (),
+    "series": ("scaler", "event", "window"),
+}
 
 
 def clean(v: Any) -> Any:
@@ -95,11 +97,14 @@ def regime(obs: Any, mux: dict) -> dict[str, Any]:
 
 
 def cell_row(cell: dict, status: str, reason: str | None, seconds: float) -> dict[str, Any]:
-    """The ``cells`` row of a computed cell (the store adds host, pid and finish time)."""
+    """The ``cells`` row of a computed cell (the store adds host, pid and finish time). Only ``key``,
+    ``kind`` and ``code_version`` are required; ``dataset``, ``scheduler`` and ``seed`` are filled when
+    the kind's cells have them."""
     return {
         "key": cell["key"], "experiment": cell.get("experiment"), "kind": cell["kind"],
-        "dataset": cell["dataset"]["name"], "dataset_checksum": cell["dataset_checksum"],
-        "code_version": cell["code_version"], "scheduler": cell["scheduler"]["name"], "seed": cell["seed"],
+        "dataset": (cell.get("dataset") or {}).get("name"), "dataset_checksum": cell.get("dataset_checksum"),
+        "code_version": cell["code_version"], "scheduler": (cell.get("scheduler") or {}).get("name"),
+        "seed": cell.get("seed"),
         "status": status, "reason": reason, "config": json.dumps(cell, sort_keys=True),
         "cell_seconds": seconds,
     }

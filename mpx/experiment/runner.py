@@ -16,20 +16,19 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 
-from mpx import schedulers
 from mpx.errors import ConfigError, MpxError
-from mpx.experiment.kinds import get_kind
+from mpx.experiment.kinds import declared_tables, get_kind
 from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
-from mpx.experiment.rows import cell_row, empty_tables
+from mpx.experiment.rows import cell_row
 from mpx.progress import bar as progress_bar
 
 __all__ = ["die_with_parent", "run_cell", "run_experiment", "warm_up_aside"]
 
 
 def run_cell(cell: dict) -> dict[str, Any]:
-    """Compute one cell: a dict of tables (lists of row dicts) ``cell``, ``scores``, ``events``,
-    ``metrics``, ``schedule``, ``series`` (``partition`` for partition cells). A cell the kind cannot
+    """Compute one cell: a dict of tables (lists of row dicts): ``cell`` and the tables its kind declares
+    (`mpx.experiment.kinds.CellKind.tables`). A cell the kind cannot
     handle (a `MpxError`, e.g. a scheduler refusing the problem) comes back with ``status = "skipped"``
     and the reason; a scaler that cannot handle it likewise, per row."""
     t0 = time.perf_counter()
@@ -37,10 +36,10 @@ def run_cell(cell: dict) -> dict[str, Any]:
         out = get_kind(cell["kind"]).run(cell)
         status, reason = out.pop("_status", ("done", None))
     except MpxError as exc:
-        out = empty_tables()
+        out = {}
         status, reason = "skipped", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # a bug must not stop a long run: the cell is stored as an error, retried on rerun
-        out = empty_tables()
+        out = {}
         status, reason = "error", f"{type(exc).__name__}: {exc}"
     out["cell"] = cell_row(cell, status, reason, time.perf_counter() - t0)
     return out
@@ -56,6 +55,7 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"--jobs must be a positive integer, got {jobs!r}")
     cells = exp.cells() if cells is None else cells
+    store.declare(declared_tables())
     finished = store.finished_keys()
     todo = [c for c in cells if c["key"] not in finished]
     where = f"dask {dask_scheduler}" if dask_scheduler else f"{jobs} process(es)"
@@ -104,7 +104,7 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
 
 def die_with_parent(parent: int) -> None:
     """Pool worker initializer: end the worker when the run that started it dies. A killed ``mpx run
-    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue; issue 16).
+    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue).
     Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set."""
     if sys.platform.startswith("linux"):
         import ctypes
@@ -119,11 +119,8 @@ def die_with_parent(parent: int) -> None:
 
 
 def _needs_jit(cell: dict) -> bool:
-    """Does the cell's scheduler compile numba kernels on first use (``jit = True``)?"""
-    s = cell.get("scheduler")
-    if cell.get("kind") == "partition" or not s or s["name"] not in schedulers.available():
-        return False
-    return bool(getattr(schedulers.get_class(s["name"]), "jit", False))
+    """Does the cell run a scheduler that compiles numba kernels on first use (its kind says)?"""
+    return bool(get_kind(cell["kind"]).jit_schedulers(cell))
 
 
 def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None]:
@@ -134,7 +131,7 @@ def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None
     needing = [c for c in todo if _needs_jit(c)]
     if not needing or len(needing) == len(todo):
         return todo, None
-    names = sorted({c["scheduler"]["name"] for c in needing})
+    names = sorted({n for c in needing for n in get_kind(c["kind"]).jit_schedulers(c)})
     code = ("import sys; from mpx import schedulers\n"
             "for n in sys.argv[1:]: schedulers.get_class(n).warm_up()")
     proc = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
