@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from mpx import datasets, scalers
 from mpx.errors import ConfigError, MpxError
-from mpx.evaluate import Scores, score
+from mpx.evaluate import Scores, score, true_windows
 from mpx.metrics import builtin, builtin_names
 from mpx.readers import read_trace
 from mpx.trace import Trace
@@ -131,8 +131,10 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
     ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
     fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
     a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
-    propagate unless ``catch_errors`` (a long run records them and goes on)."""
+    propagate unless ``catch_errors`` (a long run records them and goes on). The truth is binned once
+    per replay (per set of estimated events and window edges, normally one) and shared by every score."""
     traces: Sequence[Trace] | None = None
+    truths: dict[tuple, Any] = {}
     for name, params in specs:
         res = ScalerResult(name, "done")
         try:
@@ -147,7 +149,10 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
             est = s.estimate(obs)
             res.seconds, res.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             res.estimate = est
-            res.scores = score(est, trace, catalog)
+            key = (tuple(est.events), est.edges.tobytes())
+            if key not in truths:
+                truths[key] = true_windows(trace, est.events, est.edges)
+            res.scores = score(est, trace, catalog, truth=truths[key])
         except MpxError as exc:
             res.status, res.error = "skipped", exc
         except Exception as exc:

@@ -192,7 +192,7 @@ class AlignmentKind(CellKind):
                 note: str | None = None, against: Any = None) -> None:
             ref_truth = truth if against is None else against
             sc = score(est, ref_truth, catalog, check_trace=against is None)
-            true_w = sc.rows["truth"].to_numpy().reshape(est.counts.shape)  # score's own true windows
+            true_w = sc.windows["truth"]  # score's own true windows
             rows.append(clean_row({**base, "road": road, "method": method, "anchor": anchor, "runs": runs,
                                    "cost": run_costs(rs, runs, ref_i), "status": "done", "reason": note,
                                    "n_windows": est.counts.shape[0], "seconds": seconds,

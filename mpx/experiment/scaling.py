@@ -216,7 +216,7 @@ class ScalingKind(CellKind):
                                             "estimate_seconds": dt,
                                             "event_windows_per_s": (w * e / dt) if dt > 0 else None}))
             if cv is None:
-                cv, cls = event_class(sc.rows["truth"].to_numpy().reshape(w, e))
+                cv, cls = event_class(sc.windows["truth"])
             out["events"] += event_rows(cell, prov, spec["name"], sc, cv, cls, sr)
             out["metrics"] += metric_rows(cell, prov, spec["name"], sc)
             if cell.get("series_events"):
