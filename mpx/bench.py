@@ -86,6 +86,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
     from mpx.metrics import builtin
     from mpx.pmu import preset as pmu_preset
     from mpx.problem import Problem
+    from mpx.replay import other_workloads
 
     pmu = pmu_preset(f"generic-{counters}")
     if dataset is not None:
@@ -95,7 +96,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
         if dataset not in names:
             raise ConfigError(f"--dataset {dataset!r}: not a shipped dataset; shipped: {', '.join(names)}")
         trace = datasets.load(dataset)
-        other = next(n for n in names if n != dataset)
+        other = other_workloads(names, dataset, workload_of=lambda n: n)[0]
         train = datasets.load(other)
         problem = Problem.from_catalog(builtin("callgrind"), pmu)
         desc = f"shipped dataset {dataset} ({trace.n_intervals} intervals; learned scalers fitted on {other})"
@@ -137,6 +138,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     Defaults otherwise: 50,000 intervals, best of 3, 2,000 events with caps of 8. ``kahypar_ini`` is
     KaHyPar's configuration file (without it KaHyPar is reported as skipped)."""
     from mpx import scalers
+    from mpx.replay import scaler_spec
     from mpx.multiplex import multiplex, resolve_quantum
 
     say = log or (lambda s: None)
@@ -184,9 +186,10 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
         say(f"scaler {name} ...")
         row: dict[str, Any] = {"scaler": name}
         try:
-            s = scalers.get(name, **SCALER_PARAMS.get(name, {}))
-            row["causal"] = bool(s.causal)
-            if s.learned:
+            _, params = scaler_spec(name, SCALER_PARAMS.get(name, {}))
+            s = scalers.get(name, **params)
+            row["causal"] = s.tags().causal
+            if s.tags().learned:
                 t = time.perf_counter()
                 s.fit([train])
                 row["fit_seconds"] = time.perf_counter() - t

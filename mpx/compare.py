@@ -13,8 +13,8 @@ answers it from stored score rows (`mpx.results`, table ``scores``): per workloa
 ``[data] heldout``), scheduler and counter count, each method's mean error over workloads beside the
 best other scaler's — a causal method against causal scalers only, an offline one against all — and
 their ratio with a 95% bootstrap interval over workloads (resampled in pairs, so a workload that is hard
-for both counts once). The default error is `mpx.evaluate`'s ``window_mape_ran``: the windows where the
-event ran, where every scaler has a value, so scalers are compared on the same event-windows.
+for both counts once). The default error is the headline measure (`mpx.measures.HEADLINE_COLUMN`,
+``wape_all``: WAPE over every read window, a window without a value charged, docs/scoring.md).
 """
 
 from __future__ import annotations

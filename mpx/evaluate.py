@@ -64,6 +64,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -72,25 +73,90 @@ from mpx.errors import ConfigError
 from mpx.measures import MEASURES, METRIC_MEASURES, charge, coverage, masked_mean, set_measures, window_sets
 from mpx.trace import SECONDS_PER_UNIT
 
-__all__ = ["Scores", "score", "true_windows"]
+__all__ = ["METRIC_WINDOW_ARRAYS", "WINDOW_ARRAYS", "Scores", "score", "true_windows"]
 
 Z50 = 0.6744897501960817
 Z90 = 1.6448536269514722
 
+#: the per-window arrays of `Scores.windows`, in the column order of `Scores.rows`
+WINDOW_ARRAYS = ("truth", "estimate", "std", "flagged", "missing", "meaningful", "abs_error", "rel_error")
+#: the per-metric-window arrays of `Scores.metric_windows`, in the column order of `Scores.metric_rows`
+METRIC_WINDOW_ARRAYS = ("truth", "estimate", "missing", "meaningful", "abs_error", "rel_error")
+
+
 @dataclass(frozen=True, eq=False)
 class Scores:
-    """Scores of one estimate: ``summary`` (name → finite float or None), tidy tables ``rows`` (one row
-    per event and read window), ``events`` (one row per event), ``metric_rows`` / ``metrics`` (per metric
-    and window / per metric; empty without a catalog), ``provenance`` (the columns every table carries)
-    and ``notes``."""
+    """Scores of one estimate, as arrays: ``summary`` (name → finite float or None); ``event_names`` and
+    the window ``edges[W+1]``; ``windows`` (`WINDOW_ARRAYS` name → ``[W, E]``); ``per_event`` (column →
+    ``[E]``, the columns of the ``events`` table); ``metric_names``, ``metric_windows`` (name → ``[W, M]``)
+    and ``per_metric`` (column → ``[M]``; all empty without a catalog); ``provenance`` (once, for every
+    table) and ``notes``.
+
+    The tidy tables (pandas) are made from the arrays on first use: ``rows`` (one row per event and
+    window), ``events``, ``metric_rows``, ``metrics``, each with the provenance columns."""
 
     summary: dict[str, float | int | None]
-    rows: Any
-    events: Any
-    metric_rows: Any
-    metrics: Any
     provenance: dict[str, Any]
+    event_names: tuple[str, ...]
+    edges: np.ndarray
+    windows: dict[str, np.ndarray]
+    per_event: dict[str, np.ndarray]
+    metric_names: tuple[str, ...] = ()
+    metric_windows: dict[str, np.ndarray] = field(default_factory=dict)
+    per_metric: dict[str, np.ndarray] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default=())
+
+    @cached_property
+    def rows(self) -> Any:
+        """One row per event and read window (window-major), with the provenance columns."""
+        import pandas as pd
+
+        names, edges = list(self.event_names), self.edges
+        w, e = len(edges) - 1 if len(edges) else 0, len(names)
+        win = np.repeat(np.arange(w), e)
+        cols: dict[str, Any] = {
+            "event": pd.Categorical(np.tile(np.asarray(names, dtype=object), w), categories=names),
+            "window": win,
+            "start": edges[:-1][win] if w else np.zeros(0),
+            "end": edges[1:][win] if w else np.zeros(0),
+        }
+        cols.update({k: self.windows[k].ravel() for k in WINDOW_ARRAYS})
+        return pd.DataFrame({**cols, **self.provenance}, index=pd.RangeIndex(w * e))
+
+    @cached_property
+    def events(self) -> Any:
+        """One row per event (`per_event`), with the provenance columns."""
+        import pandas as pd
+
+        return pd.DataFrame({"event": list(self.event_names), **self.per_event, **self.provenance},
+                            index=pd.RangeIndex(len(self.event_names)))
+
+    @cached_property
+    def metric_rows(self) -> Any:
+        """One row per metric and window (empty without metrics), with the provenance columns."""
+        import pandas as pd
+
+        names = list(self.metric_names)
+        if not names:
+            return pd.DataFrame(columns=["metric", "window", *METRIC_WINDOW_ARRAYS, *self.provenance])
+        w = self.metric_windows["truth"].shape[0]
+        cols: dict[str, Any] = {
+            "metric": pd.Categorical(np.tile(np.asarray(names, dtype=object), w), categories=names),
+            "window": np.repeat(np.arange(w), len(names)),
+        }
+        cols.update({k: self.metric_windows[k].ravel() for k in METRIC_WINDOW_ARRAYS})
+        return pd.DataFrame({**cols, **self.provenance}, index=pd.RangeIndex(w * len(names)))
+
+    @cached_property
+    def metrics(self) -> Any:
+        """One row per metric (`per_metric`; empty without metrics), with the provenance columns."""
+        import pandas as pd
+
+        names = list(self.metric_names)
+        if not names:
+            return pd.DataFrame(columns=["metric", "n_windows", "n_meaningful", "n_missing", "window_mape",
+                                         *self.provenance])
+        return pd.DataFrame({"metric": names, **self.per_metric, **self.provenance}, index=pd.RangeIndex(len(names)))
 
     def summary_row(self) -> Any:
         """The summary as a one-row DataFrame with the provenance columns."""
@@ -159,6 +225,7 @@ def score(
     seconds_per_unit: float | None = None,
     config_hash: str | None = None,
     check_trace: bool = True,
+    truth: np.ndarray | None = None,
 ) -> Scores:
     """Compare ``estimate`` with the truth in ``trace`` (see the module docstring for every definition).
 
@@ -166,9 +233,9 @@ def score(
     metric computable from the estimate's events); ``literals`` are passed to metric evaluation.
     ``config_hash`` defaults to a hash of the scaler, scheduler, their parameters, quantum, read window,
     seed, noise and trace checksum. ``check_trace=False`` skips the trace-checksum check (only for a
-    trace known to be the same data under another checksum)."""
-    import pandas as pd
-
+    trace known to be the same data under another checksum). ``truth``: the true windows ``[W, E]`` of
+    the estimate's events over its edges when the caller binned them already (`true_windows`; one replay
+    scored with several scalers bins them once)."""
     import mpx
     from mpx.scalers.base import Estimate
 
@@ -188,8 +255,10 @@ def score(
 
     events = list(estimate.events)
     edges = np.asarray(estimate.edges, dtype=np.float64)
-    truth = true_windows(trace, events, edges)
+    truth = true_windows(trace, events, edges) if truth is None else np.asarray(truth, dtype=np.float64)
     est = np.asarray(estimate.counts, dtype=np.float64)
+    if truth.shape != est.shape:
+        raise ConfigError(f"score: the true windows have shape {truth.shape}, the estimate {est.shape}")
     w, e = est.shape
     flagged = np.asarray(estimate.not_estimated, dtype=bool)
     has = np.isfinite(est)
@@ -259,26 +328,10 @@ def score(
         "time_unit": meta.get("time_unit"),
     }
 
-    win = np.repeat(np.arange(w), e)
-    rows = pd.DataFrame({
-        "event": pd.Categorical(np.tile(np.asarray(events, dtype=object), w), categories=events),
-        "window": win,
-        "start": edges[:-1][win] if w else np.zeros(0),
-        "end": edges[1:][win] if w else np.zeros(0),
-        "truth": truth.ravel(),
-        "estimate": est.ravel(),
-        "std": std.ravel() if std is not None else np.full(w * e, np.nan),
-        "flagged": flagged.ravel(),
-        "missing": missing.ravel(),
-        "meaningful": meaningful.ravel(),
-        "abs_error": abs_err.ravel(),
-        "rel_error": rel.ravel(),
-    })
-    for k, v in prov.items():
-        rows[k] = v
-
-    ev_rows = pd.DataFrame({
-        "event": events,
+    windows = {"truth": truth, "estimate": est, "std": std if std is not None else np.full((w, e), np.nan),
+               "flagged": flagged, "missing": missing, "meaningful": meaningful, "abs_error": abs_err,
+               "rel_error": rel}
+    per_event = {
         "floor": floor,
         "n_windows": np.full(e, w),
         "n_meaningful": meaningful.sum(axis=0),
@@ -298,9 +351,7 @@ def score(
         "calibration_50": ev_cal50,
         "calibration_90": ev_cal90,
         **ev_sets,
-    })
-    for k, v in prov.items():
-        ev_rows[k] = v
+    }
 
     if never.any():
         notes.append(f"{int(never.sum())} event(s) flagged not estimated in every window (never counted, nothing "
@@ -314,9 +365,9 @@ def score(
     if zero_total:
         notes.append(f"{len(zero_total)} event(s) with a true total of 0, left out of total_error: {zero_total[:10]}")
 
-    m_rows, m_table, metric_mape, metric_missing, metric_sets = _score_metrics(
+    m_names, m_windows, m_table, metric_mape, metric_missing, metric_sets = _score_metrics(
         catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
-        prov, notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None))
+        notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None))
 
     n_cells = max(w * e, 1)
     summary: dict[str, float | int | None] = {
@@ -347,20 +398,21 @@ def score(
     for k, v in summary.items():
         if isinstance(v, float) and not math.isfinite(v):  # pragma: no cover - guarded above
             raise AssertionError(f"non-finite summary value {k}={v}")
-    return Scores(summary=summary, rows=rows, events=ev_rows, metric_rows=m_rows, metrics=m_table,
-                  provenance=prov, notes=tuple(notes))
+    return Scores(summary=summary, provenance=prov, event_names=tuple(events), edges=edges, windows=windows,
+                  per_event=per_event, metric_names=tuple(m_names), metric_windows=m_windows, per_metric=m_table,
+                  notes=tuple(notes))
 
 
-def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel,
-                   floor_abs, prov, notes, never, ran, time_unit=None):
-    import pandas as pd
-
-    empty_rows = pd.DataFrame(columns=["metric", "window", "truth", "estimate", "missing", "meaningful",
-                                       "abs_error", "rel_error", *prov])
-    empty_table = pd.DataFrame(columns=["metric", "n_windows", "n_meaningful", "n_missing", "window_mape", *prov])
+def _score_metrics(catalog: Any, names: Iterable[str] | None, literals: Mapping[str, Any] | None,
+                   events: list[str], est: np.ndarray, truth: np.ndarray, edges: np.ndarray, meta: Mapping[str, Any],
+                   seconds_per_unit: float | None, floor_rel: float, floor_abs: float, notes: list[str],
+                   never: set[str], ran: np.ndarray, time_unit: str | None = None) -> tuple:
+    """Metric-level scores: ``(names, per-window arrays, per-metric columns, metric_mape, missing share,
+    summary of the metric window sets)``; empty names and dicts when no metric can be scored."""
+    empty: tuple = ((), {}, {}, None, None, {})
     if catalog is None:
         notes.append("no metric catalog given: metric-level error not computed")
-        return empty_rows, empty_table, None, None, {}
+        return empty
     from mpx.metrics import Catalog, evaluate_metrics
 
     if not isinstance(catalog, Catalog):
@@ -374,7 +426,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
         names = [n for n in names if n not in blind]
         if not names:
             notes.append("no metric of the catalog can be computed from the estimate's events")
-            return empty_rows, empty_table, None, None, {}
+            return empty
     else:
         names = list(names)
         lacking = {n: sorted(catalog.metric(n).events - have) for n in names}
@@ -401,7 +453,7 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
                      f"{skipped[:10]}")
     done = [n for n in names if n in true_m and n in est_m]
     if not done:
-        return empty_rows, empty_table, None, None, {}
+        return empty
     tm = np.column_stack([true_m[n] for n in done])
     em = np.column_stack([est_m[n] for n in done])
     t_ok = np.isfinite(tm)
@@ -429,31 +481,19 @@ def _score_metrics(catalog, names, literals, events, est, truth, edges, meta, se
         with np.errstate(invalid="ignore"):
             got[name]["coverage"] = coverage(np.where(np.isfinite(em), em, np.nan), mask)
     m_sets = {f"{m}_{name}": v for name, d in got.items() for m, v in d.items() if m in METRIC_MEASURES}
-    win = np.repeat(np.arange(w), nm)
-    m_rows = pd.DataFrame({
-        "metric": pd.Categorical(np.tile(np.asarray(done, dtype=object), w), categories=done),
-        "window": win,
-        "truth": tm.ravel(),
-        "estimate": em.ravel(),
-        "missing": miss.ravel(),
-        "meaningful": meaningful.ravel(),
-        "abs_error": abs_err.ravel(),
-        "rel_error": rel.ravel(),
-    })
-    table = pd.DataFrame({
-        "metric": done,
+    m_windows = {"truth": tm, "estimate": em, "missing": miss, "meaningful": meaningful, "abs_error": abs_err,
+                 "rel_error": rel}
+    table = {
         "n_windows": np.full(nm, w),
         "n_meaningful": meaningful.sum(axis=0),
         "n_missing": miss.sum(axis=0),
         "window_mape": m_mape,
         **m_sets,
-    })
-    for k, v in prov.items():
-        m_rows[k] = v
-        table[k] = v
+    }
     undefined = int((~t_ok).sum())
     if undefined:
         notes.append(f"{undefined} metric-windows where the true metric is undefined (e.g. 0/0) are not scored")
     denom = int(t_ok.sum())
     summary = {f"metric_{k}": _nanmean_or_none(v) for k, v in m_sets.items()}
-    return m_rows, table, _nanmean_or_none(m_mape), (float(miss.sum() / denom) if denom else None), summary
+    return (done, m_windows, table, _nanmean_or_none(m_mape), (float(miss.sum() / denom) if denom else None),
+            summary)

@@ -253,9 +253,11 @@ def _get_scheduler(scheduler: Any) -> Scheduler:
 
 
 def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read_every: int,
-              noise: Noise | None = None, seed: int = 0) -> Observation:
+              noise: Noise | None = None, seed: int = 0, schedule: Schedule | None = None) -> Observation:
     """Replay multiplexing of ``problem`` on ``trace`` with ``scheduler`` (an instance or a registry
-    name); see the module docstring for quanta, reads, apportioning and noise."""
+    name); see the module docstring for quanta, reads, apportioning and noise. ``schedule``: the static
+    ``scheduler``'s schedule of ``problem`` computed before (a cache of them,
+    `mpx.experiment.schedule_cache`), run instead of calling ``scheduler.schedule`` again."""
     if not isinstance(problem, Problem):
         raise ConfigError(f"multiplex: problem must be a mpx.problem.Problem, got {type(problem).__name__}")
     sched = _get_scheduler(scheduler)
@@ -281,10 +283,13 @@ def multiplex(trace: Any, problem: Problem, scheduler: Any, quantum: float, read
         measured = truth
     del truth
 
-    schedule: Schedule | None = None
+    if schedule is not None and not (isinstance(sched, StaticScheduler) and isinstance(schedule, Schedule)
+                                     and schedule.events == problem.events):
+        raise ConfigError("multiplex: schedule must be a Schedule of the problem's events, given with a static "
+                          "scheduler")
     free_on = True
     if isinstance(sched, StaticScheduler):
-        schedule = sched.schedule(problem)
+        schedule = sched.schedule(problem) if schedule is None else schedule
         step = int(sched.quanta_per_step(quantum, str(src["time_unit"])))
         running = np.repeat(schedule.running(-(-n_q // step)), step, axis=0)[:n_q] if step > 1 else schedule.running(n_q)
         groups, errors = schedule.groups, dict(schedule.errors)

@@ -1,4 +1,4 @@
-"""Progress bars on long work (issue 17 item 3): one rule for every command.
+"""Progress bars on long work: one rule for every command.
 
 Bars are drawn by tqdm on **stderr**, so that stdout stays clean for the tables and ``--json``. They are
 on when stderr is a terminal and off otherwise (a pipe, a file, a test, a CI log get no stray output).

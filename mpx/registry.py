@@ -1,4 +1,5 @@
-"""One registry for every kind of plugin: schedulers, scalers, readers, catalog formats, figures, experiment kinds.
+"""One registry for every kind of plugin: schedulers, scalers, aligners, readers, catalog formats, figures,
+experiment kinds.
 
 A `Registry` knows its built-ins as ``name → "module:attr"`` (imported on first use, so ``mpx --help`` stays
 instant), objects registered at run time (notebooks, tests) and third-party plugins from an entry-point
@@ -7,8 +8,14 @@ group; in another package's ``pyproject.toml``::
     [project.entry-points."mpx.scalers"]
     mine = "my_package.my_module:MyScaler"
 
-A built-in name wins over an entry point of the same name. ``check`` (optional) validates what a name
-resolves to, e.g. "is a Scheduler subclass", and returns an error text or None.
+One ordering rule everywhere (`Registry.available`): the built-ins in their declared order, then run-time
+registrations in the order they were made, then entry points by name. A built-in name wins over an entry
+point of the same name. The ``protocol`` says what a plugin of the kind is: a base class (``"module:Class"``,
+whose subclasses are the plugins and whose instances `Registry.get` returns) or the attribute names a
+plugin object (a module, a `Figure`) must have. A plugin package's ``__init__`` is its built-in table and::
+
+    REGISTRY = Registry("scaler", "mpx.scalers", BUILTIN, protocol="mpx.scalers.base:Scaler")
+    available, get, get_class, register, unregister = REGISTRY.verbs()
 """
 
 from __future__ import annotations
@@ -20,50 +27,91 @@ from typing import Any
 
 from mpx.errors import ConfigError
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "subclass_of"]
 
 
 class Registry:
     """Plugins of one kind, by name.
 
     ``kind`` names them in messages ("scheduler"), ``group`` is the entry-point group (None: no entry
-    points), ``builtin`` maps names to ``"module:attr"``, ``check(obj) -> str | None`` says why an object
-    is not a valid plugin of this kind (``"not a … subclass"``).
+    points), ``builtin`` maps names to ``"module:attr"`` (``"module"`` alone: the module is the plugin),
+    ``protocol`` is a base class as ``"module:Class"`` or a tuple of required attribute names (None: any
+    object).
     """
 
     def __init__(self, kind: str, group: str | None, builtin: Mapping[str, str],
-                 check: Callable[[Any], str | None] | None = None) -> None:
+                 protocol: str | tuple[str, ...] | None = None) -> None:
         self.kind = kind
         self.group = group
         self.builtin: dict[str, str] = dict(builtin)
-        self._check = check
+        self.protocol = protocol
         self._registered: dict[str, Any] = {}
+        self._entry_points: dict[str, metadata.EntryPoint] | None = None
+
+    # -- what a plugin is ----------------------------------------------------------------------------
+
+    def base(self) -> type | None:
+        """The protocol's base class (imported now), or None when the protocol is a list of attributes."""
+        if not isinstance(self.protocol, str):
+            return None
+        module, _, attr = self.protocol.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def why_not(self, obj: Any) -> str | None:
+        """Why ``obj`` is not a plugin of this kind (None: it is one)."""
+        if self.protocol is None:
+            return None
+        base = self.base()
+        if base is not None:
+            if isinstance(obj, type) and issubclass(obj, base):
+                return None
+            return f"not a {base.__module__}.{base.__qualname__} subclass"
+        missing = [a for a in self.protocol if not hasattr(obj, a)]
+        return f"not a {self.kind} (it lacks {', '.join(missing)})" if missing else None
+
+    # -- names -----------------------------------------------------------------------------------------
 
     def entry_points(self) -> dict[str, metadata.EntryPoint]:
-        """Installed entry points of this group, by name."""
+        """Installed entry points of this group, by name (scanned once; `register` rescans)."""
         if self.group is None:
             return {}
-        return {ep.name: ep for ep in metadata.entry_points(group=self.group)}
+        if self._entry_points is None:
+            self._entry_points = {ep.name: ep for ep in metadata.entry_points(group=self.group)}
+        return self._entry_points
 
     def available(self) -> list[str]:
-        """Every name: built-in, registered at run time, and from entry points."""
-        return sorted(set(self.builtin) | set(self._registered) | set(self.entry_points()))
+        """Every name: the built-ins in declared order, then run-time registrations, then entry points by
+        name."""
+        names = list(self.builtin) + [n for n in self._registered if n not in self.builtin]
+        seen = set(names)
+        return names + sorted(n for n in self.entry_points() if n not in seen)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self.builtin or name in self._registered
+                                          or name in self.entry_points())
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {len(self.available())} available)"
+
+    # -- the verbs -------------------------------------------------------------------------------------
 
     def register(self, name: str, obj: Any) -> None:
         """Make ``obj`` available as ``name`` for this process."""
-        why = self._check(obj) if self._check else None
+        why = self.why_not(obj)
         if why:
             raise ConfigError(f"register({name!r}): {obj!r} is {why}")
         if name in self.builtin:
             raise ConfigError(f"register({name!r}): a built-in {self.kind} has that name")
         self._registered[name] = obj
+        self._entry_points = None
 
     def unregister(self, name: str) -> None:
         """Forget a plugin added with `register`."""
         self._registered.pop(name, None)
+        self._entry_points = None
 
-    def load(self, name: str) -> Any:
-        """The object registered as ``name`` (a class, a module or a function, by kind)."""
+    def get_class(self, name: str) -> Any:
+        """The object registered as ``name``: a class (kinds with a base class), a module or an object."""
         if name in self.builtin:
             module, _, attr = self.builtin[name].partition(":")
             mod = importlib.import_module(module)
@@ -78,36 +126,45 @@ class Registry:
                 obj = ep.load()
             except Exception as exc:  # a broken third-party plugin: say which one
                 raise ConfigError(f"{self.kind} {name!r} (entry point {ep.value!r}) failed to load: {exc}") from exc
-        why = self._check(obj) if self._check else None
+        why = self.why_not(obj)
         if why:
             raise ConfigError(f"{self.kind} {name!r} resolves to {obj!r}, {why}")
         return obj
 
-    def create(self, name: str, **params: Any) -> Any:
-        """A new instance of the class registered as ``name`` with hyper-parameters ``params`` (a
-        `mpx.params.Params` class: names it does not take are a ConfigError naming those it does)."""
-        cls = self.load(name)
-        allowed = cls.param_names()
+    load = get_class  # the name older callers use
+
+    def get(self, name: str, **params: Any) -> Any:
+        """The plugin ``name``: a new instance built with hyper-parameters ``params`` when plugins of this
+        kind are classes (a `mpx.params.Params` class: names it does not take are a ConfigError naming
+        those it does), else the registered object itself."""
+        obj = self.get_class(name)
+        if not isinstance(obj, type):
+            if params:
+                raise ConfigError(f"{self.kind} {name!r} takes no parameters (got {sorted(params)})")
+            return obj
+        allowed = obj.param_names() if hasattr(obj, "param_names") else []
         bad = sorted(set(params) - set(allowed))
         if bad:
             raise ConfigError(f"{self.kind} {name!r} has no parameter(s) {bad}; it takes {allowed}")
-        return cls(**params)
+        return obj(**params)
 
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self.available()
+    create = get  # the name older callers use
 
-    def __repr__(self) -> str:
-        return f"Registry({self.kind!r}, {len(self.available())} available)"
+    def tags(self, name: str) -> Any:
+        """The capability tags of plugin ``name`` with its default parameters (``get(name).tags()``); None
+        for a kind whose plugins declare none."""
+        obj = self.get_class(name)
+        if not hasattr(obj, "tags"):
+            return None
+        return (obj() if isinstance(obj, type) else obj).tags()
+
+    def verbs(self) -> tuple[Callable[..., list[str]], Callable[..., Any], Callable[..., Any],
+                             Callable[..., None], Callable[..., None]]:
+        """``available, get, get_class, register, unregister``: the module-level functions of a plugin
+        package."""
+        return self.available, self.get, self.get_class, self.register, self.unregister
 
 
 def subclass_of(base_path: str) -> Callable[[Any], str | None]:
-    """A ``check`` accepting subclasses of ``"module:Class"`` (imported when first checked)."""
-    module, _, attr = base_path.partition(":")
-
-    def check(obj: Any) -> str | None:
-        base = getattr(importlib.import_module(module), attr)
-        if isinstance(obj, type) and issubclass(obj, base):
-            return None
-        return f"not a {module}.{attr} subclass"
-
-    return check
+    """A check accepting subclasses of ``"module:Class"`` (imported when first checked)."""
+    return Registry("plugin", None, {}, protocol=base_path).why_not

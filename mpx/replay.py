@@ -4,6 +4,9 @@
 - `default_catalog`: the built-in catalog with the most metrics computable from the events;
 - `other_workloads`: leave-one-workload-out, the rule that picks what learned scalers are fitted on
   (never the scored workload); `training_traces` applies it to ``mpx evaluate --train``;
+- `scaler_spec`, `learned_scalers`: what a scaler is given, read from its tags (``needs_relations``,
+  ``learned``) — the one decision `mpx evaluate`, `mpx run`, `mpx bench` and the claims share; relations
+  are ``DEFAULT_RELATIONS`` (none) unless the caller names some (docs/scoring.md, "Relations");
 - `score_scalers`: every scaler estimates from the one Observation (learned ones fitted first), and
   `mpx.evaluate.score` compares each estimate with the truth.
 """
@@ -18,13 +21,17 @@ from typing import Any, TypeVar
 
 from mpx import datasets, scalers
 from mpx.errors import ConfigError, MpxError
-from mpx.evaluate import Scores, score
+from mpx.evaluate import Scores, score, true_windows
 from mpx.metrics import builtin, builtin_names
 from mpx.readers import read_trace
 from mpx.trace import Trace
 
-__all__ = ["resolve_trace", "default_catalog", "other_workloads", "training_traces",
-           "ScalerResult", "score_scalers"]
+__all__ = ["DEFAULT_RELATIONS", "resolve_trace", "default_catalog", "other_workloads", "training_traces",
+           "learned_scalers", "scaler_spec", "ScalerResult", "score_scalers"]
+
+#: the relations a scaler that takes them is given when the caller names none: none (each event alone).
+#: Relations are prior knowledge the user chooses (docs/scoring.md, "Relations"), never picked for them.
+DEFAULT_RELATIONS = None
 
 T = TypeVar("T")
 
@@ -60,6 +67,21 @@ def other_workloads(candidates: Iterable[T], workload: str, workload_of: Callabl
     """Leave-one-workload-out: the candidates (in order) that record a workload other than ``workload``,
     the scored one. Learned scalers are fitted on these only."""
     return [c for c in candidates if workload_of(c) != workload]
+
+
+def scaler_spec(name: str, params: dict[str, Any] | None = None,
+                relations: Any = DEFAULT_RELATIONS) -> tuple[str, dict[str, Any]]:
+    """``(name, hyper-parameters)`` scaler ``name`` runs with: ``params``, plus ``relations`` when its tags
+    say it takes them (``needs_relations``), ``params`` does not set them and ``relations`` is not None."""
+    params = dict(params or {})
+    if relations is not None and "relations" not in params and scalers.REGISTRY.tags(name).needs_relations:
+        params["relations"] = relations
+    return name, params
+
+
+def learned_scalers(names: Iterable[str]) -> list[str]:
+    """The scalers among ``names`` that must be fitted on other workloads first (their ``learned`` tag)."""
+    return [n for n in names if scalers.REGISTRY.tags(n).learned]
 
 
 def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
@@ -109,13 +131,15 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
     ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
     fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
     a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
-    propagate unless ``catch_errors`` (a long run records them and goes on)."""
+    propagate unless ``catch_errors`` (a long run records them and goes on). The truth is binned once
+    per replay (per set of estimated events and window edges, normally one) and shared by every score."""
     traces: Sequence[Trace] | None = None
+    truths: dict[tuple, Any] = {}
     for name, params in specs:
         res = ScalerResult(name, "done")
         try:
             s = res.scaler = scalers.get(name, **params)
-            if s.learned:
+            if s.tags().learned:
                 if traces is None:
                     traces = list(train() if callable(train) else (train or []))
                 if not traces:
@@ -125,7 +149,10 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
             est = s.estimate(obs)
             res.seconds, res.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             res.estimate = est
-            res.scores = score(est, trace, catalog)
+            key = (tuple(est.events), est.edges.tobytes())
+            if key not in truths:
+                truths[key] = true_windows(trace, est.events, est.edges)
+            res.scores = score(est, trace, catalog, truth=truths[key])
         except MpxError as exc:
             res.status, res.error = "skipped", exc
         except Exception as exc:

@@ -30,7 +30,7 @@ mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the
 - cells and scalers that were skipped (with the reason) or failed.
 
 The scaler tables and the winner are made once per value of every configured setting that varies
-across the cells (`mpx.compare.SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
+across the cells (`mpx.experiment.rows.SETTINGS`: counters, read window, quantum, noise...), each title naming the value:
 a sweep is never pooled into one ranking.
 """
 
@@ -46,7 +46,7 @@ from mpx.compare import (BOOT, headline, headline_methods, measure_intervals, pa
                          ranking_stability, varying_settings)
 from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
-__all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "partition_table", "protocol_tables", "rank_pairs",
+__all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "kind_sections", "partition_table", "protocol_tables", "rank_pairs",
            "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
@@ -178,7 +178,7 @@ def regime_text(ok: pd.DataFrame, scheduler: str) -> str | None:
 
 def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
     """The scaler tables and the winner of the ``done`` score rows ``ok`` of one setting (``where``
-    names it in every title: callers split by every setting that varies, `mpx.compare.SETTINGS`)."""
+    names it in every title: callers split by every setting that varies, `mpx.experiment.rows.SETTINGS`)."""
     out: dict[str, Any] = {}
 
     def title(text: str) -> str:
@@ -287,12 +287,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             out["schedulers (means over cells; ratios in %)"] = t.rename(columns={
                 "utilization": "utilization %", "mean_sampling_ratio": "sampling %", "min_sampling_ratio":
                 "min sampling %", "mean_coschedule_ratio": "co-scheduled %", "groups": "configurations"})
-    al = store.table("alignment", experiment, run_id)
-    if not al.empty and "road" in al:
-        out.update(alignment_tables(al))
-    part = store.table("partition", experiment, run_id)
-    if not part.empty and "km1" in part:
-        out.update(partition_table(part))
+    out.update(kind_sections(store, experiment, run_id))
     if not cells.empty:
         sk = cells[cells["status"] != "done"]
         if not sk.empty:
@@ -319,8 +314,30 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
             "ratio with a 95% paired bootstrap interval over workloads)": t}
 
 
+def kind_sections(store: Any, experiment: str | None = None, run_id: int | None = None) -> dict[str, Any]:
+    """The report sections experiment kinds declare (`mpx.experiment.kinds.CellKind.report`: table →
+    ``"module:function"``), for each declared table that has rows in the store."""
+    import importlib
+
+    from mpx.experiment.kinds import all_kinds
+
+    out: dict[str, Any] = {}
+    have = store.tables()
+    for kind in all_kinds():
+        for table, where in kind.report.items():
+            if table not in have:
+                continue
+            rows = store.table(table, experiment, run_id)
+            if not rows.empty:
+                module, _, fn = where.partition(":")
+                out.update(getattr(importlib.import_module(module), fn)(rows))
+    return out
+
+
 def partition_table(part: Any) -> dict[str, Any]:
     """Per instance and tool: runs, mean / best km1, mean km1 over the reference and over mpx's, seconds."""
+    if "km1" not in part:
+        return {}
     ok = part[part["status"] == "done"].copy()
     if ok.empty:
         return {}
@@ -369,6 +386,8 @@ def alignment_frontier(rows: pd.DataFrame) -> pd.DataFrame:
 def alignment_tables(rows: pd.DataFrame) -> dict[str, Any]:
     """Per workload and counter count: the best method of each road, and whether trace alignment beats
     multiplexing with one run and at the same run count (`alignment_frontier`)."""
+    if "road" not in rows:
+        return {}
     t = alignment_frontier(rows)
     if t.empty:
         return {}

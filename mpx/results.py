@@ -1,6 +1,9 @@
 """The results store: one SQLite file that loses nothing, plus CSV (and Parquet) exports.
 
-``ResultsStore(path)`` holds the tables written by `mpx.experiment.run_cell`:
+``ResultsStore(path)`` holds the tables written by `mpx.experiment.run_cell`. Which row tables a store
+has is its schema, declared by the experiment kinds (`mpx.experiment.kinds.CellKind.tables`: name → key
+columns) through `ResultsStore.declare` and kept in the file; `write` refuses a table nobody declared. The
+store's own tables are ``cells`` and ``runs``; the built-in kinds declare the others:
 
 - ``cells``: one row per finished cell — its key (hash of config + dataset checksum + code version),
   experiment, dataset, status (``done``, ``skipped`` with the reason, ``error``), the full cell config as
@@ -46,18 +49,7 @@ from typing import Any, Iterable
 
 from mpx.errors import ConfigError, FormatError
 
-__all__ = ["ResultsStore", "TABLES", "open_store", "to_latex"]
-
-#: row tables a cell writes, with the columns they are sorted by on export
-TABLES: dict[str, tuple[str, ...]] = {
-    "scores": ("cell_key", "scaler"),
-    "events": ("cell_key", "scaler", "event"),
-    "metrics": ("cell_key", "scaler", "metric"),
-    "schedule": ("cell_key",),
-    "series": ("cell_key", "scaler", "event", "window"),
-    "partition": ("cell_key",),
-    "alignment": ("cell_key", "road", "method", "anchor"),
-}
+__all__ = ["ResultsStore", "open_store", "to_latex"]
 
 _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",
                  "status", "reason", "config", "cell_seconds", "host", "pid", "finished")
@@ -75,6 +67,7 @@ class ResultsStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
         self._columns: dict[str, list[str]] = {}
+        self._tables: dict[str, tuple[str, ...]] | None = None
         self._lock: Any = None  # the run lock's file while a run is open (`begin_run`)
         try:
             self.conn.execute("PRAGMA synchronous=FULL")
@@ -106,10 +99,49 @@ class ResultsStore:
         c.execute("CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, "
                   "config_path TEXT, config TEXT, code_version TEXT, cells TEXT, n_cells INTEGER, jobs TEXT, "
                   "started REAL, finished REAL, status TEXT)")
-        for t in TABLES:
-            c.execute(f"CREATE TABLE IF NOT EXISTS {t} (cell_key TEXT)")
-            c.execute(f"CREATE INDEX IF NOT EXISTS {t}_cell ON {t}(cell_key)")
+        c.execute("CREATE TABLE IF NOT EXISTS row_tables (name TEXT PRIMARY KEY, keys TEXT)")
+        if c.execute("SELECT COUNT(*) FROM row_tables").fetchone()[0] == 0:  # a store older than the declarations
+            for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN "
+                                  "('cells', 'runs', 'row_tables', 'sqlite_sequence') ORDER BY rowid").fetchall():
+                c.execute("INSERT INTO row_tables (name, keys) VALUES (?, ?)", (t, json.dumps(["cell_key"])))
         c.execute("COMMIT")
+
+    def tables(self) -> dict[str, tuple[str, ...]]:
+        """The declared row tables: name → the columns rows are sorted by (``cell_key`` first)."""
+        if self._tables is None:
+            self._tables = {n: tuple(json.loads(k)) for n, k in
+                            self.conn.execute("SELECT name, keys FROM row_tables ORDER BY rowid")}
+        return dict(self._tables)
+
+    def declare(self, tables: dict[str, tuple[str, ...]]) -> None:
+        """Declare row tables (name → key columns, without ``cell_key``), creating those the store lacks. A
+        table declared before with other keys is a `ConfigError`."""
+        have = self.tables()
+        for name, keys in tables.items():
+            keys = ("cell_key", *(k for k in keys if k != "cell_key"))
+            if name in have and have[name] != keys:
+                raise ConfigError(f"{self.path}: table {name!r} is declared with keys {have[name][1:]}, "
+                                  f"not {keys[1:]}")
+            if name == "cells" or name == "runs" or name == "row_tables" or not name.isidentifier():
+                raise ConfigError(f"{self.path}: {name!r} cannot be a row table")
+        new = {n: k for n, k in tables.items() if n not in have}
+        if not new:
+            return
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for name, keys in new.items():
+                keys = ("cell_key", *(k for k in keys if k != "cell_key"))
+                c.execute("INSERT OR IGNORE INTO row_tables (name, keys) VALUES (?, ?)", (name, json.dumps(keys)))
+                c.execute(f"CREATE TABLE IF NOT EXISTS {_q(name)} (cell_key TEXT)")
+                c.execute(f"CREATE INDEX IF NOT EXISTS {_q(name + '_cell')} ON {_q(name)}(cell_key)")
+            c.execute("COMMIT")
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+        finally:
+            self._tables = None
 
     def _table_columns(self, table: str) -> list[str]:
         if table not in self._columns:
@@ -131,10 +163,15 @@ class ResultsStore:
         cell = dict(result["cell"])
         cell.update(host=socket.gethostname(), pid=os.getpid(), finished=time.time())
         key = cell["key"]
+        tables = self.tables()
+        undeclared = sorted(set(result) - {"cell"} - set(tables))
+        if undeclared:
+            raise ConfigError(f"cell {key}: rows for undeclared table(s) {undeclared}; an experiment kind declares "
+                              f"its tables (CellKind.tables); this store has {', '.join(tables) or 'none'}")
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
-            for t in TABLES:
+            for t in tables:
                 rows = [dict(r, cell_key=key) for r in result.get(t, [])]
                 c.execute(f"DELETE FROM {t} WHERE cell_key = ?", (key,))
                 if not rows:
@@ -253,14 +290,15 @@ class ResultsStore:
         ``experiment`` / ``run_id`` / the given cell ``keys``), sorted deterministically."""
         import pandas as pd
 
-        if name != "cells" and name not in TABLES:
-            raise ConfigError(f"no table {name!r}; tables: cells, {', '.join(TABLES)}")
+        tables = self.tables()
+        if name != "cells" and name not in tables:
+            raise ConfigError(f"no table {name!r}; tables: cells, {', '.join(tables)}")
         keys = list(keys) if keys is not None else self.run_cells(experiment, run_id)
         col = "key" if name == "cells" else "cell_key"
         df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
         if keys is not None:
             df = df[df[col].isin(set(keys))]
-        order = ("key",) if name == "cells" else TABLES[name]
+        order = ("key",) if name == "cells" else tables[name]
         order = [c for c in order if c in df.columns]
         return df.sort_values(order, kind="mergesort").reset_index(drop=True) if order else df
 
@@ -278,7 +316,7 @@ class ResultsStore:
             except ImportError:
                 parquet = False
         written = []
-        for name in ("cells", *TABLES):
+        for name in ("cells", *self.tables()):
             df = self.table(name, experiment, run_id)
             if df.empty:
                 continue
@@ -295,7 +333,7 @@ class ResultsStore:
 def write_atomic(path: Path, write: Any) -> None:
     """``write(tmp)`` into a fresh temporary file beside ``path``, then rename it over ``path``: a full
     disk or a kill leaves the old file (or none), never a part of the new one, and two exports to one
-    folder each replace whole files (issue 16: a full disk left ``series.csv`` at 69,632 of 396,394
+    folder each replace whole files (a full disk once left ``series.csv`` at 69,632 of 396,394
     bytes). The temporary file is removed when ``write`` fails."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)

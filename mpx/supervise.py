@@ -1,4 +1,4 @@
-"""Running a long program so that nothing outlives mpx (issue 16): ``mpx record``'s valgrind and gem5.
+"""Running a long program so that nothing outlives mpx: ``mpx record``'s valgrind and gem5.
 
 A killed ``mpx record`` used to leave valgrind running and its temporary folder behind: ``SIGKILL`` runs no
 cleanup in the process it kills. So the cleanup does not live there:

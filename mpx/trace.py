@@ -66,7 +66,7 @@ numbers — never strings, objects, booleans or complex)."""
 def _owned(a: Any) -> np.ndarray:
     """A float64 copy of ``a`` — unless ``a`` is already a read-only float64 array owning its data (a
     reader handing its arrays over, e.g. the gem5 reader's counts): copying those would only double the
-    peak memory of reading a large file (issue 16)."""
+    peak memory of reading a large file."""
     if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.owndata and not a.flags.writeable:
         return a
     return np.array(a, dtype=np.float64, copy=True)
@@ -206,7 +206,7 @@ class Trace:
         ``Count`` or ``Cycle`` are ranked (events without a recorded unit too): a ``Tick`` stat
         (``pwrStateResidencyTicks``, total latencies) sums time spent and equals the run's length, a
         ``Joule`` or ``Byte`` stat is in another currency; ranked with event counts they would top every
-        gem5 trace (issue 17)."""
+        gem5 trace."""
         units = self.meta.get("units") or {}
         other = {e: units[e] for e in self.events if units.get(e) not in (None, *COUNTED_UNITS)}
         left_out: dict[str, int] = {}

@@ -43,11 +43,11 @@ def write_config(tmp: Path, name: str = "small", extra: str = "", mux_extra: str
 
 def stable_tables(store_path: Path) -> dict:
     """Every table of a store (the cells of each experiment's latest run), without volatile columns."""
-    from mpx.results import TABLES, ResultsStore
+    from mpx.results import ResultsStore
 
     out = {}
     with ResultsStore(store_path) as st:
-        for t in ("cells", *TABLES):
+        for t in ("cells", *st.tables()):
             df = st.table(t)
             out[t] = df[[c for c in df.columns if c not in VOLATILE]].reset_index(drop=True)
     return out

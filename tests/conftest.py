@@ -22,3 +22,18 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture
 def shared():
     return shared_path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jit_warm_up():
+    """Compile (or load from numba's on-disk cache) the kernels of every plugin whose tags say ``jit``, once,
+    before the first test: no single test pays numba's compilation (cold: minutes; from the cache: ~2 s)."""
+    from mpx.jit import HAVE_NUMBA
+
+    if HAVE_NUMBA:
+        from mpx import scalers, schedulers
+
+        for registry in (schedulers.REGISTRY, scalers.REGISTRY):
+            for name in registry.builtin:
+                if registry.tags(name).jit:
+                    registry.get_class(name).warm_up()

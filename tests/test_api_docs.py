@@ -29,7 +29,7 @@ def code_block(doc: str) -> str:
 
 @pytest.mark.parametrize("registry", [scalers, schedulers])
 def test_get_returns_an_instance_with_the_documented_parameters(registry):
-    example = re.search(r"``(get\(\"(\w+)\", (\w+)=\"(\w+)\"\))``", registry.get.__doc__)
+    example = re.search(r"``(get\(\"(\w+)\", (\w+)=\"(\w+)\"\))``", registry.__doc__)
     obj = eval(example.group(1), {"get": registry.get})  # noqa: S307 - our own docstring
     assert isinstance(obj, registry.get_class(example.group(2)))
     assert obj.get_params()[example.group(3)] == example.group(4)

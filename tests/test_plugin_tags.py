@@ -1,5 +1,6 @@
 """Capability tags, `Scheduler.applicable`, hperf's budget from its own catalog and perf's public
-rotation: what callers used to sniff or hard-code is declared by the plugin."""
+rotation: what callers used to sniff or hard-code is declared by the plugin (tags agreeing with the
+attributes is a conformance check: ``tests/conformance/test_all.py``)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,8 @@ import pytest
 
 from mpx import scalers, schedulers
 from mpx.problem import EventGroup, Problem
-from mpx.scalers.base import ScalerTags
-from mpx.schedulers.base import SchedulerTags
 from mpx.schedulers.hperf import catalog_available_gp
 from mpx.schedulers.perf import perf_rotation
-
-
-@pytest.mark.parametrize("name", scalers.available())
-def test_scaler_tags_match_the_attributes(name):
-    cls = scalers.get_class(name)
-    s = cls(**cls.example_params)
-    t = s.tags()
-    assert isinstance(t, ScalerTags)
-    assert (t.causal, t.view, t.learned, t.jit) == (bool(s.causal), s.view, bool(s.learned), bool(s.jit))
-    assert t.needs_relations == ("relations" in cls.param_names()) == cls.needs_relations
 
 
 def test_scaler_tags_follow_hyper_parameters():
@@ -30,12 +19,10 @@ def test_scaler_tags_follow_hyper_parameters():
     assert scalers.get("papi_sw").tags().view == "quantum"
 
 
-@pytest.mark.parametrize("name", schedulers.available())
-def test_scheduler_tags(name):
-    cls = schedulers.get_class(name)
-    t = cls(**cls.example_params).tags()
-    assert isinstance(t, SchedulerTags) and t.online == (cls.kind == "online") and t.jit == cls.jit
-    assert t.needs_event_sets == (name == "likwid")
+def test_registry_tags_are_the_default_instances():
+    assert scalers.REGISTRY.tags("fusion") == scalers.get("fusion").tags()
+    assert schedulers.REGISTRY.tags("likwid").needs_event_sets and not schedulers.REGISTRY.tags("perf").online
+    assert schedulers.REGISTRY.tags("hypergraph").jit
 
 
 def test_likwid_is_applicable_only_to_event_sets():

@@ -18,12 +18,7 @@ time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from mpx.registry import Registry, subclass_of
-
-if TYPE_CHECKING:
-    from mpx.aligners.base import Aligner
+from mpx.registry import Registry
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_class", "register", "unregister"]
 
@@ -36,14 +31,6 @@ BUILTIN: dict[str, str] = {
 
 ENTRY_POINT_GROUP = "mpx.aligners"
 
-REGISTRY = Registry("aligner", ENTRY_POINT_GROUP, BUILTIN, subclass_of("mpx.aligners.base:Aligner"))
+REGISTRY = Registry("aligner", ENTRY_POINT_GROUP, BUILTIN, protocol="mpx.aligners.base:Aligner")
 
-available = REGISTRY.available
-register = REGISTRY.register
-unregister = REGISTRY.unregister
-get_class = REGISTRY.load
-
-
-def get(name: str, **params: Any) -> Aligner:
-    """A new aligner instance built with the hyper-parameters ``params`` (see `mpx.scalers.get`)."""
-    return REGISTRY.create(name, **params)
+available, get, get_class, register, unregister = REGISTRY.verbs()

@@ -53,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(modules[args.command].run(args) or 0)
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        print(f"mpx {args.command}: interrupted; {KEPT.get(args.command, KEPT[''])}", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        what = f" ({exc})" if str(exc) else ""  # e.g. mpx run: how many cells were stored
+        print(f"mpx {args.command}: interrupted{what}; {KEPT.get(args.command, KEPT[''])}", file=sys.stderr)
         return 130
     except Exception as exc:
         line = error_line(exc)

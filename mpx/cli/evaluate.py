@@ -14,9 +14,9 @@ The command parses, runs the library and prints; the work and the choices are th
 
 Defaults that are not hardware parameters, stated in the help and printed with the result: the quantum
 is one median trace interval (each quantum holds about one recorded interval, so nothing is apportioned
-inside an interval more than the recording already does), a read every 10 quanta (the experiment
-runner's default). Scalers with a ``relations`` hyper-parameter (BayesPerf) get ``--relations`` (default:
-the metrics catalog: its relations and the identities its formulas imply are prior knowledge, not counts).
+inside an interval more than the recording already does), a read every 10 quanta (the quickstart's
+shorter read window; an experiment config must give ``read_every``). Scalers whose tags say they take relations (BayesPerf, fusion) get ``--relations``
+(default: none, as under ``mpx run``: `mpx.replay.scaler_spec`, docs/scoring.md "Relations").
 Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
 default is every *other* shipped dataset (leave-one-workload-out, `mpx.replay.training_traces`), never
 the scored workload itself. The quantum spec is read by `mpx.replay.resolve_quantum`.
@@ -61,8 +61,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--metrics", metavar="CATALOG", help="metric catalog for metric_mape: a file or a built-in name; "
                    "'none' for none (default: the built-in catalog with the most metrics computable from the events)")
     p.add_argument("--relations", metavar="CATALOG", help="relations for scalers that use them (BayesPerf): a catalog "
-                   "file or built-in name, 'gem5-totals' (gem5 vector identities ::total = sum of parts), or 'none' "
-                   "(default: the metrics catalog)")
+                   "file or built-in name, 'metrics' (the --metrics catalog), 'gem5-totals' (gem5 vector identities "
+                   "::total = sum of parts), or 'none' (default: none, as mpx run; docs/scoring.md)")
     p.add_argument("--train", metavar="LIST", help="comma-separated trace files or dataset names on which learned "
                    "scalers are fitted (default for a shipped dataset: every other shipped dataset; a trace file "
                    "needs it). The scored workload is refused")
@@ -96,10 +96,10 @@ def _metrics_catalog(text: str | None, events: tuple[str, ...]) -> tuple[Any, st
 
 
 def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ...]) -> tuple[Any, str]:
-    if text is None:
+    if text is None or text.lower() == "none":
+        return None, "none" + (" (default)" if text is None else "")
+    if text.lower() == "metrics":
         return catalog, (catalog.name if catalog is not None else "none")
-    if text.lower() == "none":
-        return None, "none"
     if text == "gem5-totals":
         from mpx.metrics import vector_total_relations
 
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     from mpx.multiplex import multiplex
     from mpx.problem import Problem
     from mpx.multiplex import resolve_quantum
-    from mpx.replay import resolve_trace, score_scalers, training_traces
+    from mpx.replay import learned_scalers, resolve_trace, scaler_spec, score_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
@@ -144,21 +144,20 @@ def run(args: argparse.Namespace) -> int:
     catalog, cat_text = _metrics_catalog(args.metrics, events)
     relations, rel_text = _relations(args.relations, catalog, trace, events)
     problem = Problem(events, pmu)
-    learned = [n for n in names if getattr(scalers.get_class(n), "learned", False)]
+    learned = learned_scalers(names)
     train, train_text = (training_traces(args.train, args.trace, trace.meta.get("workload")) if learned
                          else ([], "none (no learned scaler)"))
     obs = multiplex(trace, problem, args.scheduler, quantum=quantum, read_every=args.read_every, seed=args.seed)
 
-    # scalers with a ``relations`` hyper-parameter (BayesPerf) get --relations
-    takes_relations = {n: scalers.get_class(n).needs_relations and relations is not None for n in names}
-    specs = [(n, {"relations": relations} if takes_relations[n] else {}) for n in names]
+    specs = [scaler_spec(n, relations=relations) for n in names]
+    takes_relations = {n: "relations" in p for n, p in specs}
     rows = []
     for name, res in zip(names, score_scalers(obs, trace, specs, catalog, train=train,
                                               no_train="give --train (other workloads' traces)")):
-        row: dict[str, Any] = {"scaler": name, "causal": None, "view": scalers.get_class(name).view,
+        row: dict[str, Any] = {"scaler": name, "causal": None, "view": scalers.REGISTRY.tags(name).view,
                                "window_mape": None, "total_error": None, "metric_mape": None}
         if res.scaler is not None:
-            row["causal"] = bool(res.scaler.causal)
+            row["causal"] = res.scaler.tags().causal
         if res.status != "done":
             row["error"] = str(res.error).splitlines()[0]
             rows.append(row)
@@ -220,7 +219,7 @@ def never_share(row: dict[str, Any]) -> float | None:
 def never_warnings(rows: list[dict[str, Any]]) -> list[str]:
     """One warning per share of never-estimated events: the legacy columns (window_mape, mape_ran,
     total_error, metric_mape) leave those events out, so they can read 0.00% while almost nothing was
-    estimated (issue 16: 861 of 865 events on muneeb_single.txt)."""
+    estimated (861 of 865 events on muneeb_single.txt)."""
     from mpx.measures import HEADLINE_COLUMN
 
     groups: dict[tuple[int, int], list[str]] = {}

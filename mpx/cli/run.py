@@ -25,7 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("config", help="experiment config (TOML), e.g. experiments/quickstart.toml, or a suite of configs "
                    "run into one store (a TOML with a [suite] table, e.g. experiments/claims.toml)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: results/<experiment name>)")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="worker processes, each with one BLAS thread (default: the usable CPUs; 1 computes every "
+                   "cell in this process, for debugging)")
     p.add_argument("--dask-scheduler", metavar="ADDRESS",
                    help="run the cells on a Dask distributed scheduler (tcp://host:port) instead")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -57,6 +59,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
     from pathlib import Path
 
     from mpx.experiment import load_config, run_experiment
+    from mpx.experiment.runner import usable_cpus
     from mpx.results import ResultsStore
 
     t0 = time.perf_counter()
@@ -74,7 +77,8 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
         print(f"{exp.name}: {len(cells)} cells, {cached} already in {path}")
         return 0
     with ResultsStore(out / "results.sqlite") as store:
-        counts = run_experiment(exp, store, jobs=args.jobs, dask_scheduler=args.dask_scheduler,
+        jobs = usable_cpus() if args.jobs is None else args.jobs
+        counts = run_experiment(exp, store, jobs=jobs, dask_scheduler=args.dask_scheduler,
                                 progress=not args.no_progress, cells=cells)
         files = store.export(out / "csv", experiment=exp.name)
         print(f"{exp.name}: {counts['cells']} cells ({counts['cached']} cached, {counts['computed']} computed, "

@@ -1,9 +1,12 @@
 """Conformance checks every plugin must pass, in the spirit of scikit-learn's ``check_estimator``.
 
-They live above the layers they exercise (they run schedulers through `mpx.multiplex` and scalers on
-its Observations): `mpx.conformance.schedulers` (`check_scheduler`, and each check alone in
-`SCHEDULER_CHECKS`) and `mpx.conformance.scalers` (`check_scaler`, `SCALER_CHECKS`). Each check is a
-small named function; ``tests/conformance/test_schedulers.py`` and ``tests/conformance/test_scalers.py``
-run every (registered plugin × check) pair as its own test item; third-party plugins call
-``check_scheduler`` / ``check_scaler`` in their own tests.
+They live above the layers they exercise (they run schedulers through `mpx.multiplex`, scalers on its
+Observations, figures on a results store). One error (`common.ConformanceError`: kind, check, plugin,
+failures) and one parameter-protocol check (`common.param_failures`) for every kind; each kind adds its
+domain checks: `schedulers` (`check_scheduler`, `SCHEDULER_CHECKS`: the spy trace that may not be touched,
+never reading counts it did not see), `scalers` (`check_scaler`, `SCALER_CHECKS`: never reading the truth,
+causality under future perturbation), `aligners` (`check_aligner`, `ALIGNER_CHECKS`), `plugins` (readers,
+catalog formats, figures, experiment kinds). `suites` lists them all: ``tests/conformance/test_all.py``
+runs every (kind × registered plugin × check) triple as its own test item; third-party plugins call
+``check_scheduler`` / ``check_scaler`` / ``check_aligner`` or `suites.run_check` in their own tests.
 """

@@ -15,12 +15,12 @@ events for the whole run plus the anchor ``cycles``:
 5. **anchor**: a run without the anchor in every window is refused with a ConfigError, and so is the
    time axis when the aligner needs a rate (``needs_rate``).
 
-``check_aligner(aligner)`` runs them all and raises one ConfigError listing every failure.
+``check_aligner(aligner)`` runs them all and raises one `~mpx.conformance.common.ConformanceError` listing
+every failure.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +28,7 @@ import numpy as np
 
 from mpx import aligners
 from mpx.aligners.base import Aligner
+from mpx.conformance.common import ConformanceError, param_failures
 from mpx.conformance.scalers import generic_trace
 from mpx.errors import ConfigError
 from mpx.runs import TIME_ANCHOR
@@ -58,18 +59,16 @@ def _anchor(a: Aligner) -> str:
     return "cycles"
 
 
+def _fail(check: str, a: Aligner, failures: list[str] | str) -> ConformanceError:
+    return ConformanceError("aligner", check, f"{type(a).__name__}({a.name or '?'})", failures)
+
+
 def check_interface(a: Aligner) -> None:
-    if not a.name or not a.source:
-        raise ConfigError("name and source must be set")
-    params = a.get_params()
-    sig = inspect.signature(type(a).__init__).parameters
-    if set(params) != set(sig) - {"self"}:
-        raise ConfigError(f"get_params {sorted(params)} differs from the constructor's {sorted(sig)}")
-    unknown = set(a.param_constraints) - set(params)
-    if unknown:
-        raise ConfigError(f"param_constraints name no parameter: {sorted(unknown)}")
-    if a.clone().get_params() != params:
-        raise ConfigError("clone changed the parameters")
+    """``name`` and ``source`` set; the parameter protocol (`mpx.conformance.common.param_failures`)."""
+    fails = [] if a.name and a.source else ["name and source must be set"]
+    fails += param_failures(a)
+    if fails:
+        raise _fail("interface", a, fails)
 
 
 def check_identical_runs(a: Aligner) -> None:
@@ -77,7 +76,7 @@ def check_identical_runs(a: Aligner) -> None:
     est = a.align(runs, _anchor(a))
     got, want = (est.counts, truth) if a.exact_on_identical_runs else (est.counts.sum(0), truth.sum(0))
     if est.not_estimated.any() or not np.allclose(got, want, rtol=1e-12, atol=1e-9):
-        raise ConfigError(f"identical runs: estimate differs from the truth by up to "
+        raise _fail("identical_runs", a, f"identical runs: estimate differs from the truth by up to "
                           f"{np.nanmax(np.abs(got - want)):.3g}"
                           + ("" if a.exact_on_identical_runs else " (whole-run totals)"))
 
@@ -89,14 +88,14 @@ def check_keeps_reference(a: Aligner) -> None:
     est = a.align(runs, _anchor(a))
     own = ~runs[0].not_estimated
     if not np.array_equal(est.counts[own], runs[0].counts[own]):
-        raise ConfigError("merge='reference' changed the reference's own counts")
+        raise _fail("keeps_reference", a, "merge='reference' changed the reference's own counts")
 
 
 def check_deterministic(a: Aligner) -> None:
     runs, _ = _runs((0, 1, 2))
     x, y, z = a.align(runs, _anchor(a)), a.align(runs, _anchor(a)), a.clone().align(runs, _anchor(a))
     if not (np.array_equal(x.counts, y.counts, equal_nan=True) and np.array_equal(x.counts, z.counts, equal_nan=True)):
-        raise ConfigError("two calls (or a clone) gave different estimates")
+        raise _fail("deterministic", a, "two calls (or a clone) gave different estimates")
 
 
 def check_anchor(a: Aligner) -> None:
@@ -106,13 +105,13 @@ def check_anchor(a: Aligner) -> None:
     except ConfigError:
         pass
     else:
-        raise ConfigError("accepted an anchor that not every run counted")
+        raise _fail("anchor", a, "accepted an anchor that not every run counted")
     if a.needs_rate:
         try:
             a.align(runs, TIME_ANCHOR)
         except ConfigError:
             return
-        raise ConfigError("needs a rate but accepted the time axis as anchor")
+        raise _fail("anchor", a, "needs a rate but accepted the time axis as anchor")
 
 
 ALIGNER_CHECKS: dict[str, Callable[[Aligner], None]] = {
@@ -121,13 +120,16 @@ ALIGNER_CHECKS: dict[str, Callable[[Aligner], None]] = {
 
 
 def check_aligner(aligner: Any, **params: Any) -> None:
-    """Every check on ``aligner`` (an instance or a registry name); one ConfigError listing every failure."""
+    """Every check on ``aligner`` (an instance or a registry name); one `ConformanceError` listing every
+    failure."""
     a = aligners.get(aligner, **params) if isinstance(aligner, str) else aligner
-    fails = []
+    failed: list[str] = []
+    fails: list[str] = []
     for name, check in ALIGNER_CHECKS.items():
         try:
             check(a)
-        except ConfigError as exc:
-            fails.append(f"{name}: {exc}")
+        except ConformanceError as exc:
+            failed.append(name)
+            fails += [f"{name}: {f}" for f in exc.failures]
     if fails:
-        raise ConfigError(f"check_aligner[{a.name}]: " + "; ".join(fails))
+        raise _fail(", ".join(failed), a, fails)

@@ -3,7 +3,7 @@
 Each check is a function ``check_<name>(scaler)`` listed in `SCALER_CHECKS`; it runs the scaler on a
 small generic multiplexed run — 5 single events on 2 generic counters read every 2 quanta, so under
 perf's sliding window every event misses whole read windows; a (non-weak) group ``{g,h,z}`` whose third
-member ``z`` never counts; ``cycles`` on a fixed counter — raises `ScalerError`
+member ``z`` never counts; ``cycles`` on a fixed counter — raises `~mpx.conformance.common.ConformanceError`
 ``check_scaler[<name>] <Class>(<registry name>): ...`` listing what fails, and returns facts:
 
 1. **interface** (`check_interface`): ``name`` is set, ``view`` is "read" or "quantum", ``causal`` is a
@@ -28,7 +28,7 @@ member ``z`` never counts; ``cycles`` on a fixed counter — raises `ScalerError
 
 Learned scalers (``learned = True``) are first fitted on a different synthetic trace. ``check_scaler``
 takes an instance, a class or a registry name and ``params`` (default: the class's
-``example_params``), runs every check, raises one `ScalerError` listing every failure and returns the
+``example_params``), runs every check, raises one `~mpx.conformance.common.ConformanceError` listing every failure and returns the
 facts otherwise. The trace-free observation builders (`observation_from_reads`,
 `observation_from_quanta`) and the generic run (`generic_trace`, `generic_observation`) serve tests too.
 """
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -47,10 +46,10 @@ from mpx import scalers as scaler_registry
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.observation import Observation, QuantumView, ReadView
-from mpx.params import satisfies
 from mpx.pmu import PMU
 from mpx.problem import Problem
-from mpx.scalers.base import VIEWS, Estimate, Scaler, ScalerError, ScalerTags
+from mpx.conformance.common import ConformanceError, param_failures
+from mpx.scalers.base import VIEWS, Estimate, Scaler, ScalerTags
 from mpx.trace import Trace
 
 __all__ = ["EVENTS", "SCALER_CHECKS", "SPEC", "check_causal", "check_deterministic", "check_interface",
@@ -103,15 +102,6 @@ def observation_from_quanta(events: list[str] | tuple[str, ...], edges: Any, cou
                                    meta=meta)
 
 
-def _param_equal(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - arrays and other odd parameters
-        return False
-
-
 def _same(x: np.ndarray | None, y: np.ndarray | None) -> bool:
     if x is None or y is None:
         return x is None and y is None
@@ -162,7 +152,7 @@ def _label(s: Scaler) -> str:
 
 def _fail(check: str, s: Scaler, fails: list[str]) -> None:
     if fails:
-        raise ScalerError(f"check_scaler[{check}] {_label(s)}: " + "; ".join(fails))
+        raise ConformanceError("scaler", check, _label(s), fails)
 
 
 def _ready(s: Scaler) -> Scaler:
@@ -172,8 +162,8 @@ def _ready(s: Scaler) -> Scaler:
         try:
             c.fit([generic_trace(seed=99, workload="other")])
         except Exception as exc:  # noqa: BLE001 - reported as a failure
-            raise ScalerError(f"check_scaler[fit] {_label(s)}: fit on a trace failed: {type(exc).__name__}: "
-                              f"{exc}") from exc
+            raise ConformanceError("scaler", "fit", _label(s),
+                                   f"fit on a trace failed: {type(exc).__name__}: {exc}") from exc
     return c
 
 
@@ -189,8 +179,8 @@ def _base(s: Scaler, check: str) -> tuple[Scaler, Observation, np.ndarray, Estim
     try:
         est = c.estimate(obs)
     except Exception as exc:  # noqa: BLE001
-        raise ScalerError(f"check_scaler[{check}] {_label(s)}: estimate on the generic observation raised "
-                          f"{type(exc).__name__}: {exc}") from exc
+        raise ConformanceError("scaler", check, _label(s), f"estimate on the generic observation raised "
+                               f"{type(exc).__name__}: {exc}") from exc
     return c, obs, counts, est
 
 
@@ -209,32 +199,7 @@ def check_interface(s: Scaler) -> dict[str, Any]:
         fails.append(f"tags() {tags!r} disagree with the causal/view/learned/jit attributes")
     elif tags.needs_relations != ("relations" in s.param_names()):
         fails.append("needs_relations must be True exactly when the scaler takes a 'relations' parameter")
-    try:
-        params_now = s.get_params()
-        given = dict(params_now)
-        built = type(s)(**given).get_params()
-        # what the signature's defaults plus the given values say the parameters must be
-        sig = inspect.signature(type(s).__init__)
-        expected = {k: p.default for k, p in sig.parameters.items() if k in params_now}
-        expected.update(given)
-        if built.keys() != expected.keys() or any(not _param_equal(built[k], expected[k]) for k in expected):
-            fails.append(f"constructor does not store its parameters unchanged: given {given}, stored {built}")
-        defaults = {k: p.default for k, p in sig.parameters.items()
-                    if k in params_now and p.default is not inspect.Parameter.empty}
-        if len(defaults) == len(params_now):
-            stored = type(s)().get_params()
-            if any(not _param_equal(stored[k], defaults[k]) for k in defaults):
-                fails.append(f"constructor does not store its default parameters unchanged: defaults {defaults}, "
-                             f"stored {stored}")
-        unknown = sorted(set(s.param_constraints) - set(params_now))
-        if unknown:
-            fails.append(f"param_constraints name no parameter: {unknown}")
-        bad = [k for k, spec in s.param_constraints.items() if k in params_now and not satisfies(params_now[k], spec)]
-        if bad:
-            fails.append(f"its parameters {bad} do not satisfy its own param_constraints")
-        s.clone()
-    except Exception as exc:  # noqa: BLE001 - reported as a failure
-        fails.append(f"get_params/clone failed: {type(exc).__name__}: {exc}")
+    fails += param_failures(s)
     _fail("interface", s, fails)
     return {"causal": bool(s.causal), "view": s.view, "learned": bool(s.learned)}
 
@@ -392,16 +357,18 @@ SCALER_CHECKS: dict[str, Callable[[Scaler], dict[str, Any]]] = {
 
 
 def check_scaler(scaler: Any, params: dict | None = None) -> dict[str, Any]:
-    """Run every conformance check on ``scaler`` (see the module docstring); raises `ScalerError`
+    """Run every conformance check on ``scaler`` (see the module docstring); raises `~mpx.conformance.common.ConformanceError`
     listing every failure, returns facts (``causal``, ``view``, ``behaves_causally``, ...) otherwise."""
     s = scaler_instance(scaler, params)
     fails: list[str] = []
     info: dict[str, Any] = {"scaler": s.name, "class": type(s).__name__}
-    for check in SCALER_CHECKS.values():
+    failed: list[str] = []
+    for name, check in SCALER_CHECKS.items():
         try:
             info.update(check(s))
-        except ScalerError as exc:
-            fails.append(str(exc))
+        except ConformanceError as exc:
+            failed.append(name)
+            fails += [f"{name}: {f}" for f in exc.failures]
     if fails:
-        raise ScalerError(f"{_label(s)} fails the conformance check:\n  - " + "\n  - ".join(fails))
+        raise ConformanceError("scaler", ", ".join(failed), _label(s), fails)
     return info

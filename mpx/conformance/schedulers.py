@@ -2,7 +2,7 @@
 
 Each check is a function ``check_<name>(scheduler)`` listed in `SCHEDULER_CHECKS`; it runs the
 scheduler (a fresh clone each time) through `mpx.multiplex` on small problems built here and raises
-`AssertionError` ``check_scheduler[<label>] <Class>: ...`` when it fails. `check_scheduler` runs them
+`~mpx.conformance.common.ConformanceError` ``check_scheduler[<label>] <Class>: ...`` when it fails. `check_scheduler` runs them
 all, in order. The runs on each problem are shared between checks (cached per scheduler class,
 parameters, problem and seed), so running every check costs what one run of all of them did.
 
@@ -51,10 +51,10 @@ from typing import Any
 
 import numpy as np
 
+from mpx.conformance.common import ConformanceError, param_failures
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.observation import Observation
-from mpx.params import satisfies
 from mpx.pmu import PMU
 from mpx.problem import EventGroup, MetricEdge, Problem
 from mpx.schedulers.base import OnlineScheduler, Scheduler, SchedulerTags, StaticScheduler
@@ -132,8 +132,8 @@ def conformance_trace(problem: Problem, n: int = 60, seed: int = 0) -> Trace:
                  meta={"synthetic": True, "source": "mpx.conformance.schedulers"})
 
 
-def _fail(check: str, scheduler: Scheduler, message: str) -> AssertionError:
-    return AssertionError(f"check_scheduler[{check}] {type(scheduler).__name__}: {message}")
+def _fail(check: str, scheduler: Scheduler, message: str) -> ConformanceError:
+    return ConformanceError("scheduler", check, type(scheduler).__name__, message)
 
 
 # -- checks on the class and its parameters -------------------------------------------------------------
@@ -159,31 +159,9 @@ def check_declares(scheduler: Scheduler) -> None:
 def check_params(scheduler: Scheduler) -> None:
     """The constructor stores its hyper-parameters unchanged under their own names, in order; clone and
     repr work; ``param_constraints`` name parameters and the given parameters satisfy them."""
-    cls = type(scheduler)
-    params = scheduler.get_params()
-    names = cls.param_names()
-    if list(params) != names:
-        raise _fail("params", scheduler, f"get_params() keys {list(params)} != constructor arguments {names} "
-                    "(same names, same order)")
-    clone = scheduler.clone()
-    if type(clone) is not cls or clone.get_params() != params:
-        raise _fail("params", scheduler, "clone() does not reproduce the parameters")
-    fresh = cls(**params)
-    extra = sorted(set(vars(fresh)) - set(names))
-    if extra:
-        raise _fail("params", scheduler, f"the constructor sets attributes other than its parameters: {extra} "
-                    "(work belongs in schedule/start, results in attributes ending in '_')")
-    for k in names:
-        if getattr(fresh, k) is not params[k]:
-            raise _fail("params", scheduler, f"the constructor changes parameter {k!r} instead of storing it")
-    if not repr(scheduler).startswith(cls.__name__):
-        raise _fail("params", scheduler, f"repr {repr(scheduler)!r} does not start with the class name")
-    unknown = sorted(set(cls.param_constraints) - set(names))
-    if unknown:
-        raise _fail("params", scheduler, f"param_constraints name no parameter: {unknown}")
-    bad = [k for k, spec in cls.param_constraints.items() if not satisfies(params[k], spec)]
-    if bad:
-        raise _fail("params", scheduler, f"its parameters {bad} do not satisfy its own param_constraints")
+    fails = param_failures(scheduler)
+    if fails:
+        raise ConformanceError("scheduler", "params", type(scheduler).__name__, fails)
 
 
 # -- running it -------------------------------------------------------------------------------------------
@@ -433,7 +411,7 @@ _NO_SEED = {"declares", "params"}
 
 def check_scheduler(scheduler: Scheduler, *, seed: int = 0) -> None:
     """Run every conformance check on ``scheduler`` (an instance, left untouched: each run uses a fresh
-    clone); raises AssertionError naming the first failed check. See the module docstring."""
+    clone); raises `ConformanceError` naming the first failed check. See the module docstring."""
     if not isinstance(scheduler, Scheduler):
         raise TypeError(f"check_scheduler expects a mpx.schedulers.base.Scheduler, got {type(scheduler).__name__}")
     for name, check in SCHEDULER_CHECKS.items():

@@ -12,10 +12,11 @@ Modules:
 - `grid`: ``[sweep]`` variants, `cell_key`;
 - `inputs`: datasets (`load_dataset`, `dataset_checksum`), `catalog_checksum`, `code_version`;
 - `hardware`: the ``[hardware]`` table → `mpx.problem.Problem` (`build_problem`);
-- `kinds`: the registry of cell kinds; one module per kind: `scaling` (replays scored with scalers),
-  `schedule` (schedulers scored on metric catalogs), `partition` (partitioners on hypergraphs);
-- `schedule_cache`: static schedules computed once per process;
-- `rows`: the rows a cell writes (the schema `mpx.results` documents);
+- `kinds`: the registry of cell kinds (each declares its row tables and report sections); one module per
+  kind: `scaling` (replays scored with scalers), `schedule` (schedulers scored on metric catalogs),
+  `partition` (partitioners on hypergraphs), `alignment` (trace alignment against multiplexing);
+- `schedule_cache`: static schedules computed once per process, handed to `mpx.multiplex.multiplex`;
+- `rows`: the rows a replay cell writes (the schema `mpx.results` documents);
 - `runner`: `run_cell`, `run_experiment` (in-process, process pool or Dask).
 """
 

@@ -94,6 +94,8 @@ class AlignmentKind(CellKind):
     name = "alignment"
     sections = {"hardware": HARDWARE_KEYS, "multiplex": _MUX_KEYS, "alignment": ALIGNMENT_KEYS}
     data_keys = frozenset({"runsets", "axis", "synthetic"})
+    tables = {"alignment": ("road", "method", "anchor")}
+    report = {"alignment": "mpx.report:alignment_tables"}
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
@@ -190,7 +192,7 @@ class AlignmentKind(CellKind):
                 note: str | None = None, against: Any = None) -> None:
             ref_truth = truth if against is None else against
             sc = score(est, ref_truth, catalog, check_trace=against is None)
-            true_w = sc.rows["truth"].to_numpy().reshape(est.counts.shape)  # score's own true windows
+            true_w = sc.windows["truth"]  # score's own true windows
             rows.append(clean_row({**base, "road": road, "method": method, "anchor": anchor, "runs": runs,
                                    "cost": run_costs(rs, runs, ref_i), "status": "done", "reason": note,
                                    "n_windows": est.counts.shape[0], "seconds": seconds,
@@ -255,7 +257,7 @@ class AlignmentKind(CellKind):
                         continue
                     add("multiplex_runs", s, merged, runs=n, anchor=anchor, seconds=est_s + time.perf_counter() - t,
                         note=f"{n} multiplexed runs merged by {how.name} (merge=mean)")
-        return {"scores": [], "events": [], "metrics": [], "series": [], "schedule": [], "alignment": rows}
+        return {"alignment": rows}
 
 
 def _aligned_truth(rs: RunSet, ref: int, obs: Any, anchor: str) -> Trace:

@@ -64,6 +64,8 @@ class PartitionKind(CellKind):
                                         "mtkahypar_preset", "threads", "mpx_context", "reference",
                                         "reference_label", "timeout"})}
     data_keys = frozenset({"catalogs", "hypergraphs", "random_events"})
+    tables = {"partition": ()}
+    report = {"partition": "mpx.report:partition_table"}
 
     #: numba kernels are loaded (or compiled) once per process, outside the timed call
     _warm = False
@@ -213,6 +215,11 @@ class PartitionKind(CellKind):
         return unique(cells, exp.where)
 
     # -- one cell -----------------------------------------------------------------------------------
+
+    def jit_schedulers(self, cell: dict) -> list[str]:
+        """None: a partition cell's ``scheduler`` names its partitioning tool, and the kind warms mpx's own
+        kernels itself (`_warm_up`)."""
+        return []
 
     @classmethod
     def _warm_up(cls) -> None:

@@ -16,19 +16,21 @@ import numpy as np
 from mpx.measures import MEASURES, METRIC_MEASURES, WINDOW_SETS
 from mpx.multiplex import in_ms
 
-__all__ = ["SETTINGS", "TIMING_COLUMNS", "ROW_TABLES", "empty_tables", "clean", "clean_row", "provenance", "regime", "cell_row",
+__all__ = ["SETTINGS", "TIMING_COLUMNS", "REPLAY_TABLES", "clean", "clean_row", "provenance", "regime", "cell_row",
            "event_class", "event_rows", "metric_rows", "series_rows"]
 
 #: columns of measured wall-clock time: the only values that differ between two runs of one cell
 TIMING_COLUMNS = ("estimate_seconds", "event_windows_per_s", "mux_seconds", "cell_seconds", "partition_seconds")
 
-#: the row tables of a replay cell (a partition cell writes ``partition`` instead)
-ROW_TABLES = ("scores", "events", "metrics", "schedule", "series")
-
-
-def empty_tables() -> dict[str, list]:
-    """The row tables of a cell that produced no rows."""
-    return {t: [] for t in ROW_TABLES}
+#: the row tables of the replay kinds (``scaling``, ``schedule``) and the columns their rows are sorted by
+#: (besides ``cell_key``): `mpx.experiment.kinds.CellKind.tables`
+REPLAY_TABLES: dict[str, tuple[str, ...]] = {
+    "scores": ("scaler",),
+    "events": ("scaler", "event"),
+    "metrics": ("scaler", "metric"),
+    "schedule": (),
+    "series": ("scaler", "event", "window"),
+}
 
 
 def clean(v: Any) -> Any:
@@ -95,11 +97,14 @@ def regime(obs: Any, mux: dict) -> dict[str, Any]:
 
 
 def cell_row(cell: dict, status: str, reason: str | None, seconds: float) -> dict[str, Any]:
-    """The ``cells`` row of a computed cell (the store adds host, pid and finish time)."""
+    """The ``cells`` row of a computed cell (the store adds host, pid and finish time). Only ``key``,
+    ``kind`` and ``code_version`` are required; ``dataset``, ``scheduler`` and ``seed`` are filled when
+    the kind's cells have them."""
     return {
         "key": cell["key"], "experiment": cell.get("experiment"), "kind": cell["kind"],
-        "dataset": cell["dataset"]["name"], "dataset_checksum": cell["dataset_checksum"],
-        "code_version": cell["code_version"], "scheduler": cell["scheduler"]["name"], "seed": cell["seed"],
+        "dataset": (cell.get("dataset") or {}).get("name"), "dataset_checksum": cell.get("dataset_checksum"),
+        "code_version": cell["code_version"], "scheduler": (cell.get("scheduler") or {}).get("name"),
+        "seed": cell.get("seed"),
         "status": status, "reason": reason, "config": json.dumps(cell, sort_keys=True),
         "cell_seconds": seconds,
     }
@@ -118,39 +123,50 @@ def event_class(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls: np.ndarray,
                sampling_ratio: dict[str, float]) -> list[dict[str, Any]]:
-    """The ``events`` rows of one scaler's `mpx.evaluate.Scores` ``sc``."""
+    """The ``events`` rows of one scaler's `mpx.evaluate.Scores` ``sc`` (made from its per-event arrays)."""
+    ev = sc.per_event
+    sets = [f"{m}_{s}" for m in (*MEASURES, "coverage") for s in WINDOW_SETS]
+    cols = ("n_windows", "n_meaningful", "n_flagged", "never_estimated", "window_mape", "window_mape_ran",
+            "total_error", "total_error_windows", "total_true", "calibration_50", "calibration_90", *sets,
+            "over10_all")
+    values = {k: ev[k].tolist() for k in cols}  # plain Python scalars, one conversion per column
+    head = {"cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+            "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
+            "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
+            **{k: prov.get(k) for k in SETTINGS}, "n_events": prov["n_events"]}
+    cv_, cls_ = cv.tolist(), cls.tolist()
     return [clean_row({
-        "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
-        "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
-        "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
-        **{k: prov.get(k) for k in SETTINGS}, "n_events": prov["n_events"], "event": r.event,
-        "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sampling_ratio.get(r.event),
-        "n_windows": r.n_windows, "n_meaningful": r.n_meaningful, "n_flagged": r.n_flagged,
-        "never_estimated": r.never_estimated, "window_mape": r.window_mape,
-        "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_error_windows": r.total_error_windows, "total_true": r.total_true,
-        "calibration_50": r.calibration_50, "calibration_90": r.calibration_90,
-        **{f"{m}_{s}": getattr(r, f"{m}_{s}") for m in (*MEASURES, "coverage") for s in WINDOW_SETS},
-        "over10_all": r.over10_all})
-        for i, r in enumerate(sc.events.itertuples(index=False))]
+        **head, "event": name, "event_class": str(cls_[i]), "cv": cv_[i], "sampling_ratio": sampling_ratio.get(name),
+        **{k: values[k][i] for k in cols[:11]}, **{k: values[k][i] for k in sets}, "over10_all": values["over10_all"][i]})
+        for i, name in enumerate(sc.event_names)]
 
 
 def metric_rows(cell: dict, prov: dict, scaler: str, sc: Any) -> list[dict[str, Any]]:
-    """The ``metrics`` rows of one scaler's scores."""
+    """The ``metrics`` rows of one scaler's scores (made from its per-metric arrays)."""
+    pm = sc.per_metric
+    sets = [f"{m}_{s}" for m in METRIC_MEASURES for s in ("ran", "all")]
+    values = {k: pm[k].tolist() for k in ("n_windows", "n_meaningful", "n_missing", "window_mape", *sets) if k in pm}
+    head = {"cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
+            "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
+            "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"]}
     return [clean_row({
-        "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
-        "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
-        "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
-        "metric": r.metric, "n_windows": r.n_windows, "n_meaningful": r.n_meaningful,
-        "n_missing": r.n_missing, "window_mape": r.window_mape,
-        **{f"{m}_{s}": getattr(r, f"{m}_{s}", None) for m in METRIC_MEASURES for s in ("ran", "all")}})
-        for r in sc.metrics.itertuples(index=False)]
+        **head, "metric": name, "n_windows": values["n_windows"][i], "n_meaningful": values["n_meaningful"][i],
+        "n_missing": values["n_missing"][i], "window_mape": values["window_mape"][i],
+        **{k: values[k][i] if k in values else None for k in sets}})
+        for i, name in enumerate(sc.metric_names)]
 
 
 def series_rows(cell: dict, scaler: str, sc: Any, events: list[str]) -> list[dict[str, Any]]:
-    """The ``series`` rows (per-window truth, estimate, std) of ``events`` in one scaler's scores."""
-    rows = sc.rows[sc.rows["event"].isin(events)]
+    """The ``series`` rows (per-window truth, estimate, std) of ``events`` in one scaler's scores,
+    window by window in the estimate's event order."""
+    wanted = set(events)
+    idx = [i for i, name in enumerate(sc.event_names) if name in wanted]
+    if not idx:
+        return []
+    win = {k: sc.windows[k][:, idx].tolist() for k in ("truth", "estimate", "std", "flagged")}
+    edges = sc.edges.tolist()
     return [clean_row({
-        "cell_key": cell["key"], "scaler": scaler, "event": str(r.event), "window": r.window,
-        "start": r.start, "end": r.end, "truth": r.truth, "estimate": r.estimate, "std": r.std,
-        "flagged": r.flagged})
-        for r in rows.itertuples(index=False)]
+        "cell_key": cell["key"], "scaler": scaler, "event": sc.event_names[i], "window": w,
+        "start": edges[w], "end": edges[w + 1], "truth": win["truth"][w][j], "estimate": win["estimate"][w][j],
+        "std": win["std"][w][j], "flagged": win["flagged"][w][j]})
+        for w in range(len(edges) - 1) for j, i in enumerate(idx)]

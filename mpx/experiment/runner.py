@@ -16,20 +16,58 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 
-from mpx import schedulers
 from mpx.errors import ConfigError, MpxError
-from mpx.experiment.kinds import get_kind
+from mpx.experiment.kinds import declared_tables, get_kind
 from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
-from mpx.experiment.rows import cell_row, empty_tables
+from mpx.experiment.rows import cell_row
 from mpx.progress import bar as progress_bar
 
-__all__ = ["die_with_parent", "run_cell", "run_experiment", "warm_up_aside"]
+__all__ = ["die_with_parent", "one_blas_thread", "run_cell", "run_experiment", "start_worker", "usable_cpus",
+           "warm_up_aside"]
+
+#: environment variables that set the thread count of the BLAS and OpenMP libraries numpy and scipy load
+BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                         "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask; `os.cpu_count` where there is none): the
+    default of ``mpx run --jobs``."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - no affinity on this platform
+        return max(1, os.cpu_count() or 1)
+
+
+def one_blas_thread() -> None:
+    """One BLAS/OpenMP thread in this process: ``jobs`` workers each running a multi-threaded BLAS on a
+    machine with ``jobs`` cores oversubscribe it (BayesPerf with relations went from 4 s to 21-82 s per
+    cell with two workers). numpy is already loaded in a forked worker, so its thread pools are limited
+    with threadpoolctl; the environment variables cover the libraries loaded later and any subprocess."""
+    for var in BLAS_THREAD_VARIABLES:
+        os.environ[var] = "1"
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency; without it only the variables
+        return
+    threadpool_limits(limits=1)
+
+
+def start_worker(parent: int) -> None:
+    """Pool worker initializer: die with the parent (`die_with_parent`), leave Ctrl-C to the parent (it
+    stops the pool: a worker that caught SIGINT itself would report it as a cell's exception and go on
+    with the next cell), and one BLAS thread (`one_blas_thread`)."""
+    import signal
+
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    one_blas_thread()
 
 
 def run_cell(cell: dict) -> dict[str, Any]:
-    """Compute one cell: a dict of tables (lists of row dicts) ``cell``, ``scores``, ``events``,
-    ``metrics``, ``schedule``, ``series`` (``partition`` for partition cells). A cell the kind cannot
+    """Compute one cell: a dict of tables (lists of row dicts): ``cell`` and the tables its kind declares
+    (`mpx.experiment.kinds.CellKind.tables`). A cell the kind cannot
     handle (a `MpxError`, e.g. a scheduler refusing the problem) comes back with ``status = "skipped"``
     and the reason; a scaler that cannot handle it likewise, per row."""
     t0 = time.perf_counter()
@@ -37,10 +75,10 @@ def run_cell(cell: dict) -> dict[str, Any]:
         out = get_kind(cell["kind"]).run(cell)
         status, reason = out.pop("_status", ("done", None))
     except MpxError as exc:
-        out = empty_tables()
+        out = {}
         status, reason = "skipped", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # a bug must not stop a long run: the cell is stored as an error, retried on rerun
-        out = empty_tables()
+        out = {}
         status, reason = "error", f"{type(exc).__name__}: {exc}"
     out["cell"] = cell_row(cell, status, reason, time.perf_counter() - t0)
     return out
@@ -56,6 +94,7 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"--jobs must be a positive integer, got {jobs!r}")
     cells = exp.cells() if cells is None else cells
+    store.declare(declared_tables())
     finished = store.finished_keys()
     todo = [c for c in cells if c["key"] not in finished]
     where = f"dask {dask_scheduler}" if dask_scheduler else f"{jobs} process(es)"
@@ -87,14 +126,15 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
                     warming.kill()
                     warming.wait()
         else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=die_with_parent,
-                                     initargs=(os.getpid(),)) as pool:
-                futs = [pool.submit(run_cell, c) for c in todo]
-                for f in as_completed(futs):
-                    done(f.result())
-    except BaseException:
+            _run_pool(todo, min(jobs, len(todo)), done)
+    except BaseException as exc:
         bar.close()
         store.end_run(run_id, "interrupted")
+        if isinstance(exc, KeyboardInterrupt):  # one line for the command to print: what was kept
+            # counted in the store: the signal may arrive between a committed write and its count
+            kept = len(store.finished_keys() & {c["key"] for c in cells})
+            raise KeyboardInterrupt(f"{kept} of {counts['cells']} cells finished and stored in {store.path}, "
+                                    f"{kept - counts['cached']} of them in this run") from None
         raise
     bar.close()
     store.end_run(run_id, "finished")
@@ -102,9 +142,30 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     return counts
 
 
+def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> None:
+    """The cells in a pool of ``workers`` processes (`start_worker`), each result handed to ``done`` as it
+    arrives. On any exception here (Ctrl-C above all) the pool is stopped at once: queued cells are
+    cancelled and the workers terminated, instead of waiting for every submitted cell to finish."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=(os.getpid(),))
+    try:
+        futs = [pool.submit(run_cell, c) for c in todo]
+        for f in as_completed(futs):
+            done(f.result())
+    except BaseException:
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:  # a cell in progress is lost (it was not stored); the stored ones stay
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+        raise
+    pool.shutdown(wait=True)
+
+
 def die_with_parent(parent: int) -> None:
     """Pool worker initializer: end the worker when the run that started it dies. A killed ``mpx run
-    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue; issue 16).
+    --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue).
     Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set."""
     if sys.platform.startswith("linux"):
         import ctypes
@@ -119,11 +180,8 @@ def die_with_parent(parent: int) -> None:
 
 
 def _needs_jit(cell: dict) -> bool:
-    """Does the cell's scheduler compile numba kernels on first use (``jit = True``)?"""
-    s = cell.get("scheduler")
-    if cell.get("kind") == "partition" or not s or s["name"] not in schedulers.available():
-        return False
-    return bool(getattr(schedulers.get_class(s["name"]), "jit", False))
+    """Does the cell run a scheduler that compiles numba kernels on first use (its kind says)?"""
+    return bool(get_kind(cell["kind"]).jit_schedulers(cell))
 
 
 def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None]:
@@ -134,7 +192,7 @@ def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None
     needing = [c for c in todo if _needs_jit(c)]
     if not needing or len(needing) == len(todo):
         return todo, None
-    names = sorted({c["scheduler"]["name"] for c in needing})
+    names = sorted({n for c in needing for n in get_kind(c["kind"]).jit_schedulers(c)})
     code = ("import sys; from mpx import schedulers\n"
             "for n in sys.argv[1:]: schedulers.get_class(n).warm_up()")
     proc = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mpx import scalers
+from mpx import schedulers
 from mpx.errors import ConfigError
 from mpx.experiment.config import Experiment, check_plugin_sections, plugin_names, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
@@ -26,11 +26,11 @@ from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardwar
 from mpx.experiment.inputs import (catalog_checksum, code_version, dataset_checksum, dataset_specs, load_dataset,
                                    workload_of)
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
+from mpx.experiment.rows import REPLAY_TABLES, clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
 from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
 from mpx.multiplex import resolve_quantum
-from mpx.replay import other_workloads, score_scalers
+from mpx.replay import learned_scalers, other_workloads, scaler_spec, score_scalers
 from mpx.schedule_scores import schedule_scores
 
 __all__ = ["ScalingKind", "MULTIPLEX_KEYS", "SWEEP_ROOTS", "check_replay_common"]
@@ -62,6 +62,7 @@ class ScalingKind(CellKind):
     sections = {"hardware": HARDWARE_KEYS, "multiplex": MULTIPLEX_KEYS,
                 "schedulers": frozenset({"use", "params"}), "scalers": frozenset({"use", "params"})}
     data_keys = frozenset({"datasets", "files", "heldout", "synthetic", "intervals"})
+    tables = REPLAY_TABLES
 
     # -- validation ---------------------------------------------------------------------------------
 
@@ -133,7 +134,7 @@ class ScalingKind(CellKind):
             hw_sums = {k: catalog_checksum(hardware[k]) for k in ("pmu", "metrics")
                        if isinstance(hardware.get(k), str) and os.path.isabs(hardware[k])}
             workloads = {d["name"]: workload_of(d) for d in ds}
-            learned = [s["name"] for s in scaler_specs if getattr(scalers.get_class(s["name"]), "learned", False)]
+            learned = learned_scalers(s["name"] for s in scaler_specs)
             trainable = [d for d in ds if not d.get("heldout")]
             if learned and len({workloads[d["name"]] for d in trainable}) < 2:
                 raise ConfigError(f"{w}: learned scaler(s) {learned} need at least two workloads "
@@ -177,8 +178,10 @@ class ScalingKind(CellKind):
         mux = cell["multiplex"]
         noise = Noise(**mux["noise"]) if mux.get("noise") else None
         t0 = time.perf_counter()
-        obs = multiplex(trace, problem, SCHEDULES.scheduler(cell["scheduler"], cell["hardware"]),
-                        resolve_quantum(mux, trace)[0], mux["read_every"], noise=noise, seed=cell["seed"])
+        spec = cell["scheduler"]
+        sched = schedulers.get(spec["name"], **spec.get("params", {}))
+        obs = multiplex(trace, problem, sched, resolve_quantum(mux, trace)[0], mux["read_every"], noise=noise,
+                        seed=cell["seed"], schedule=SCHEDULES.schedule(spec, cell["hardware"], sched, problem))
         mux_s = time.perf_counter() - t0
         ss = schedule_scores(obs)
         summ = ss.summary()
@@ -195,14 +198,14 @@ class ScalingKind(CellKind):
         sr = dict(zip(ss.events, np.asarray(ss.sampling_ratio, dtype=float)))
         out: dict[str, list] = {"scores": [], "events": [], "metrics": [], "series": []}
         cv = cls = None
-        specs = [(spec["name"], spec["params"]) for spec in cell["scalers"]]
+        specs = [scaler_spec(spec["name"], spec["params"]) for spec in cell["scalers"]]
         results = score_scalers(obs, trace, specs, catalog, catch_errors=True,
                                 train=lambda: [load_dataset(t["dataset"]) for t in cell["train"]])
         for spec, res in zip(cell["scalers"], results):
             base = {**prov, "scaler": spec["name"], "scaler_params": clean(spec["params"]),
                     "mean_sampling_ratio": summ["mean_sampling_ratio"]}
             if res.scaler is not None:
-                base["causal"] = bool(res.scaler.causal)
+                base["causal"] = res.scaler.tags().causal
                 base["scaler_params"] = json.dumps(res.scaler.get_params(), sort_keys=True, default=repr)
             if res.status != "done":
                 out["scores"].append({**base, "status": res.status, "reason": res.reason})
@@ -213,7 +216,7 @@ class ScalingKind(CellKind):
                                             "estimate_seconds": dt,
                                             "event_windows_per_s": (w * e / dt) if dt > 0 else None}))
             if cv is None:
-                cv, cls = event_class(sc.rows["truth"].to_numpy().reshape(w, e))
+                cv, cls = event_class(sc.windows["truth"])
             out["events"] += event_rows(cell, prov, spec["name"], sc, cv, cls, sr)
             out["metrics"] += metric_rows(cell, prov, spec["name"], sc)
             if cell.get("series_events"):

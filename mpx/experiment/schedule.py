@@ -19,7 +19,7 @@ from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardwar
                                      resolve_catalog_path, resolve_hardware)
 from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import clean_row, provenance
+from mpx.experiment.rows import REPLAY_TABLES, clean_row, provenance
 from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common
 from mpx.schedule_scores import score_schedulers
 
@@ -34,6 +34,7 @@ class ScheduleKind(CellKind):
     sections = {"hardware": HARDWARE_KEYS, "multiplex": MULTIPLEX_KEYS, "schedulers": frozenset({"use", "params"}),
                 "scalers": frozenset({"use", "params"})}
     data_keys = frozenset({"catalogs"})
+    tables = REPLAY_TABLES
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
@@ -104,5 +105,4 @@ class ScheduleKind(CellKind):
                "tool_sampling_ratio": (row["tool"] or {}).get("sampling_ratio"),
                "tool_group_count_spread": (row["tool"] or {}).get("group_count_spread")}
         status = ("skipped", row["skipped"]) if row["skipped"] else ("done", None)
-        return {"scores": [], "events": [], "metrics": [], "series": [], "schedule": [clean_row(out)],
-                "_status": status}
+        return {"schedule": [clean_row(out)], "_status": status}

@@ -25,7 +25,8 @@ from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.registry import Registry
 
-__all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "draw_supported", "get"]
+__all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "draw_supported", "get", "get_class", "register",
+           "unregister"]
 
 #: built-in figures: name → "module:FIGURE"
 BUILTIN: dict[str, str] = {name: f"mpx.figures.{name}:FIGURE" for name in (
@@ -34,18 +35,9 @@ BUILTIN: dict[str, str] = {name: f"mpx.figures.{name}:FIGURE" for name in (
     "alignment_frontier")}
 BUILTIN["scaler_per_workload_gem5"] = "mpx.figures.scaler_per_workload:GEM5"  # the same on gem5 ground truth
 
-REGISTRY = Registry("figure", "mpx.figures", BUILTIN,
-                    lambda obj: None if isinstance(obj, Figure) else "not a mpx.figures.figure.Figure")
+REGISTRY = Registry("figure", "mpx.figures", BUILTIN, protocol=("name", "about", "experiment", "draw", "extra"))
 
-
-def available() -> list[str]:
-    """Every figure name, built-in order first, then plugins by name."""
-    return list(BUILTIN) + [n for n in REGISTRY.available() if n not in BUILTIN]
-
-
-def get(name: str) -> Figure:
-    """The figure registered as ``name``."""
-    return REGISTRY.load(name)
+available, get, get_class, register, unregister = REGISTRY.verbs()
 
 
 def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experiment: str | None = None) -> list[Path]:

@@ -62,7 +62,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         row[0].set_ylabel("error / best baseline's error")
         last = row[-1]
         last.text(last.get_xlim()[1], 1.0, "best baseline", ha="right", va="bottom", fontsize=7, color="#555555")
-        last.text(last.get_xlim()[1], 0.5, "half (issue 7 target)", ha="right", va="bottom", fontsize=7,
+        last.text(last.get_xlim()[1], 0.5, "half (the target)", ha="right", va="bottom", fontsize=7,
                   color="#555555")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=min(len(series), 4))

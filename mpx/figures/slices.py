@@ -1,4 +1,4 @@
-"""Which slice of a results store a figure shows (issue 12: reports and figures never pool a sweep).
+"""Which slice of a results store a figure shows (reports and figures never pool a sweep).
 
 Every setting of a run that a figure neither puts on an axis nor splits into panels is held at one value,
 and the figure's caption names it — so a store that swept ``read_every`` or the noise gives a figure of one

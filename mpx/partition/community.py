@@ -15,9 +15,9 @@ import numpy as np
 from mpx.jit import njit
 from mpx.partition.context import CommunityConfig
 from mpx.partition.hypergraph import Hypergraph
-from mpx.partition.registry import Registry
+from mpx.partition.registry import PhasePolicies
 
-COMMUNITIES = Registry("community")
+COMMUNITIES = PhasePolicies("community")
 
 
 @njit

@@ -1,6 +1,6 @@
 """Registries of interchangeable phase policies, chosen by name from the `Context` (KaHyPar's factories).
 
-Each phase package (`coarsening`, `initial`, `refinement`, `community`) owns one `Registry`; a policy is a
+Each phase package (`coarsening`, `initial`, `refinement`, `community`) owns one `PhasePolicies` table; a policy is a
 plain function registered under a name. An unknown name is a `ConfigError` naming the context key and the
 known names, so a typo in a configuration never falls back silently to some default.
 """
@@ -14,7 +14,7 @@ from mpx.errors import ConfigError
 F = TypeVar("F", bound=Callable)
 
 
-class Registry:
+class PhasePolicies:
     """Named policies of one phase."""
 
     def __init__(self, phase: str) -> None:
@@ -46,4 +46,4 @@ class Registry:
         return name in self._items
 
     def __repr__(self) -> str:
-        return f"Registry({self.phase!r}: {', '.join(self._items)})"
+        return f"PhasePolicies({self.phase!r}: {', '.join(self._items)})"

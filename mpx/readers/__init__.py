@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import zipfile
 from typing import Any
 
 from mpx.errors import ConfigError, FormatError
@@ -23,54 +22,51 @@ from mpx.readers.textio import head_text, kind_of, regular_input
 from mpx.registry import Registry
 from mpx.trace import Trace
 
-__all__ = ["REGISTRY", "detect_format", "formats", "read_trace", "reader"]
+__all__ = ["REGISTRY", "available", "detect_format", "formats", "get", "get_class", "read_trace", "reader",
+           "register", "unregister"]
 
 
-def _check(obj: Any) -> str | None:
-    missing = [a for a in ("NAME", "sniff", "read") if not hasattr(obj, a)]
-    return f"not a trace reader (it lacks {', '.join(missing)})" if missing else None
-
-
-#: format name → reader module (imported on first use: ``mpx --help`` must stay fast)
+#: format name → reader module (imported on first use: ``mpx --help`` must stay fast); detection asks them
+#: in this order, then plugins
 REGISTRY = Registry("format", "mpx.readers", builtin={
     "mpx": "mpx.readers.native",
     "jsonl": "mpx.readers.jsonl",
     "gem5": "mpx.readers.gem5",
     "callgrind": "mpx.readers.callgrind",
     "perfstat": "mpx.readers.perfstat",
-}, check=_check)
+}, protocol=("NAME", "sniff", "read"))
+
+available, get, get_class, register, unregister = REGISTRY.verbs()
 
 
 def formats() -> list[str]:
-    """Format names in detection order: the built-ins in their fixed order, then plugins by name."""
-    return list(REGISTRY.builtin) + [n for n in REGISTRY.available() if n not in REGISTRY.builtin]
+    """Format names in detection order: the built-ins in their fixed order, then plugins."""
+    return REGISTRY.available()
 
 
 def reader(name: str) -> Any:
     """The reader (a module, or a plugin object) of format ``name``."""
-    if name not in REGISTRY.builtin and name not in REGISTRY:
+    if name not in REGISTRY:
         raise FormatError(None, None, f"unknown format {name!r}; known: {', '.join(formats())}")
-    return REGISTRY.load(name)
+    return REGISTRY.get(name)
 
 
 def detect_format(path: str | os.PathLike) -> str:
-    """The format of ``path`` by its content (a callgrind output *directory* counts as callgrind)."""
+    """The format of ``path`` by its content: the first reader whose ``sniff(path, head)`` claims it
+    (``head``: the first KiB of decompressed text, empty for a folder)."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file or directory: {os.fspath(path)}")
     kind = kind_of(path)
     if kind not in ("file", "directory"):
         raise FormatError(path, None, f"a {kind}, not a file or folder" + (
             " (read_trace reads a pipe once; detection alone cannot)" if kind == "pipe" else ""))
-    if os.path.isdir(path):
-        if reader("callgrind").sniff(path, ""):
-            return "callgrind"
-        raise FormatError(path, None, "a directory, but no callgrind dumps (callgrind.out*/cg.out*) in it")
-    if zipfile.is_zipfile(path):
-        return "mpx"
-    head = head_text(path)
+    head = "" if kind == "directory" else head_text(path)
     for name in formats():
-        if name != "mpx" and reader(name).sniff(path, head):
+        if reader(name).sniff(path, head):
             return name
+    if kind == "directory":
+        raise FormatError(path, None, "a directory no reader claims (a callgrind folder holds "
+                          "callgrind.out*/cg.out* dumps)")
     first = next((ln for ln in head.splitlines() if ln.strip()), "")[:80]
     raise FormatError(
         path, 1, f"unknown format (first line {first!r}); known formats: {', '.join(formats())}"

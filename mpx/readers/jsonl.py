@@ -447,7 +447,7 @@ def _build(
     ev_names = _order(decls, events)
     ax_names = _order(decls, aux)
     for what, width in (("events", len(ev_names)), ("aux values", len(ax_names))):
-        if n_t * width * 8 > MAX_MEMBER_BYTES:  # bins that come and go make the table that wide (issue 16)
+        if n_t * width * 8 > MAX_MEMBER_BYTES:  # bins that come and go make the table that wide
             raise FormatError(path, None, (
                 f"{n_t:,} intervals × {width:,} {what} would take {n_t * width * 8 / 2**30:.1f} GiB, more than "
                 f"a trace may hold ({MAX_MEMBER_BYTES / 2**30:g} GiB per array, the native format's limit)"))

@@ -32,16 +32,15 @@ Other packages add scalers without touching mpx through the entry-point group ``
 
 A built-in name wins over an entry point of the same name; `register` adds one at run time (notebooks,
 tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
+
+``get("linear", fill="zero")`` is a new scaler *instance* built with those hyper-parameters (a name the
+class does not take is a `~mpx.errors.ConfigError` listing those it does); ``get_class(name)`` is the
+class (its docstring says what each parameter means), ``available()`` every name (`mpx.registry`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from mpx.registry import Registry, subclass_of
-
-if TYPE_CHECKING:
-    from mpx.scalers.base import Scaler
+from mpx.registry import Registry
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_class", "register", "unregister"]
 
@@ -65,21 +64,6 @@ BUILTIN: dict[str, str] = {
 ENTRY_POINT_GROUP = "mpx.scalers"
 
 #: the scalers: built-ins, run-time registrations, entry points
-REGISTRY = Registry("scaler", ENTRY_POINT_GROUP, BUILTIN, subclass_of("mpx.scalers.base:Scaler"))
+REGISTRY = Registry("scaler", ENTRY_POINT_GROUP, BUILTIN, protocol="mpx.scalers.base:Scaler")
 
-available = REGISTRY.available
-register = REGISTRY.register
-unregister = REGISTRY.unregister
-get_class = REGISTRY.load
-
-
-def get(name: str, **params: Any) -> Scaler:
-    """A new scaler *instance* (not a class: ``get("linear")()`` fails) built with the
-    hyper-parameters ``params`` as keywords, e.g. ``get("linear", fill="zero")``.
-
-    ``get_class(name).param_names()`` lists the parameters a scaler takes (a name it does not take is a
-    `~mpx.errors.ConfigError` listing them), ``get_class(name)`` is the class itself (its docstring says
-    what each parameter means), ``available()`` every name; ``instance.get_params()`` /
-    ``set_params(...)`` / ``clone()`` follow scikit-learn (`mpx.params.Params`). Parameter values are
-    checked when the scaler is used (``validate_params``), not here."""
-    return REGISTRY.create(name, **params)
+available, get, get_class, register, unregister = REGISTRY.verbs()

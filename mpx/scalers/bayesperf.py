@@ -64,7 +64,7 @@ quadratic programme ``min 0.5 z'Λz - η'z`` subject to every identity, inequali
 window in it, on the same Gaussian information ``(Λ, η)`` EP starts from, solved exactly
 (`mpx.scalers.inference.mode`). Where no truncation binds it is the Gaussian posterior mean; where one
 binds the estimate sits on the boundary (e.g. 0, or ``misses == accesses``). ``"mean"``: EP's posterior
-mean — **a deviation from the paper** (mpx's default until issue 12), kept as an option: the mean of a
+mean — **a deviation from the paper** (mpx's former default), kept as an option: the mean of a
 truncated posterior is pulled inside the feasible set, by ~0.8 std for a rate measured at ~0 with a wide
 posterior (the quickstart on callgrind, median window MAPE over its cells: 86.8 % with the mean, 29.4 %
 with the mode). The count is the point estimate times the window length; ``std`` is EP's
@@ -340,7 +340,7 @@ def _count_resolution(q: np.ndarray, eps: np.ndarray) -> np.ndarray:
     event's rate. A walk frozen below a count (1e-3 counts per window for an event that counts less than
     one per window) next to busy events tied to it by an identity spreads the walk's precisions over 1e18 in the
     null-space coordinates: the information matrices are singular in floating point (gem5 icache
-    ``demandMisses`` beside ``demandAccesses``/``demandHits`` on gem5-compute, issue 14)."""
+    ``demandMisses`` beside ``demandAccesses``/``demandHits`` on gem5-compute)."""
     return np.maximum(q, eps**2)
 
 

@@ -1,7 +1,7 @@
 """Fusion: one Gaussian state-space model of every event's log-rate — time dynamics, learned cross-event
 structure and catalog relations together — filtered causally or smoothed offline.
 
-The open problem this answers (the thesis's survey, issue 7): NeoMPX's interpolating estimators follow a
+The open problem this answers (the thesis's survey): NeoMPX's interpolating estimators follow a
 fixed shape between two reads and miss phase changes (Mathur & Cook 2005; NeoMPX, CLUSTER 2020);
 BayesPerf (Banerjee et al., ASPLOS 2021) uses only explicit, formula-level relations, at a cost its
 authors tamed with an FPGA. Here explicit relations and *implicit* interactions learned from other
@@ -76,7 +76,7 @@ from mpx.trace import Trace, rebin_counts
 
 __all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
 
-_SOURCE = ("mpx (issue 7): Kalman filter (Kalman 1960) / RTS smoother (Rauch, Tung & Striebel 1965) on "
+_SOURCE = ("mpx: Kalman filter (Kalman 1960) / RTS smoother (Rauch, Tung & Striebel 1965) on "
            "log-rates with Ledoit-Wolf cross-event covariances learned from other workloads (scikit-learn) and "
            "catalog relations as in BayesPerf (Banerjee et al., ASPLOS 2021)")
 

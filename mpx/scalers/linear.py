@@ -22,7 +22,7 @@ same rate while it was off the counters as while it was on.
   ``papi_cumulative`` (`PapiCumulativeScaler`) is what a user of ``PAPI_read`` gets by differencing:
   ``PAPI_read`` returns counts since ``PAPI_start`` scaled with the *cumulative* times, so a window's
   value is ``Δ(scaled cumulative)``; the whole run's count is multiplied by the jump of the cumulative
-  factor between two reads, so window values can be far off and negative (issue 12 measured 3,684 %) while
+  factor between two reads, so window values can be far off and negative (3,684 % measured on the quickstart) while
   the last read, the whole-run total, is PAPI's. Both report PAPI's last read as their whole-run total
   (`Estimate.run_totals`): the formula on the run's cumulative value and times.
 

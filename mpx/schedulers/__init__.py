@@ -10,16 +10,15 @@ their ``pyproject.toml``::
 A scheduler is a subclass of `mpx.schedulers.base.StaticScheduler` or
 `mpx.schedulers.base.OnlineScheduler` (read that module's docstring). A built-in name wins over an
 entry point of the same name; `register` adds one at run time (notebooks, tests).
+
+``get("round_robin", packing="first_fit")`` is a new scheduler *instance* built with those
+hyper-parameters (a name the class does not take is a `~mpx.errors.ConfigError` listing those it does);
+``get_class(name)`` is the class, ``available()`` every name (`mpx.registry`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from mpx.registry import Registry, subclass_of
-
-if TYPE_CHECKING:
-    from mpx.schedulers.base import Scheduler
+from mpx.registry import Registry
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "available", "get", "get_class", "register", "unregister"]
 
@@ -40,21 +39,6 @@ BUILTIN: dict[str, str] = {
 ENTRY_POINT_GROUP = "mpx.schedulers"
 
 #: the schedulers: built-ins, run-time registrations, entry points
-REGISTRY = Registry("scheduler", ENTRY_POINT_GROUP, BUILTIN, subclass_of("mpx.schedulers.base:Scheduler"))
+REGISTRY = Registry("scheduler", ENTRY_POINT_GROUP, BUILTIN, protocol="mpx.schedulers.base:Scheduler")
 
-available = REGISTRY.available
-register = REGISTRY.register
-unregister = REGISTRY.unregister
-get_class = REGISTRY.load
-
-
-def get(name: str, **params: Any) -> Scheduler:
-    """A new scheduler *instance* (not a class: ``get("round_robin")()`` fails) built with the
-    hyper-parameters ``params`` as keywords, e.g. ``get("round_robin", packing="first_fit")``.
-
-    ``get_class(name).param_names()`` lists the parameters a scheduler takes (a name it does not take is a
-    `~mpx.errors.ConfigError` listing them), ``get_class(name)`` is the class itself (its docstring says
-    what each parameter means), ``available()`` every name; ``instance.get_params()`` /
-    ``set_params(...)`` / ``clone()`` follow scikit-learn (`mpx.params.Params`). Parameter values are
-    checked when the scheduler is used (``validate_params``), not here."""
-    return REGISTRY.create(name, **params)
+available, get, get_class, register, unregister = REGISTRY.verbs()

@@ -115,7 +115,7 @@ class FusionAwareScheduler(OnlineScheduler):
 
     name: ClassVar[str] = "fusion_aware"
     uses_metrics: ClassVar[bool] = True
-    source: ClassVar[str] = ("mpx (issue 7): hypergraph groups (Schlag et al. 2022; BayesPerf relation overlap, "
+    source: ClassVar[str] = ("mpx: hypergraph groups (Schlag et al. 2022; BayesPerf relation overlap, "
                              "Banerjee et al. ASPLOS 2021), Welford log-rate innovation variance (TinTin, Li et "
                              "al. OSDI 2025), Brownian-bridge time shares, stride-scheduled spreading "
                              "(Waldspurger & Weihl 1995)")

@@ -29,7 +29,9 @@ def test_dataset_json_one_object_per_scaler_matching_the_library(capsys):
     assert [r["scaler"] for r in rows] == ["linear", "bayesperf_smooth", "dira"]
     by = {r["scaler"]: r for r in rows}
     assert by["linear"]["causal"] is True and by["dira"]["causal"] is False
-    assert by["bayesperf_smooth"]["causal"] is False and by["bayesperf_smooth"]["relations"] == "callgrind"
+    # relations: none unless asked, as under mpx run (mpx.replay.scaler_spec, docs/scoring.md)
+    assert by["bayesperf_smooth"]["causal"] is False and "relations" not in by["bayesperf_smooth"]
+    assert rows[0]["setup"]["relations"] == "none (default)"
     for r in rows:
         for k in ("window_mape", "total_error", "metric_mape"):
             assert isinstance(r[k], float) and math.isfinite(r[k])
@@ -173,3 +175,52 @@ def test_never_warnings_group_scalers_by_share():
             {"scaler": "d", "error": "boom"}]
     assert [w.split(":")[0] for w in never_warnings(rows)] == ["warning"]
     assert "2 of 10 events (20.0%) never estimated by a, b" in never_warnings(rows)[0]
+
+
+def test_evaluate_and_run_give_a_scaler_the_same_inputs(tmp_path, capsys, monkeypatch):
+    """One dataset, one setting, through ``mpx evaluate`` and through ``mpx run``: the same relations (asked
+    for and by default) and training traces reach the scalers, so the scores agree."""
+    from mpx.results import open_store
+
+    monkeypatch.setenv("MPX_CODE_VERSION", "test")
+    events = ["Ir", "Dr", "Dw", "D1mr", "D1mw", "Bc", "Bcm"]
+    cfg = tmp_path / "one.toml"
+    cfg.write_text(f"""
+[experiment]
+name = "one"
+[data]
+datasets = ["xz", "sqlite"]
+[hardware]
+pmu = "generic-N"
+counters = 2
+events = {json.dumps(events)}
+[multiplex]
+quantum_intervals = 1
+read_every = 10
+seeds = [0]
+[schedulers]
+use = ["perf"]
+[scalers]
+use = ["linear", "bayesperf", "bayesperf_smooth", "fusion"]
+params.bayesperf_smooth = {{ relations = "callgrind" }}
+""")
+    assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures"]) == 0
+    capsys.readouterr()
+    with open_store(tmp_path / "r") as st:
+        ran = st.table("scores")
+    ran = ran[ran["dataset"] == "xz"].set_index("scaler")
+    common = ["xz", "--pmu", "generic-2", "--events", ",".join(events), "--read-every", "10", "--train", "sqlite"]
+    by = {r["scaler"]: r for r in _json(capsys, *common, "--scaler", "linear", "--scaler", "bayesperf",
+                                         "--scaler", "fusion")}
+    by.update({r["scaler"]: r for r in _json(capsys, *common, "--scaler", "bayesperf_smooth",
+                                             "--relations", "callgrind")})
+    assert set(by) == set(ran.index)
+    for name, row in by.items():
+        assert row["setup"]["quantum"] == pytest.approx(ran.loc[name, "quantum"], rel=1e-12)
+        for k in ("wape_all", "window_mape", "total_error"):
+            assert row[k] == pytest.approx(ran.loc[name, k], rel=1e-9, abs=1e-12), (name, k)
+    # the comparison can tell: the metrics catalog's relations (evaluate's old default) move BayesPerf's score
+    other = _json(capsys, *common, "--scaler", "bayesperf", "--relations", "metrics")[0]
+    assert other["relations"] == "callgrind" and other["wape_all"] != pytest.approx(ran.loc["bayesperf", "wape_all"])
+    assert json.loads(ran.loc["bayesperf_smooth", "scaler_params"])["relations"] == "callgrind"
+    assert json.loads(ran.loc["bayesperf", "scaler_params"])["relations"] is None

@@ -1,5 +1,4 @@
-"""Every registered scaler passes every conformance check of `mpx.conformance.scalers` (one test item per
-scaler and check); and `check_scaler` catches scalers that look ahead while claiming to be causal, read
+"""`check_scaler` catches scalers that look ahead while claiming to be causal, read
 the truth, are not deterministic or break on events that never ran."""
 
 from __future__ import annotations
@@ -9,21 +8,10 @@ import gc
 import numpy as np
 import pytest
 
-from mpx import scalers
-from mpx.scalers.base import ScalerError
-from mpx.conformance.scalers import SCALER_CHECKS, check_scaler, scaler_instance
+from mpx.conformance.common import ConformanceError
+from mpx.conformance.scalers import check_scaler
 from mpx.scalers.linear import LinearScaler
 from mpx.trace import Trace
-
-
-@pytest.mark.parametrize("name", scalers.available())
-@pytest.mark.parametrize("check", list(SCALER_CHECKS))
-def test_registered_scaler_conforms(name, check):
-    s = scaler_instance(name)
-    info = SCALER_CHECKS[check](s)
-    # a scaler that declares itself causal was checked against perturbed futures
-    if check == "causal" and s.causal:
-        assert info["behaves_causally"]
 
 
 @pytest.mark.parametrize("name, params", [
@@ -112,5 +100,5 @@ class Sticky(LinearScaler):
     (Sticky, "unchanged"),
 ])
 def test_the_check_catches_bad_scalers(bad, message):
-    with pytest.raises(ScalerError, match=message):
+    with pytest.raises(ConformanceError, match=message):
         check_scaler(bad)

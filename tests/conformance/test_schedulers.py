@@ -1,5 +1,5 @@
-"""Every registered scheduler passes every conformance check of `mpx.conformance.schedulers` (one test
-item per scheduler and check); schedulers that break the rules are caught by `check_scheduler`."""
+"""Schedulers that break the rules are caught by `check_scheduler` (every registered scheduler passing every
+check is ``tests/conformance/test_all.py``)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,15 @@ import pytest
 from mpx import schedulers
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler, Schedule, StaticScheduler
-from mpx.conformance.schedulers import (SCHEDULER_CHECKS, check_scheduler, conformance_perf_problem,
-                                        conformance_problem)
+from mpx.conformance.common import ConformanceError
+from mpx.conformance.schedulers import check_scheduler, conformance_perf_problem, conformance_problem
 from mpx.schedulers.round_robin import pack_round_robin
 from mpx.trace import Trace
 
 
 @pytest.mark.parametrize("name", schedulers.available())
-@pytest.mark.parametrize("check", list(SCHEDULER_CHECKS))
-def test_registered_scheduler_conforms(name, check):
-    cls = schedulers.get_class(name)
-    assert cls.name == name  # the registry name is the class's
-    SCHEDULER_CHECKS[check](cls(**cls.example_params))
+def test_the_registry_name_is_the_classs(name):
+    assert schedulers.get_class(name).name == name
 
 
 # -- the check catches rule breakers --------------------------------------------------------------------
@@ -171,42 +168,42 @@ class _Picky(StaticScheduler):
 
 @pytest.mark.parametrize("bad, message", [(_MetricReader, "uses_metrics"), (_Picky, "needs_event_sets")])
 def test_dishonest_tags_are_caught(bad, message):
-    with pytest.raises(AssertionError, match=rf"tags.*{message}"):
+    with pytest.raises(ConformanceError, match=rf"tags.*{message}"):
         check_scheduler(bad())
 
 
 def test_touching_the_trace_is_caught():
-    with pytest.raises(AssertionError, match="never-touches-trace"):
+    with pytest.raises(ConformanceError, match="never-touches-trace"):
         check_scheduler(_Snooper())
 
 
 def test_changing_parameters_while_working_is_caught():
-    with pytest.raises(AssertionError, match=r"params.*changed its hyper-parameters"):
+    with pytest.raises(ConformanceError, match=r"params.*changed its hyper-parameters"):
         check_scheduler(_Drifter())
 
 
 def test_parameters_out_of_order_are_caught():
-    with pytest.raises(AssertionError, match=r"params.*same order"):
+    with pytest.raises(ConformanceError, match=r"params.*same order"):
         check_scheduler(_Reordered())
 
 
 def test_a_scheduler_reading_the_truth_is_caught():
-    with pytest.raises(AssertionError, match="never-reads-truth"):
+    with pytest.raises(ConformanceError, match="never-reads-truth"):
         check_scheduler(_Peeker())
 
 
 def test_nondeterminism_is_caught():
-    with pytest.raises(AssertionError, match="deterministic"):
+    with pytest.raises(ConformanceError, match="deterministic"):
         check_scheduler(_Coin())
 
 
 def test_work_in_the_constructor_is_caught():
-    with pytest.raises(AssertionError, match="params"):
+    with pytest.raises(ConformanceError, match="params"):
         check_scheduler(_Busy())
 
 
 def test_overcommitting_is_caught():
-    with pytest.raises(AssertionError, match="runs"):
+    with pytest.raises(ConformanceError, match="runs"):
         check_scheduler(_Greedy())
 
 

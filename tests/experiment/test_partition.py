@@ -215,8 +215,14 @@ def test_figure(tmp_path):
     from mpx.figures import draw
     from mpx.results import ResultsStore
 
-    with ResultsStore(tmp_path / "empty.sqlite") as st, pytest.raises(ConfigError, match="no partitioner results"):
-        draw(st, ["partitioner_vs_kahypar"], tmp_path)
+    from mpx.experiment.kinds import declared_tables
+
+    with ResultsStore(tmp_path / "empty.sqlite") as st:
+        with pytest.raises(ConfigError, match="no table 'partition'"):  # nothing declared, nothing run
+            draw(st, ["partitioner_vs_kahypar"], tmp_path)
+        st.declare(declared_tables())
+        with pytest.raises(ConfigError, match="no partitioner results"):
+            draw(st, ["partitioner_vs_kahypar"], tmp_path)
 
 
 # -- the real tools (optional extra) -----------------------------------------------------------------

@@ -130,7 +130,7 @@ def test_scheduler_that_cannot_run_is_a_skipped_cell(tmp_path):
     p.write_text(text.replace('events = ["Ir", "Dr", "Dw", "D1mr", "Bc", "Bcm"]', 'metrics = "callgrind"'))
     out = run_cell(load_config(p).cells()[0])
     assert out["cell"]["status"] == "skipped" and "likwid" in out["cell"]["reason"]
-    assert out["scores"] == []
+    assert not out.get("scores")
 
 
 def test_scaler_that_cannot_run_is_a_skipped_row(tmp_path):
@@ -354,10 +354,27 @@ def test_static_schedules_are_cached_explicitly_not_patched_on_the_scheduler():
     problem, _ = build_problem(hw)
     assert issubclass(schedulers.get_class("round_robin"), StaticScheduler)
     cache = ScheduleCache()
-    a = cache.scheduler({"name": "round_robin", "params": {}}, hw)
-    b = cache.scheduler({"name": "round_robin", "params": {}}, hw)
-    assert a.schedule(problem) is b.schedule(problem) and len(cache) == 1
-    assert "schedule" not in vars(a.inner) and "schedule" not in vars(b.inner)
-    assert a.name == "round_robin" and a.get_params() == a.inner.get_params()
+    spec = {"name": "round_robin", "params": {}}
+    a, b = schedulers.get("round_robin"), schedulers.get("round_robin")
+    sa, sb = cache.schedule(spec, hw, a, problem), cache.schedule(spec, hw, b, problem)
+    assert sa is sb and len(cache) == 1
+    assert "schedule" not in vars(a) and not hasattr(a, "schedule_")  # a clone computed it: nothing patched
     direct = schedulers.get("round_robin").schedule(problem)
-    assert (direct.configs == a.schedule(problem).configs).all()
+    assert (direct.configs == sa.configs).all()
+    assert cache.schedule({"name": "tintin", "params": {}}, hw, schedulers.get("tintin"), problem) is None
+
+
+def test_multiplex_runs_a_given_schedule_like_its_own():
+    from mpx import schedulers
+    from mpx.conformance.scalers import generic_trace
+    from mpx.multiplex import multiplex
+    from mpx.problem import Problem
+
+    trace = generic_trace()
+    problem = Problem.from_perf_events("a,b,c,d,e", "generic-2")
+    own = multiplex(trace, problem, "round_robin", 10.0, 2)
+    given = multiplex(trace, problem, schedulers.get("round_robin"), 10.0, 2,
+                      schedule=schedulers.get("round_robin").schedule(problem))
+    assert np.array_equal(own.quanta.running, given.quanta.running)
+    with pytest.raises(ConfigError, match="static scheduler"):
+        multiplex(trace, problem, "tintin", 10.0, 2, schedule=given.schedule)

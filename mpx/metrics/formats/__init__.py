@@ -9,16 +9,9 @@ format by asking each in `detection_order`. Shared helpers: `mpx.metrics.formats
 
 from __future__ import annotations
 
-from typing import Any
-
 from mpx.registry import Registry
 
-__all__ = ["REGISTRY", "detection_order", "get"]
-
-
-def _check(obj: Any) -> str | None:
-    missing = [a for a in ("NAME", "sniff", "load") if not hasattr(obj, a)]
-    return f"not a catalog format (it lacks {', '.join(missing)})" if missing else None
+__all__ = ["REGISTRY", "available", "detection_order", "get", "get_class", "register", "unregister"]
 
 
 REGISTRY = Registry("catalog format", "mpx.catalog_formats", builtin={
@@ -27,12 +20,12 @@ REGISTRY = Registry("catalog format", "mpx.catalog_formats", builtin={
     "armtelemetry": "mpx.metrics.formats.armtelemetry",
     "hperf": "mpx.metrics.formats.hperf",
     "toml": "mpx.metrics.formats.toml",
-}, check=_check)
+}, protocol=("NAME", "sniff", "load"))
 
-get = REGISTRY.load
+available, get, get_class, register, unregister = REGISTRY.verbs()
 
 
 def detection_order() -> list[str]:
     """Format names in the order they are asked to claim a file: the built-ins in their fixed order
     (specific formats before mpx's TOML), then plugins by name."""
-    return list(REGISTRY.builtin) + [n for n in REGISTRY.available() if n not in REGISTRY.builtin]
+    return REGISTRY.available()

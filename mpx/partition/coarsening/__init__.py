@@ -18,9 +18,9 @@ from mpx.partition.coarsening.contraction import contract_kernel
 from mpx.partition.coarsening.ml_style import cluster_pass
 from mpx.partition.context import CoarseningConfig, Constraints
 from mpx.partition.hypergraph import Hypergraph
-from mpx.partition.registry import Registry
+from mpx.partition.registry import PhasePolicies
 
-COARSENERS = Registry("coarsening")
+COARSENERS = PhasePolicies("coarsening")
 
 
 @dataclass

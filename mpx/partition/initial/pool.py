@@ -19,10 +19,10 @@ from mpx.partition.initial.flat import (ip_bfs, ip_bin_packing, ip_first_fit, ip
 from mpx.partition.refinement import PartitionState, refine
 from mpx.partition.refinement.fm import fm_kernel
 from mpx.partition.refinement.label_propagation import lp_kernel
-from mpx.partition.registry import Registry
+from mpx.partition.registry import PhasePolicies
 
-INITIAL = Registry("initial partitioning")
-POOL = Registry("initial pool")
+INITIAL = PhasePolicies("initial partitioning")
+POOL = PhasePolicies("initial pool")
 POOL.register("greedy_growing")(ip_greedy_growing)
 POOL.register("bfs")(ip_bfs)
 POOL.register("label_propagation")(ip_label_propagation)

@@ -19,9 +19,9 @@ from mpx.partition.hypergraph import Hypergraph
 from mpx.partition.refinement.fm import fm_kernel
 from mpx.partition.refinement.label_propagation import lp_kernel
 from mpx.partition.refinement.swap import swap_kernel
-from mpx.partition.registry import Registry
+from mpx.partition.registry import PhasePolicies
 
-REFINERS = Registry("refinement")
+REFINERS = PhasePolicies("refinement")
 
 
 class PartitionState:

@@ -69,7 +69,7 @@ value that gem5 does not print (merged lines), a stat twice in one dump, ticks t
 overlaps, negative increments, corrupt compression — raises `FormatError` naming file and line.
 Options that make no sense (``mode``, ``dumps``) raise `ConfigError` (a `ValueError`).
 
-Speed and memory (issue 17 item 4, issue 16): three threads — one decompresses and cuts the text into
+Speed and memory: three threads — one decompresses and cuts the text into
 blocks of whole lines, one tokenizes each block with compiled code as it arrives (`mpx.readers.gem5.tokens`:
 names matched byte for byte against the stats already known, values converted exactly, a description
 compared with the one this stat printed before), and the caller's collects the dumps as they end

@@ -1,4 +1,4 @@
-"""The dumps of a gem5 stats file, collected as they are parsed (issue 16: memory bounded by the data).
+"""The dumps of a gem5 stats file, collected as they are parsed (memory bounded by the data).
 
 `Dumps` takes the parsed rows block by block, follows the Begin/End markers, checks each dump for a stat
 printed twice when its End marker arrives and stores it in chunks of about a million rows: a chunk is

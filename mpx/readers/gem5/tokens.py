@@ -2,7 +2,7 @@
 
 The pure-Python fast parser (`mpx.readers.gem5.lines.fast_chunk`) spends ~1 µs per line on ``bytes.split``,
 a dict lookup and a list append: 13 million lines of the periodic series took 14-18 s while ``xz -dc`` takes
-2 s (issue 17 item 4). Here a numba kernel walks the bytes once per line and finds, per line, the name, the
+2 s. Here a numba kernel walks the bytes once per line and finds, per line, the name, the
 value and what follows it:
 
 - **names** are matched byte for byte against the stats already known (`NameTable`): first against the

@@ -13,19 +13,20 @@ O(k·E²) per step with k observed coordinates. The RTS smoother needs one E×E 
 modified Bryson–Frazier pass (the default) gives the same smoothed moments without it.
 
 `kalman_filter` is causal: its output for step w depends on ``y[:w+1]`` and ``R[:w+1]`` only.
-`rts_smoother` runs the backward pass over the filter's output (offline). Both are numba-compiled
-(``cache=True``); everything is float64.
+`rts_smoother` runs the backward pass over the filter's output (offline). Both are numba-compiled through
+`mpx.jit.njit` (cached; plain Python under ``MPX_NO_NUMBA``); everything is float64.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from mpx.jit import njit
 
 __all__ = ["kalman_filter", "rts_smoother", "filter_store", "smoothed_moments", "warm_up"]
 
 
-@njit(cache=True, inline="always")
+@njit(inline=True)
 def _predict(P, Q):  # pragma: no cover - compiled
     """Random-walk prediction: the mean stays, the covariance grows by Q."""
     E = P.shape[0]
@@ -34,7 +35,7 @@ def _predict(P, Q):  # pragma: no cover - compiled
             P[i, j] += Q[i, j]
 
 
-@njit(cache=True, inline="always")
+@njit(inline=True)
 def _update(m, P, k, e, yy, r):  # pragma: no cover - compiled
     """Scalar measurement update of coordinate e with value yy and variance r, in place (gain in k).
     Returns the innovation variance s (s <= 0: nothing was done) and the innovation."""
@@ -54,7 +55,7 @@ def _update(m, P, k, e, yy, r):  # pragma: no cover - compiled
     return s, innov
 
 
-@njit(cache=True, inline="always")
+@njit(inline=True)
 def _symmetrise(P):  # pragma: no cover - compiled
     """Keep P symmetric against round-off."""
     E = P.shape[0]
@@ -65,7 +66,7 @@ def _symmetrise(P):  # pragma: no cover - compiled
             P[j, i] = a
 
 
-@njit(cache=True)
+@njit
 def _filter(y, R, m0, P0, Q, keep_full):  # pragma: no cover - compiled
     W, E = y.shape
     mf = np.empty((W, E))
@@ -91,7 +92,7 @@ def _filter(y, R, m0, P0, Q, keep_full):  # pragma: no cover - compiled
     return mf, vf, Pf
 
 
-@njit(cache=True)
+@njit
 def _smooth(mf, Pf, Q, reset):  # pragma: no cover - compiled
     W, E = mf.shape
     ms = mf.copy()
@@ -122,7 +123,7 @@ def _smooth(mf, Pf, Q, reset):  # pragma: no cover - compiled
     return ms, vs, Ps
 
 
-@njit(cache=True)
+@njit
 def _filter_store(y, R, m0, P0, Q):  # pragma: no cover - compiled
     """The filter of `_filter`, keeping what the Bryson–Frazier backward pass needs: each step's
     predicted mean and covariance and, per scalar update, the event, gain, innovation variance and
@@ -161,7 +162,7 @@ def _filter_store(y, R, m0, P0, Q):  # pragma: no cover - compiled
     return mp, Pp, K, S, NU, IDX, NOBS
 
 
-@njit(cache=True)
+@njit
 def _smooth_bf(mp, Pp, K, S, NU, IDX, NOBS, reset, want):  # pragma: no cover - compiled
     """Smoothed means and variances by the modified Bryson–Frazier backward pass (Bierman 1973;
     Bierman, "Factorization Methods for Discrete Sequential Estimation", 1977): adjoints ``lam`` and

@@ -1,0 +1,93 @@
+"""``mpx run --jobs N``: Ctrl-C stops the pool within seconds and says what was kept; each worker runs one
+BLAS thread; the default is the usable CPUs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from mpx.experiment.runner import start_worker, usable_cpus
+from tests._exp_helpers import write_config
+
+
+def _blas_threads() -> int:
+    from threadpoolctl import threadpool_info
+
+    return max([p["num_threads"] for p in threadpool_info()] or [1])
+
+
+def _env(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+def test_a_worker_runs_one_blas_thread():
+    with ProcessPoolExecutor(1, initializer=start_worker, initargs=(os.getpid(),)) as pool:
+        assert pool.submit(_blas_threads).result(timeout=60) == 1
+        assert pool.submit(_env, "OPENBLAS_NUM_THREADS").result(timeout=60) == "1"
+
+
+def test_default_jobs_are_the_usable_cpus():
+    assert usable_cpus() == len(os.sched_getaffinity(0))
+
+
+def _stored(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
+            return c.execute("SELECT COUNT(*) FROM cells WHERE status IN ('done', 'skipped')").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _alive(marker: str) -> list[int]:
+    """Processes (not zombies) whose command line holds ``marker``."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{name}/cmdline").read_bytes()
+            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmd and state not in "ZX":
+            pids.append(int(name))
+    return pids
+
+
+def test_ctrl_c_with_jobs_stops_within_seconds_and_keeps_the_finished_cells(tmp_path):
+    seeds = ", ".join(str(s) for s in range(60))  # 360 short cells: far more than run before the signal
+    cfg = write_config(tmp_path, "many", mux_extra=f"seeds = [{seeds}]")
+    out = tmp_path / "out"
+    env = dict(os.environ)
+    env.pop("MPX_PROGRESS", None)
+    # a terminal's Ctrl-C goes to the whole process group: the run in a session of its own, SIGINT to it
+    proc = subprocess.Popen([sys.executable, "-m", "mpx", "run", str(cfg), "--out", str(out), "--jobs", "2",
+                             "--no-progress", "--no-figures"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    db = out / "results.sqlite"
+    deadline = time.monotonic() + 240
+    while _stored(db) < 1 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert proc.poll() is None and _stored(db) >= 1, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    t0 = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    stopped = time.monotonic() - t0
+    assert proc.returncode == 130, err
+    assert stopped < 20, f"took {stopped:.1f} s to stop"
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("mpx run: interrupted (") and "cells finished and stored in" in last, last
+    kept = _stored(db)
+    assert 1 <= kept < 360
+    assert f"({kept} of 360 cells finished" in last, last
+    deadline = time.monotonic() + 10
+    while _alive(str(out)) and time.monotonic() < deadline:  # the workers went with the run
+        time.sleep(0.1)
+    assert not _alive(str(out))
