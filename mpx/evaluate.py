@@ -51,6 +51,10 @@ Definitions (per event e and read window w; est = estimate, true = truth):
   is the share where the metric could be computed from the scaler's own values. Measured on ``|true|``.
 - **calibration** (estimates with a std): share of windows whose truth lies in the Gaussian central
   50% / 90% interval ``est ± z·std`` (z = 0.674, 1.645); a well-calibrated scaler scores ≈ 0.5 / 0.9.
+- **top-down verdicts** (a catalog that declares a hierarchy, `mpx.metrics.topdown`): ``verdict_*``, the
+  level-1 and level-2 bottleneck read from the estimated metric-windows against the true one, serious
+  misses, shares out of range, and the whole-run verdict (`mpx.verdicts`); ``Scores.verdicts`` keeps the
+  level-1 confusion. None for a catalog without a hierarchy.
 
 Every summary number is a finite float or None (not applicable; ``Scores.notes`` says why) — never inf
 or NaN. Tidy tables (pandas) carry provenance columns: config hash, dataset checksum, code version,
@@ -105,6 +109,9 @@ class Scores:
     metric_windows: dict[str, np.ndarray] = field(default_factory=dict)
     per_metric: dict[str, np.ndarray] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default=())
+    #: the top-down verdicts per window (`mpx.verdicts.verdict_scores`, the level-1 confusion among them) when
+    #: the catalog declares a hierarchy, else None
+    verdicts: dict | None = None
 
     @cached_property
     def rows(self) -> Any:
@@ -369,6 +376,9 @@ def score(
         catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
         notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None))
 
+    verdict_cols, verdicts = _score_verdicts(catalog, m_names, m_windows, events, tot_true, tot_est, edges, meta,
+                                             literals, seconds_per_unit, getattr(trace, "time_unit", None))
+
     n_cells = max(w * e, 1)
     summary: dict[str, float | int | None] = {
         "n_events": e,
@@ -388,6 +398,7 @@ def score(
         "calibration_50": _finite_or_none(cal50),
         "calibration_90": _finite_or_none(cal90),
         **metric_sets,
+        **verdict_cols,
     }
     for name, mask in sets.items():  # every event, never-counted ones too: the denominator never shrinks
         for m in MEASURES:
@@ -400,7 +411,28 @@ def score(
             raise AssertionError(f"non-finite summary value {k}={v}")
     return Scores(summary=summary, provenance=prov, event_names=tuple(events), edges=edges, windows=windows,
                   per_event=per_event, metric_names=tuple(m_names), metric_windows=m_windows, per_metric=m_table,
-                  notes=tuple(notes))
+                  notes=tuple(notes), verdicts=verdicts)
+
+
+def _score_verdicts(catalog: Any, names: tuple, m_windows: dict, events: list[str], tot_true: np.ndarray,
+                    tot_est: np.ndarray, edges: np.ndarray, meta: Mapping[str, Any], literals: Mapping[str, Any] | None,
+                    seconds_per_unit: float | None, time_unit: str | None) -> tuple[dict, dict | None]:
+    """The top-down verdict columns (`mpx.verdicts`) when the catalog declares a hierarchy, per window and
+    for the whole run (the metrics of the run's totals: the tool's own whole-run counts); None otherwise."""
+    from mpx.metrics.topdown import TopDown
+    from mpx.verdicts import verdict_summary
+
+    td = TopDown.from_catalog(catalog) if catalog is not None and names else None
+    if td is None or not set(td.nodes) <= set(names):
+        return verdict_summary(None, (), np.empty((0, 0)), np.empty((0, 0)))
+    from mpx.metrics import evaluate_metrics
+
+    factor = seconds_per_unit if seconds_per_unit is not None else SECONDS_PER_UNIT.get(meta.get("time_unit") or time_unit)
+    span = {"duration_time": np.array([(edges[-1] - edges[0]) * factor])} if factor is not None and len(edges) else {}
+    run = [evaluate_metrics(catalog, {**{ev: np.array([v]) for ev, v in zip(events, tot)}, **span}, literals,
+                            names=td.nodes, missing="skip") for tot in (tot_true, tot_est)]
+    return verdict_summary(td, tuple(names), m_windows["truth"], m_windows["estimate"],
+                           {k: float(v[0]) for k, v in run[0].items()}, {k: float(v[0]) for k, v in run[1].items()})
 
 
 def _score_metrics(catalog: Any, names: Iterable[str] | None, literals: Mapping[str, Any] | None,

@@ -89,3 +89,23 @@ def test_summary_columns_and_the_whole_run_verdict():
     assert all(v is None for v in none.values())
     partial, _ = verdict_summary(TD, names[:4], tw[:, :4], ew[:, :4])  # level-2 nodes not scored
     assert all(v is None for v in partial.values())
+
+
+def test_score_carries_the_verdicts_of_a_catalog_with_a_hierarchy():
+    """On a gem5 trace with the gem5 catalog the score has the verdict columns and the confusion; on the
+    callgrind catalog (no hierarchy) they are None."""
+    from mpx import datasets, scalers
+    from mpx.evaluate import score
+    from mpx.multiplex import multiplex
+    from mpx.problem import Problem
+
+    cat = resolve_catalog("gem5")
+    tr = datasets.load("gem5-phases").interval_slice(0, 200)
+    events = sorted(cat.used_events)
+    obs = multiplex(tr, Problem(events, "gem5-o3-g8"), "perf", quantum=tr.edges[1] - tr.edges[0], read_every=10)
+    sc = score(scalers.get("dcam").estimate(obs), tr, cat)
+    assert sc.summary["verdict_l1_agreement"] is not None and 0 <= sc.summary["verdict_l1_agreement"] <= 1
+    assert sc.summary["verdict_run_l1"] in (0.0, 1.0)
+    assert sc.verdicts["l1_confusion"].sum() == sc.verdicts["n_verdict_windows"] == 20
+    plain = score(scalers.get("dcam").estimate(obs), tr, resolve_catalog("callgrind"))
+    assert plain.summary["verdict_l1_agreement"] is None and plain.verdicts is None

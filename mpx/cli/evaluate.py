@@ -115,6 +115,8 @@ def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ..
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from mpx.verdicts import SUMMARY_KEYS as VERDICT_KEYS
+
     from mpx import scalers, schedulers
     from mpx.measures import HEADLINE_COLUMN
     from mpx.cli.common import pmu_arg
@@ -169,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
                                            "window_mape_ran", "total_error", "total_error_windows", "metric_mape",
                                            "calibration_50", "calibration_90", "flagged_share",
                                            "n_events", "n_events_never_estimated")})
+        row.update({k: sm.get(k) for k in VERDICT_KEYS})
         if takes_relations[name]:
             row["relations"] = rel_text
         rows.append(row)
@@ -203,11 +206,33 @@ def run(args: argparse.Namespace) -> int:
     widths = [max(len(t[i]) for t in table) for i in range(len(head))]
     for t in table:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip())
+    for line in verdict_lines(rows, cat_text):
+        print(line)
     for line in never_warnings(rows):
         print(line)
     for r in failed:
         print(f"not scored {r['scaler']}: {r['error']}")
     return 0
+
+
+def verdict_lines(rows: list[dict[str, Any]], catalog: str) -> list[str]:
+    """The top-down verdict table (`mpx.verdicts`), when the catalog declares a hierarchy."""
+    done = [r for r in rows if "error" not in r and r.get("verdict_l1_agreement") is not None]
+    if not done:
+        return []
+    head = ("scaler", "L1 right", "L2 right", "L1 serious", "no verdict", "out of range", "run L1", "run L2")
+    keys = ("verdict_l1_agreement", "verdict_l2_agreement", "verdict_l1_serious", "verdict_no_verdict",
+            "verdict_out_of_range", "verdict_run_l1", "verdict_run_l2")
+    table = [head] + [(r["scaler"], *(_fmt(r[k]) for k in keys)) for r in done]
+    widths = [max(len(t[i]) for t in table) for i in range(len(head))]
+    import textwrap
+
+    out = textwrap.wrap(f"top-down verdicts ({catalog.split(' ')[0]}): the bottleneck read from the estimate vs the "
+                        f"truth, share of read windows; serious = the named node's true share > 10 points below the "
+                        f"bottleneck's; run = the whole-run verdict right (100%) or not (0%)", width=118)
+    out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip()
+            for t in table]
+    return out
 
 
 def never_share(row: dict[str, Any]) -> float | None:
