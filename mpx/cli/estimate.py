@@ -90,14 +90,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.scaler not in scalers.available():
         raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")
-    cls = scalers.get_class(args.scaler)
-    if cls.view != "read":
-        readable = [n for n in scalers.available() if scalers.get_class(n).view == "read"]
+    tags = scalers.REGISTRY.tags(args.scaler)
+    if tags.view != "read":
+        readable = [n for n in scalers.available() if scalers.REGISTRY.tags(n).view == "read"]
         raise ConfigError(f"scaler {args.scaler!r} works on the quantum view (per-quantum samples), which perf stat -I "
                           f"does not print; read-view scalers: {', '.join(readable)}")
     params: dict[str, Any] = {}
     if args.relations is not None:
-        if not cls.needs_relations:
+        if not tags.needs_relations:
             raise ConfigError(f"scaler {args.scaler!r} takes no relations (--relations is for scalers that do)")
         from mpx.cli.common import load_catalog_arg
 
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         pmu = pmu_arg(args.pmu)
     obs = Observation.from_read_view(view, pmu=pmu, meta={"workload": str(args.perfstat), "scheduler": None,
                                                           "source": "perf stat -I"})
-    est = cls(**params).estimate(obs)
+    est = scalers.get(args.scaler, **params).estimate(obs)
     if not 0 < args.level < 1:
         raise ConfigError(f"--level must be between 0 and 1, got {args.level}")
     from mpx.trust import trust_report

@@ -78,7 +78,10 @@ def test_figs_command_and_missing_data(store, tmp_path, capsys):
 
     assert main(["figs", str(store), "timeline", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "timeline.png").is_file()
+    from mpx.experiment.kinds import declared_tables
+
     with ResultsStore(tmp_path / "empty.sqlite") as st, pytest.raises(ConfigError, match="no scaler scores"):
+        st.declare(declared_tables())  # as mpx run does: every kind's tables, no rows
         draw(st, ["scaler_per_workload"], tmp_path)
     with ResultsStore(tmp_path / "empty.sqlite") as st, pytest.raises(ConfigError, match="unknown figure"):
         draw(st, ["nosuch"], tmp_path)

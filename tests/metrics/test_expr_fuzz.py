@@ -95,14 +95,14 @@ def ref(node, env, lits):
     }[op])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(trees)
 def test_print_parse_round_trip(node):
     text = E.to_text(node)
     assert E.parse(text) == node, text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(trees, st.lists(st.fixed_dictionaries({n: values for n in ENV_NAMES}), min_size=1, max_size=4),
        st.fixed_dictionaries({n: st.integers(0, 4) for n in LITS}))
 def test_evaluation_matches_scalar_reference(node, rows, lits):
@@ -113,7 +113,7 @@ def test_evaluation_matches_scalar_reference(node, rows, lits):
     assert np.array_equal(got, want, equal_nan=True), (E.to_text(node), got, want)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(list("ab1.e0x#@\\,=-+*/%|^&<>=!() \t_:?$") + [" if ", " else ", "min(", "d_ratio(", "has_event("]),
                max_size=30).map("".join))
 def test_garbage_expressions_raise_only_format_error(text):
@@ -204,7 +204,7 @@ def test_seeds_load():
             assert len(LOADERS[name](p).metrics) >= 1, name
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.sampled_from(sorted(SEEDS)), st.data())
 def test_mutated_catalogs_raise_only_format_error(name, data):
     check_only_format_error(name, mutate(data, SEEDS[name]))
@@ -234,7 +234,7 @@ def _json_paths(o, p=()):
             yield from _json_paths(v, p + (i,))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.sampled_from(["perf.json", "arm.json", "hperf.json"]), st.data())
 def test_json_values_of_wrong_type_raise_only_format_error(name, data):
     obj = json.loads(SEEDS[name])

@@ -326,7 +326,7 @@ def mutate(data: bytes, ops) -> bytes:
     return data
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(MUTATION, min_size=1, max_size=4))
 def test_mutated_synthetic_dumps_raise_only_format_error(tmp_path_factory, ops):
     folder = tmp_path_factory.mktemp("mut")

@@ -108,7 +108,7 @@ def test_dump_selection_stores_and_reads_only_what_is_asked(tmp_path):
 
 
 @pytest.mark.skipif(not tokens.available, reason="numba is not installed")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(token=st.one_of(
     st.from_regex(r"[+-]?[0-9]{1,20}(\.[0-9]{0,20})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
     st.floats(allow_nan=False).map(repr),

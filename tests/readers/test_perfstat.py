@@ -568,7 +568,7 @@ MUTATION = st.sampled_from(["truncate", "delete_line", "duplicate_line", "swap_l
                             "insert_text", "delete_field", "empty_field"])
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(base=st.sampled_from(range(len(BASES))), kind=MUTATION, a=st.integers(0, 10**6),
        b=st.integers(0, 10**6), junk=st.text(max_size=12))
 def test_mutated_inputs_raise_only_format_error(tmp_path, base, kind, a, b, junk):

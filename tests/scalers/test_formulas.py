@@ -75,7 +75,7 @@ counts = st.integers(min_value=0, max_value=10**7).map(float)
 ratios = st.floats(min_value=1.0, max_value=12.0, allow_nan=False)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(a=counts, b=counts, n=ratios)
 def test_closed_forms_match_the_c_loops(a, b, n):
     arr = lambda v: np.array([v])  # noqa: E731
