@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 
 __all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "METRIC_MEASURES", "WINDOW_SETS", "charge", "coverage", "emd",
-           "event_measures", "masked_mean", "set_measures", "window_sets"]
+           "event_measures", "masked_mean", "masked_median", "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")
@@ -75,7 +75,7 @@ def masked_mean(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.where(n > 0, s / np.maximum(n, 1), np.nan)
 
 
-def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Per column the median of the non-NaN ``x`` over the rows of ``mask`` (NaN where there is none):
     ``np.nanmedian``'s value (the mean of the two middle values of an even count), computed with one sort
     of the whole matrix instead of a masked array per column."""
@@ -112,7 +112,7 @@ def set_measures(est: np.ndarray, truth: np.ndarray, sets: Mapping[str, np.ndarr
         tot = np.where(mask, truth, 0.0).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             wape = np.where(tot > 0, np.where(mask, err, 0.0).sum(axis=0) / np.where(tot > 0, tot, 1.0), np.nan)
-        out[name] = {"mape": masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
+        out[name] = {"mape": masked_mean(rel, rel_ok), "wape": wape, "mdape": masked_median(rel, rel_ok),
                      "lnq": masked_mean(lnq, mask), "coverage": coverage(est, mask)}
     return out
 
