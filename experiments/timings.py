@@ -2,7 +2,7 @@
 
 Each named config (default: every row of the table) is run from scratch (`mpx run CONFIG --out TMP
 --no-figures --jobs N`) in a fresh process, so numba's on-disk cache is the only thing carried over
-(say ``--cold`` to point ``NUMBA_CACHE_DIR`` at an empty folder too, as on a fresh machine). The wall time
+(say ``--cold`` to point it — ``MPX_NUMBA_CACHE``, `mpx.jit` — at an empty folder too, as on a fresh machine). The wall time
 and the number of cells replace the row's last two columns, with the date; ``--dry`` prints without
 writing. Rows not measured keep their old figures.
 
@@ -32,7 +32,7 @@ def measure(config: Path, jobs: int, cold: bool) -> tuple[float, int]:
     with tempfile.TemporaryDirectory(prefix="mpx-timing-") as tmp:
         env = dict(os.environ)
         if cold:
-            env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")
+            env["MPX_NUMBA_CACHE"] = env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "mpx", "run", str(config), "--out", str(Path(tmp) / "out"),
                                "--no-figures", "--no-progress", "--jobs", str(jobs)], env=env, cwd=HERE.parent,

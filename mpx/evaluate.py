@@ -74,7 +74,8 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.measures import MEASURES, METRIC_MEASURES, charge, coverage, masked_mean, set_measures, window_sets
+from mpx.measures import (MEASURES, METRIC_MEASURES, charge, coverage, masked_mean, masked_median, set_measures,
+                          window_sets)
 from mpx.trace import SECONDS_PER_UNIT
 
 __all__ = ["METRIC_WINDOW_ARRAYS", "WINDOW_ARRAYS", "Scores", "score", "true_windows"]
@@ -233,6 +234,7 @@ def score(
     config_hash: str | None = None,
     check_trace: bool = True,
     truth: np.ndarray | None = None,
+    truth_metrics: dict[str, Any] | None = None,
 ) -> Scores:
     """Compare ``estimate`` with the truth in ``trace`` (see the module docstring for every definition).
 
@@ -242,7 +244,9 @@ def score(
     seed, noise and trace checksum. ``check_trace=False`` skips the trace-checksum check (only for a
     trace known to be the same data under another checksum). ``truth``: the true windows ``[W, E]`` of
     the estimate's events over its edges when the caller binned them already (`true_windows`; one replay
-    scored with several scalers bins them once)."""
+    scored with several scalers bins them once); ``truth_metrics``: a dict the scores of one replay
+    (same trace, windows, catalog and literals) share, where the true metric values are kept once
+    evaluated."""
     import mpx
     from mpx.scalers.base import Estimate
 
@@ -374,7 +378,7 @@ def score(
 
     m_names, m_windows, m_table, metric_mape, metric_missing, metric_sets = _score_metrics(
         catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
-        notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None))
+        notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None), truth_metrics)
 
     verdict_cols, verdicts = _score_verdicts(catalog, m_names, m_windows, events, tot_true, tot_est, edges, meta,
                                              literals, seconds_per_unit, getattr(trace, "time_unit", None))
@@ -438,7 +442,8 @@ def _score_verdicts(catalog: Any, names: tuple, m_windows: dict, events: list[st
 def _score_metrics(catalog: Any, names: Iterable[str] | None, literals: Mapping[str, Any] | None,
                    events: list[str], est: np.ndarray, truth: np.ndarray, edges: np.ndarray, meta: Mapping[str, Any],
                    seconds_per_unit: float | None, floor_rel: float, floor_abs: float, notes: list[str],
-                   never: set[str], ran: np.ndarray, time_unit: str | None = None) -> tuple:
+                   never: set[str], ran: np.ndarray, time_unit: str | None = None,
+                   memo: dict[str, Any] | None = None) -> tuple:
     """Metric-level scores: ``(names, per-window arrays, per-metric columns, metric_mape, missing share,
     summary of the metric window sets)``; empty names and dicts when no metric can be scored."""
     empty: tuple = ((), {}, {}, None, None, {})
@@ -476,7 +481,14 @@ def _score_metrics(catalog: Any, names: Iterable[str] | None, literals: Mapping[
             d.setdefault("duration_time", dur * factor)
         return d
 
-    true_m = evaluate_metrics(catalog, env(truth), literals, names=names, missing="skip")
+    if memo is None:
+        true_m = evaluate_metrics(catalog, env(truth), literals, names=names, missing="skip")
+    else:  # one replay's scores share the true metric values: each is evaluated once (None: cannot be)
+        todo = [n for n in names if n not in memo]
+        if todo:
+            got = evaluate_metrics(catalog, env(truth), literals, names=todo, missing="skip")
+            memo.update({n: got.get(n) for n in todo})
+        true_m = {n: memo[n] for n in names if memo[n] is not None}
     est_m = evaluate_metrics(catalog, env(np.where(np.isfinite(est), est, np.nan)), literals, names=names,
                              missing="skip")
     skipped = [n for n in names if n not in true_m or n not in est_m]
@@ -490,7 +502,7 @@ def _score_metrics(catalog: Any, names: Iterable[str] | None, literals: Mapping[
     em = np.column_stack([est_m[n] for n in done])
     t_ok = np.isfinite(tm)
     miss = ~np.isfinite(em) & t_ok
-    med = np.array([np.median(np.abs(tm[t_ok[:, j], j])) if t_ok[:, j].any() else 0.0 for j in range(len(done))])
+    med = np.nan_to_num(masked_median(np.abs(tm), t_ok), nan=0.0)  # 0 where no true value is defined
     mfloor = np.maximum(floor_abs, floor_rel * med)
     meaningful = t_ok & (np.abs(np.where(t_ok, tm, 0.0)) >= mfloor[None, :]) & (np.abs(np.where(t_ok, tm, 0.0)) > 0)
     abs_err = np.abs(em - tm)

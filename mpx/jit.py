@@ -1,15 +1,21 @@
 """The numba decorator every compiled kernel uses, with a pure-Python fallback: one home for the rule.
 
 numba compiles the hot loops (the partitioner's FM, label propagation, rating, contraction, Louvain; the
-gem5 reader's tokenizer) and caches the machine code next to the sources (``cache=True``), so only the
-first run in a checkout pays the compilation.
+gem5 reader's tokenizer) and caches the machine code on disk (``cache=True``). mpx's kernels are cached
+once per machine, not per checkout (`ContentCacheLocator`): under ``~/.cache/mpx/numba`` (``$XDG_CACHE_HOME``
+is followed; ``MPX_NUMBA_CACHE`` names another folder, ``MPX_NUMBA_CACHE=""`` falls back to numba's own
+place next to the sources) in a folder named after the source file's path inside the package and a hash
+of its content. A fresh clone, a second worktree or a reinstall of the same code finds the kernels
+compiled; an edited source compiles anew beside the old one.
 Setting ``MPX_NO_NUMBA=1`` (or not having numba installed) runs the very same functions as plain Python:
 correct, only slow — useful for debugging a kernel with pdb.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 from typing import Any, Callable
 
 try:  # pragma: no cover - exercised implicitly by whichever branch is installed
@@ -21,6 +27,67 @@ try:  # pragma: no cover - exercised implicitly by whichever branch is installed
 except ImportError:  # pragma: no cover
     numba = None
     HAVE_NUMBA = False
+
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def cache_root() -> Path | None:
+    """The folder of mpx's compiled kernels (None: numba's own place, next to the sources)."""
+    given = os.environ.get("MPX_NUMBA_CACHE")
+    if given is not None:
+        return Path(given).expanduser() if given else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mpx" / "numba"
+
+
+def _install_locator() -> None:
+    """Put `ContentCacheLocator` first among numba's cache locators (it claims mpx's sources only)."""
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)  # named so since 0.60
+    _CacheLocator = getattr(caching, "_CacheLocator", None)
+    if impl is None or _CacheLocator is None or not isinstance(getattr(impl, "_locator_classes", None), list):
+        return  # pragma: no cover - another numba layout: its own locators
+
+    class ContentCacheLocator(_CacheLocator):
+        """numba cache locator keyed on content: ``cache_root()/<path in the package>-<sha256[:16]>``;
+        the source stamp is the content's hash too, so neither the checkout's path nor file times matter."""
+
+        def __init__(self, py_func: Any, py_file: str, root: Path) -> None:
+            src = Path(py_file).resolve()
+            self._stamp = hashlib.sha256(src.read_bytes()).hexdigest()
+            self._lineno = py_func.__code__.co_firstlineno
+            rel = "_".join(src.relative_to(PACKAGE.parent).with_suffix("").parts)
+            self._cache_path = str(root / f"{rel}-{self._stamp[:16]}")
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+        def get_source_stamp(self) -> str:
+            return self._stamp
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            root = cache_root()
+            try:
+                if root is None or not Path(py_file).resolve().is_relative_to(PACKAGE):
+                    return None
+                self = cls(py_func, py_file, root)
+                self.ensure_cache_path()
+            except OSError:  # not writable, source unreadable: numba's own locators
+                return None
+            return self
+
+    if not any(c.__name__ == "ContentCacheLocator" for c in impl._locator_classes):
+        impl._locator_classes.insert(0, ContentCacheLocator)
+
+
+if HAVE_NUMBA:
+    _install_locator()
 
 
 def njit(fn: Callable[..., Any] | None = None, *, inline: bool = False) -> Any:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 
 __all__ = ["HEADLINE", "HEADLINE_COLUMN", "MEASURES", "METRIC_MEASURES", "WINDOW_SETS", "charge", "coverage", "emd",
-           "event_measures", "masked_mean", "set_measures", "window_sets"]
+           "event_measures", "masked_mean", "masked_median", "set_measures", "window_sets"]
 
 WINDOW_SETS = ("ran", "unran", "all")
 MEASURES = ("mape", "wape", "mdape", "lnq")
@@ -75,12 +75,20 @@ def masked_mean(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.where(n > 0, s / np.maximum(n, 1), np.nan)
 
 
-def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    out = np.full(x.shape[1], np.nan)
-    some = mask.any(axis=0)
-    if some.any():  # columns with no window in the mask stay NaN (np.nanmedian would warn on them)
-        out[some] = np.nanmedian(np.where(mask[:, some], x[:, some], np.nan), axis=0)
-    return out
+def masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per column the median of the non-NaN ``x`` over the rows of ``mask`` (NaN where there is none):
+    ``np.nanmedian``'s value (the mean of the two middle values of an even count), computed with one sort
+    of the whole matrix instead of a masked array per column."""
+    if x.shape[0] == 0:
+        return np.full(x.shape[1], np.nan)
+    vals = np.sort(np.where(mask, x, np.nan), axis=0)  # NaNs sort last
+    n = (~np.isnan(vals)).sum(axis=0)
+    cols = np.arange(x.shape[1])
+    lo = vals[np.maximum((n - 1) // 2, 0), cols]
+    hi = vals[np.maximum(n // 2, 0), cols]
+    with np.errstate(invalid="ignore"):
+        med = (lo + hi) / 2.0
+    return np.where(n > 0, med, np.nan)
 
 
 def set_measures(est: np.ndarray, truth: np.ndarray, sets: Mapping[str, np.ndarray], floor: np.ndarray,
@@ -104,7 +112,7 @@ def set_measures(est: np.ndarray, truth: np.ndarray, sets: Mapping[str, np.ndarr
         tot = np.where(mask, truth, 0.0).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             wape = np.where(tot > 0, np.where(mask, err, 0.0).sum(axis=0) / np.where(tot > 0, tot, 1.0), np.nan)
-        out[name] = {"mape": masked_mean(rel, rel_ok), "wape": wape, "mdape": _masked_median(rel, rel_ok),
+        out[name] = {"mape": masked_mean(rel, rel_ok), "wape": wape, "mdape": masked_median(rel, rel_ok),
                      "lnq": masked_mean(lnq, mask), "coverage": coverage(est, mask)}
     return out
 

@@ -150,9 +150,9 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
             res.seconds, res.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             res.estimate = est
             key = (tuple(est.events), est.edges.tobytes())
-            if key not in truths:
-                truths[key] = true_windows(trace, est.events, est.edges)
-            res.scores = score(est, trace, catalog, truth=truths[key])
+            if key not in truths:  # the true windows and their metric values, for every scaler
+                truths[key] = (true_windows(trace, est.events, est.edges), {})
+            res.scores = score(est, trace, catalog, truth=truths[key][0], truth_metrics=truths[key][1])
         except MpxError as exc:
             res.status, res.error = "skipped", exc
         except Exception as exc:

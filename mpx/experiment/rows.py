@@ -33,8 +33,16 @@ REPLAY_TABLES: dict[str, tuple[str, ...]] = {
 }
 
 
+_PLAIN = frozenset({int, str, bool, type(None)})
+
+
 def clean(v: Any) -> Any:
     """Plain Python scalars (numpy → float/int/bool/str; NaN/inf → None)."""
+    t = type(v)
+    if t is float:  # the common cases first: rows are made from ``tolist()`` values
+        return v if math.isfinite(v) else None
+    if t in _PLAIN:
+        return v
     if isinstance(v, (np.bool_, bool)):
         return bool(v)
     if isinstance(v, (np.integer,)):

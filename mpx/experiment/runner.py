@@ -195,8 +195,10 @@ def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None
     names = sorted({n for c in needing for n in get_kind(c["kind"]).jit_schedulers(c)})
     code = ("import sys; from mpx import schedulers\n"
             "for n in sys.argv[1:]: schedulers.get_class(n).warm_up()")
+    parent = os.getpid()  # the side process ends with the run (a killed run otherwise leaves it compiling)
     proc = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: die_with_parent(parent))
     return [c for c in todo if not _needs_jit(c)] + needing, proc
 
 
