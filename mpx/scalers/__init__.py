@@ -54,6 +54,7 @@ BUILTIN: dict[str, str] = {
     "dira": "mpx.scalers.interpolation:DiraScaler",
     "tam": "mpx.scalers.interpolation:TamScaler",
     "tam_paper": "mpx.scalers.interpolation:TamPaperScaler",
+    "tintin": "mpx.scalers.tintin:TintinScaler",
     "dcam": "mpx.scalers.neompx:DcamScaler",
     "cam": "mpx.scalers.neompx:CamScaler",
     "bayesperf": "mpx.scalers.bayesperf:BayesPerfScaler",
