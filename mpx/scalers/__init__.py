@@ -55,6 +55,7 @@ BUILTIN: dict[str, str] = {
     "tam": "mpx.scalers.interpolation:TamScaler",
     "tam_paper": "mpx.scalers.interpolation:TamPaperScaler",
     "tintin": "mpx.scalers.tintin:TintinScaler",
+    "counterminer": "mpx.scalers.counterminer:CounterMinerScaler",
     "dcam": "mpx.scalers.neompx:DcamScaler",
     "cam": "mpx.scalers.neompx:CamScaler",
     "bayesperf": "mpx.scalers.bayesperf:BayesPerfScaler",
