@@ -16,6 +16,12 @@ A scaler turns an `~mpx.observation.Observation` into an `~mpx.scalers.base.Esti
 - ``bayesperf``, ``bayesperf_smooth``: BayesPerf's factor graph with Expectation Propagation, causal
   filter and offline smoother; the point estimate is the posterior mode as in the paper (``point="mean"``:
   EP's mean, a named deviation) (`mpx.scalers.bayesperf`).
+- ``tintin``: Tintin's running-count estimator as the authors' kernel computes it (TAM to the midpoint of each
+  measurement, extrapolated reads) with its uncertainty σ = √V · unmonitored time as the std (quantum view;
+  causal; `mpx.scalers.tintin`);
+- ``counterminer``: CounterMiner's cleaning (Gumbel outliers replaced, missing windows filled) over any
+  read-window scaler (``base``, default ``linear``); ``variant="tintin"`` is the rule Tintin's code intended
+  (`mpx.scalers.counterminer`);
 - ``fusion``, ``fusion_smooth``: a Kalman filter / RTS smoother on log-rates with cross-event
   covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`).
 
@@ -53,6 +59,8 @@ BUILTIN: dict[str, str] = {
     "dira": "mpx.scalers.interpolation:DiraScaler",
     "tam": "mpx.scalers.interpolation:TamScaler",
     "tam_paper": "mpx.scalers.interpolation:TamPaperScaler",
+    "tintin": "mpx.scalers.tintin:TintinScaler",
+    "counterminer": "mpx.scalers.counterminer:CounterMinerScaler",
     "dcam": "mpx.scalers.neompx:DcamScaler",
     "cam": "mpx.scalers.neompx:CamScaler",
     "bayesperf": "mpx.scalers.bayesperf:BayesPerfScaler",

@@ -1,9 +1,53 @@
-"""TinTin's uncertainty-driven elastic scheduling, one hyperperiod at a time (online).
+"""TinTin's uncertainty-driven elastic scheduling (online), as the authors' kernel runs it by default.
 
-Source: Li, Sudvarg, Li, Baruah, Gill, Zhang, "Tintin: A Unified Hardware Performance Profiling
-Infrastructure to Uncover and Manage Uncertainty", OSDI 2025; the formulas below are as the thesis
-(``seeds/thesis-ch2-related-work.tex``, section 2.2.2) and ``reference/multiplexing-methods.md`` state
-them (not checked against TinTin's code, which is not public in a form we have).
+Sources: the authors' kernel (github WUSTL-CSPL/tintin-kernel at 7906262e, Linux 5.15 patch, files of
+``kernel/events/`` and ``include/linux/tintin_event.h``, read for mpx in ``../shared/peers/tintin/kernel/``;
+cited below as file:line) and the paper (Li, Sudvarg, Li, Baruah, Gill, Zhang, "Tintin: A Unified Hardware
+Performance Profiling Infrastructure to Uncover and Manage Uncertainty", OSDI 2025).
+
+``layout="kernel"`` (the default) follows ``tintin_schedule`` (``tintin_scheduler.c:221-290``), called at
+every timer tick by ``tintin_mux_hrtimer_handler`` (``tintin_sched_event_handler.c:256-324``):
+
+1. **Uncertainty** per event, every tick: σ = √V · (time enabled − time on counters)
+   (``tintin_uncertainty.c:324-328``; ``tintin_sched_event_handler.c:297-308``), V the time-weighted
+   *population* variance of the measurements' rates by Welford's method (``tintin_uncertainty.c:330-384``),
+   a measurement being one stay on a counter (`mpx.scalers.tintin`).
+2. **Warm-up** (``warmup``, in hyperperiods of counter time; kernel ``MIN_WARMUP_TIMESLICES 20``,
+   ``tintin_scheduler.c:219, 234``): while any event has had less than ``warmup · hyperperiod`` on a
+   counter, the least monitored run first (priority = time on counters, ``:241``) and the timer is set to a
+   whole hyperperiod (``:249-255``).
+3. **Elastic budgets**, re-solved only when every event's budget is spent (``resolve="spent"``,
+   ``tintin_scheduler.c:237, 258-260``), by the one-pass elastic algorithm ``tintin_elastic``
+   (``tintin_elastic.c:313-408``, `kernel_elastic`): ceiling ``u_max = ⌈n/m⌉ · H`` (``:320-321``), minimum
+   one quantum (``u_min`` · H; ``tintin_sched_quantum``, ``:329``), elasticity ``x²/(w·V)`` with x the
+   running count estimate extrapolated to now (``:350-373``; `mpx.scalers.tintin`); the solution equals
+   water filling's (`water_fill`) on the same inputs.
+4. **Layout**: the events sorted by remaining budget, then uncertainty, descending
+   (``event_time_uncertainty_desc``, ``tintin_scheduler.c:139-155, 263-268``) go onto the counters in that
+   order as perf's flexible sched-in does, which stops at the first event that does not fit (Linux 5.15
+   ``merge_sched_in`` sets ``can_add_hw = 0`` after a failure). The next tick comes after the smallest
+   positive remaining budget among the first m (``:274``), clamped to [one quantum, H] (``:281-283``),
+   rounded to whole quanta (``tick="quantum"``: every quantum).
+5. **Measurements and budget burn** (``merge``): back-to-back stays on a counter are one measurement, and
+   each tick charges the measurement's whole time so far to the budget, so k consecutive one-quantum ticks
+   spend k(k+1)/2 quanta. This is issue 24's reading of the sched-in / sched-out path in
+   ``kernel/events/core.c``, which is not in the shared copy (not re-read here); ``merge=False`` closes every
+   measurement at every tick and charges only the tick's time. Budgets are clamped at 0 (the kernel's u64
+   would wrap below 0).
+6. **m** = ``NUM_HPCS`` = 6 whatever the PMU (``tintin_event.h:14``, passed at
+   ``tintin_sched_event_handler.c:321``): the budgets are computed for 6 counters and the layout stops when
+   the PMU is full. ``m=None`` uses the unit's counters.
+
+The kernel's u64 arithmetic wraps (negative Welford products; count·time products after ~10 s) and
+divides by 10³ / 10⁶ to avoid it (``tintin_elastic.c:70-75``): mpx computes the intended mathematics in
+float64. Infinite elasticity (V = 0: ``e = U64_MAX``, ``tintin_elastic.c:79-80``) compresses to the minimum.
+The priority ordering of the red-black tree insert (``tintin_sched_event_handler.c:161-188``) compares
+``a > b``, the opposite of the comments' "lower priority serviced first" (``tintin_scheduler.c:240, 264``);
+mpx follows the comments (whether the tree is walked from either end is in ``core.c``). The Hopcroft-Karp
+file (``tintin_hopcroft-karp.c``) is not called by the scheduler. Event groups are not kept together.
+
+``layout="mcnaughton"``: the paper's appendix variant as mpx first wrote it from the paper alone (kept as a
+named option; ``m``, ``warmup``, ``merge``, ``resolve``, ``tick`` do not apply):
 
 1. **Uncertainty** (from what was counted so far, never the truth): for every quantum an event ran, its
    rate ``r = count / duration``; Welford's running mean and variance give ``mean(r_i)`` and ``V(r_i)``.
@@ -20,7 +64,7 @@ them (not checked against TinTin's code, which is not public in a form we have).
    the start of the hyperperiod, an event that does not fit in what is left of a counter continues at
    the start of the next one (it never overlaps itself since ``U_i <= 1``).
 
-mpx discretisation and choices (not in the sources):
+mpx discretisation and choices of that variant (not in the sources):
 
 - The hyperperiod is ``hyperperiod`` quanta (TinTin: 4 ms; U_min = 1/10 of it): shares become whole
   quanta by largest remainders (`quantize`), at least one quantum per event when the hyperperiod has room
@@ -44,11 +88,12 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.params import Interval
+from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
+from mpx.scalers.tintin import tam_area
 from mpx.schedulers.base import Observed, OnlineScheduler
 
-__all__ = ["TintinScheduler", "water_fill", "mcnaughton", "quantize"]
+__all__ = ["TintinScheduler", "kernel_elastic", "water_fill", "mcnaughton", "quantize"]
 
 
 def water_fill(a: Sequence[float], m: float, u_min: float, u_max: float = 1.0) -> np.ndarray:
@@ -148,26 +193,94 @@ def quantize(shares: Sequence[float], slots: int, capacity: int, order: Sequence
     return k
 
 
+def kernel_elastic(elasticity: Sequence[float], m: int, timeslice: float, u_min: float) -> np.ndarray:
+    """``tintin_elastic`` (``tintin_elastic.c:313-408``) in real arithmetic: the budget of each event over
+    the next ``⌈n/m⌉`` hyperperiods of length ``timeslice``. ``elasticity[i] = x_i²/(w_i V_i)`` (``inf``
+    where ``w_i V_i = 0``: such an event does not add to the total and is compressed to ``u_min``).
+
+    ``u_max = ⌈n/m⌉·timeslice``, ``u_bound = m·u_max``, ``u_sum = n·u_max`` (``:320-325``); n <= m: every
+    event gets ``u_max`` (``:332-338``); no finite elasticity: every event ``u_bound/n`` (``:376-383``);
+    else in decreasing elasticity (``:385-386``) each event is compressed by
+    ``(u_sum − u_bound + delta)·e/e_sum``, or, when that would take it below ``u_min``, set to ``u_min``
+    and taken out of the sums (``:388-406``)."""
+    e = np.asarray(elasticity, dtype=float)
+    n = e.size
+    out = np.zeros(n)
+    if n == 0:
+        return out
+    u_max = -(-n // m) * float(timeslice)
+    u_bound, u_sum = u_max * m, u_max * n
+    if n <= m:
+        return np.full(n, u_max)
+    e_sum = float(e[np.isfinite(e)].sum())
+    if e_sum == 0:
+        return np.full(n, u_bound / n)
+    delta = 0.0
+    for i in sorted(range(n), key=lambda i: (-e[i], i)):
+        comp = np.inf if not np.isfinite(e[i]) else (u_sum - u_bound + delta) * e[i] / e_sum
+        if comp > u_max - u_min:
+            delta += u_min
+            u_sum -= u_max
+            if e[i] < e_sum:
+                e_sum -= e[i]
+            out[i] = u_min
+        else:
+            out[i] = u_max - comp
+    return out
+
+
 class TintinScheduler(OnlineScheduler):
-    """TinTin's elastic scheduling, decided one hyperperiod at a time; see the module docstring.
+    """TinTin's elastic scheduling; ``layout="kernel"`` as the authors' kernel runs it (the default),
+    ``layout="mcnaughton"`` the paper's appendix variant; see the module docstring.
 
     Parameters
     ----------
     hyperperiod:
-        Quanta per scheduling period (one decision covers them).
+        Quanta per hyperperiod H (kernel: 4 ms, ``DEFAULT_SCHED_INTERVAL``, ``tintin_event.h:17``, over the
+        paper's 0.4 ms quantum = 10).
     u_min:
-        Minimum utilization of an event, as a share of the hyperperiod (TinTin: 1/10).
+        Minimum budget as a share of H (kernel: one quantum, ``tintin_elastic.c:329``, = 1/10 of H).
+    layout:
+        ``"kernel"`` (largest remaining budget first, perf's stop at the first event that does not fit)
+        or ``"mcnaughton"`` (the paper's appendix: water filling and McNaughton's wrap-around per H).
+    m:
+        Counters the budgets are computed for (kernel: ``NUM_HPCS`` = 6, ``tintin_event.h:14``); None:
+        the PMU unit's counters.
+    warmup:
+        Hyperperiods of counter time every event gets before the elastic schedule starts (kernel:
+        ``MIN_WARMUP_TIMESLICES`` = 20, ``tintin_scheduler.c:219``); 0: none.
+    merge:
+        Back-to-back stays are one measurement whose time so far is charged at every tick (issue 24's
+        reading of ``core.c``); False: one measurement per tick, charged the tick's time.
+    resolve:
+        ``"spent"``: re-solve when every budget is spent (``tintin_scheduler.c:237, 258``);
+        ``"hyperperiod"``: every H.
+    tick:
+        ``"kernel"``: next tick after the smallest positive budget among the first m, in [1, H] quanta
+        (``tintin_scheduler.c:274-283``); ``"quantum"``: every quantum.
     """
 
     name: ClassVar[str] = "tintin"
-    source: ClassVar[str] = ("Li et al., OSDI 2025 (Tintin): Welford rate variance, elastic scheduling by "
-                             "water-filling, McNaughton packing (formulas as in the thesis, ch. 2)")
+    source: ClassVar[str] = ("Tintin kernel (WUSTL-CSPL/tintin-kernel 7906262e): tintin_scheduler.c:221-290, "
+                             "tintin_elastic.c:313-408, tintin_uncertainty.c:324-384; layout='mcnaughton': "
+                             "the paper's appendix (Li et al., OSDI 2025)")
 
-    param_constraints: ClassVar[dict] = {"hyperperiod": Interval(int, 1, None), "u_min": Interval(float, 0, 1)}
+    param_constraints: ClassVar[dict] = {
+        "hyperperiod": Interval(int, 1, None), "u_min": Interval(float, 0, 1),
+        "layout": StrOptions(("kernel", "mcnaughton")), "m": [None, Interval(int, 1, None)],
+        "warmup": Interval(float, 0, None), "merge": "boolean",
+        "resolve": StrOptions(("spent", "hyperperiod")), "tick": StrOptions(("kernel", "quantum"))}
 
-    def __init__(self, hyperperiod: int = 10, u_min: float = 0.1) -> None:
+    def __init__(self, hyperperiod: int = 10, u_min: float = 0.1, layout: str = "kernel", m: int | None = 6,
+                 warmup: float = 20.0, merge: bool = True, resolve: str = "spent", tick: str = "kernel") -> None:
         self.hyperperiod = hyperperiod
         self.u_min = u_min
+        self.layout = layout
+        self.m = m
+        self.warmup = warmup
+        self.merge = merge
+        self.resolve = resolve
+        self.tick = tick
 
     def _start(self, problem: Problem) -> None:
         n = problem.n_events
@@ -179,13 +292,132 @@ class TintinScheduler(OnlineScheduler):
                 continue
             self._units.setdefault(problem.unit(e), []).append(i)
         self._units = {u: np.asarray(ix) for u, ix in self._units.items()}
+        self._seen = 0
+        self.dropped_ = 0
+        self.utilization_ = np.zeros(n)
+        # the mcnaughton variant's per-quantum Welford
         self._count = np.zeros(n)
         self._mean = np.zeros(n)
         self._m2 = np.zeros(n)
-        self._seen = 0
         self._periods = 0
-        self.dropped_ = 0
-        self.utilization_ = np.zeros(n)
+        # the kernel's per-event state (tintin_event.h:29-90)
+        self._mon = np.zeros(n)                 # total_time_monitored
+        self.remaining_ = np.zeros(n)           # remaining_time (budget)
+        self._cur_c = np.zeros(n)               # the measurement in progress
+        self._cur_h = np.zeros(n)
+        self._prev = np.zeros(n, dtype=bool)
+        self._n_meas = np.zeros(n, dtype=int)
+        self._run = np.zeros(n)                 # running_count
+        self._last = np.zeros((n, 3))           # last measurement: count, on-time, time enabled at its end
+        self._wc = np.zeros(n)                  # Welfords_total, _total_weight, _mean, _variance_running
+        self._wt = np.zeros(n)
+        self._wmean = np.zeros(n)
+        self._wvr = np.zeros(n)
+        self.variance_ = np.zeros(n)            # Welfords_variance
+        self.sigma_ = np.zeros(n)               # uncertainty
+        self.warm_up_quanta_ = None
+        self._next_resolve = 0
+        self.resolves_ = 0
+
+    # -- the kernel ------------------------------------------------------------------------------------
+
+    def _close(self, j: int, t_now: float) -> None:
+        """A measurement ends (sched-out): the running count (`mpx.scalers.tintin`) and Welford's update
+        (``tintin_uncertainty.c:361-382``)."""
+        c, h = self._cur_c[j], self._cur_h[j]
+        self._cur_c[j] = self._cur_h[j] = 0.0
+        if h <= 0:
+            return
+        if self._n_meas[j] == 0:
+            self._run[j] = c * t_now / self._mon[j]
+        else:
+            lc, lh, lt = self._last[j]
+            self._run[j] += tam_area(c, t_now, h, lc, lt, lh)
+        self._last[j] = (c, h, t_now)
+        self._n_meas[j] += 1
+        r, old = c / h, self._wmean[j]
+        self._wc[j] += c
+        self._wt[j] += h
+        self._wmean[j] = self._wc[j] / self._wt[j]
+        self._wvr[j] += h * (r - self._wmean[j]) * (r - old)
+        self.variance_[j] = max(self._wvr[j] / self._wt[j], 0.0)
+
+    def running_count(self, t_now: float) -> np.ndarray:
+        """``tintin_running_count_extrapolated`` (``tintin_estimation.c:112-152``) of every event at time
+        enabled ``t_now``: the running count plus the last measurement's rate since its end."""
+        lc, lh, lt = self._last.T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ext = np.where(self._n_meas > 0, (t_now - lt) * lc / np.where(lh > 0, lh, 1.0), 0.0)
+        return np.where(self._n_meas > 0, self._run + ext, 0.0)
+
+    def _decide_kernel(self, observed: Observed) -> np.ndarray:
+        problem = self.problem_
+        n = problem.n_events
+        h_q = int(self.hyperperiod)
+        edges = np.asarray(observed.edges, dtype=float)
+        q1 = observed.n_quanta
+        quantum = float(observed.quantum)
+        hyper = h_q * quantum
+        t_now = float(edges[q1] - edges[0]) if q1 else 0.0
+        if q1 > self._seen:  # the tick just run: one constant set of events
+            dur = float(edges[q1] - edges[self._seen])
+            cnt = np.nansum(np.asarray(observed.counts[self._seen:q1], dtype=float), axis=0)
+            on = self._prev
+            self._cur_c[on] += cnt[on]
+            self._cur_h[on] += dur
+            self._mon[on] += dur
+            self.remaining_[on] -= self._cur_h[on] if self.merge else dur
+            np.maximum(self.remaining_, 0.0, out=self.remaining_)
+            self._seen = q1
+        self.sigma_ = np.sqrt(self.variance_) * np.maximum(t_now - self._mon, 0.0)
+        row = np.zeros(n, dtype=bool)
+        k = h_q if self.tick == "kernel" else 1
+        resolve_now = self.resolve == "hyperperiod" and q1 >= self._next_resolve
+        if resolve_now:
+            self._next_resolve = q1 + h_q
+        w = np.asarray(problem.weights, dtype=float)
+        for unit, idx in self._units.items():
+            m = int(self.m) if self.m is not None else problem.n_counters(unit)
+            if idx.size == 0:
+                continue
+            if (self._mon[idx] < float(self.warmup) * hyper).any():  # tintin_scheduler.c:229-255
+                order = sorted(idx.tolist(), key=lambda j: (self._mon[j], j))
+                k_unit = h_q
+            else:
+                if self.warm_up_quanta_ is None:
+                    self.warm_up_quanta_ = q1
+                if (self.resolve == "spent" and not (self.remaining_[idx] > 0).any()) or resolve_now:
+                    weight = self.variance_[idx] * w[idx]
+                    x = self.running_count(t_now)[idx]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        e = np.where(weight > 0, x * x / np.where(weight > 0, weight, 1.0), np.inf)
+                    self.remaining_[idx] = kernel_elastic(e, m, hyper, float(self.u_min) * hyper)
+                    self.utilization_[idx] = self.remaining_[idx] / (-(-idx.size // m) * hyper)
+                    self.resolves_ += 1
+                order = sorted(idx.tolist(), key=lambda j: (-self.remaining_[j], -self.sigma_[j], j))
+                nxt = hyper
+                for j in order[:m]:
+                    if self.remaining_[j] > 0:
+                        nxt = self.remaining_[j]
+                k_unit = int(min(max(round(min(max(nxt, quantum), hyper) / quantum), 1), h_q))
+            chosen: list[str] = []
+            for j in order:  # perf's flexible sched-in: stop at the first that does not fit
+                if not problem.fits(chosen + [problem.events[j]]):
+                    break
+                chosen.append(problem.events[j])
+                row[j] = True
+            k = min(k, k_unit) if self.tick == "kernel" else 1
+        for j in np.flatnonzero(self._prev & (~row if self.merge else True)):
+            self._close(int(j), t_now)
+        self._prev = row
+        return np.repeat(row[None, :], max(int(k), 1), axis=0)
+
+    def _decide(self, observed: Observed) -> np.ndarray:
+        if self.layout == "kernel":
+            return self._decide_kernel(observed)
+        return self._decide_mcnaughton(observed)
+
+    # -- the paper's appendix variant (layout="mcnaughton") -----------------------------------------------
 
     def _update(self, observed: Observed) -> None:
         """Welford over the quanta observed since the last decision (only where the event ran)."""
@@ -218,7 +450,7 @@ class TintinScheduler(OnlineScheduler):
         a[known] = w[known] * rel[known]
         return a
 
-    def _decide(self, observed: Observed) -> np.ndarray:
+    def _decide_mcnaughton(self, observed: Observed) -> np.ndarray:
         problem = self.problem_
         self._update(observed)
         h = int(self.hyperperiod)

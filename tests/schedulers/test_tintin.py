@@ -1,4 +1,4 @@
-"""TinTin: water-filling against a direct convex solve, McNaughton's packing on the reference example,
+"""TinTin, the paper's appendix variant (layout="mcnaughton"): water-filling against a direct convex solve, McNaughton's packing on the reference example,
 Welford from observations only, and more counter time for the events that vary more."""
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _trace(n=400, seed=1):
 
 def test_the_event_that_varies_most_gets_the_most_counter_time():
     p = Problem(["steady", "bursty", "steady2", "steady3"], "generic-2")
-    obs = multiplex(_trace(), p, TintinScheduler(hyperperiod=10, u_min=0.1), quantum=1.0, read_every=10)
+    obs = multiplex(_trace(), p, TintinScheduler(hyperperiod=10, u_min=0.1, layout="mcnaughton"), quantum=1.0, read_every=10)
     share = obs.quanta.running[40:].mean(axis=0)  # after the first hyperperiods
     assert share[p.index("bursty")] == pytest.approx(1.0, abs=0.02)
     assert share[p.index("bursty")] > share[p.index("steady")]
@@ -120,15 +120,15 @@ def test_user_weights_shift_counter_time():
     tr = _trace()
     base = Problem(tr.events, "generic-2")
     heavy = Problem(tr.events, "generic-2", weights={"steady": 1e6})
-    s0 = multiplex(tr, base, TintinScheduler(), quantum=1.0, read_every=10).quanta.running[40:].mean(axis=0)
-    s1 = multiplex(tr, heavy, TintinScheduler(), quantum=1.0, read_every=10).quanta.running[40:].mean(axis=0)
+    s0 = multiplex(tr, base, TintinScheduler(layout="mcnaughton"), quantum=1.0, read_every=10).quanta.running[40:].mean(axis=0)
+    s1 = multiplex(tr, heavy, TintinScheduler(layout="mcnaughton"), quantum=1.0, read_every=10).quanta.running[40:].mean(axis=0)
     assert s1[0] > s0[0]
 
 
 def test_welford_statistics_come_from_observed_quanta_only():
     tr = _trace(n=100)
     p = Problem(tr.events, "generic-2")
-    sched = TintinScheduler(hyperperiod=5)
+    sched = TintinScheduler(hyperperiod=5, layout="mcnaughton")
     obs = multiplex(tr, p, sched, quantum=1.0, read_every=5)
     # the last decision used quanta 0..94 (the last hyperperiod was decided before it ran)
     run = obs.quanta.running[:95]

@@ -1,0 +1,177 @@
+"""Tintin's running-count estimator and its uncertainty (``tintin``), on the quantum view.
+
+Source: the authors' kernel (github WUSTL-CSPL/tintin-kernel at 7906262e, Linux 5.15 patch,
+``kernel/events/``), read for mpx in ``../shared/peers/tintin/kernel/``; Li et al., "Tintin", OSDI 2025.
+
+**Measurements.** A measurement is one stay of the event on a counter: its count ``c``, its time on the
+counter ``h`` and the event's time enabled ``T`` when it was scheduled out (``struct tintin_measurement``,
+``tintin_vector.h:16-23``). With ``merge=True`` (the kernel's behaviour as issue 24 reads its sched-in /
+sched-out path in ``kernel/events/core.c``, which is not in the shared copy) consecutive quanta on a counter
+are one measurement; ``merge=False`` makes every quantum its own measurement.
+
+**Running count** (one per event, ``tintin_event.running_count``, ``tintin_event.h:70``), grown at each
+sched-out by ``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``):
+
+- the first measurement: ``c · T / h`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:5-17``,
+  called with the event's total time enabled and monitored, ``:91``): its rate extrapolated back to the start;
+- every later one: ``tintin_TAM`` (``tintin_estimation.c:20-51``) with ``W = T − T_prev``:
+  ``c_prev·W/h_prev + (W²/h)·c/(2W − h) − (W²/h_prev)·c_prev/(2W − h)``, the area over ``W`` under the line
+  from the previous rate ``c_prev/h_prev`` placed at the previous measurement's *end* to the current rate
+  ``c/h`` placed at the current measurement's *midpoint* (``2W − h`` is twice that distance). Since that
+  line passes through ``c/h`` at the midpoint, the area equals the measured ``c`` plus the line's integral
+  over the gap: the measured count is kept exactly.
+
+**A read** (``tintin_event_count``, ``tintin_interface.c:16-69``): while the event is on a counter, the
+running count plus the same interpolation with the measurement in progress (``:34-63``); otherwise
+``tintin_running_count_extrapolated`` (``tintin_estimation.c:112-152``): the running count plus the time
+enabled since the last measurement's end times that measurement's rate. mpx reads at the read-window
+boundaries (a measurement in progress is cut there for the read; it goes on afterwards). A read window's
+estimate is the difference of its two reads; ``run_totals`` is the read at the end of the run.
+
+**Uncertainty** σ = √V · (time enabled − time on counters) (``tintin_uncertainty_extrapolated``,
+``tintin_estimation.c:157-165``; ``tintin_update_uncertainty``, ``tintin_uncertainty.c:324-328``), where V
+is the time-weighted *population* variance of the measurements' rates ``c/h`` by Welford's method
+(``tintin_update_variance_by_Welfords_method``, ``tintin_uncertainty.c:330-384``: weight ``h``, mean =
+Σc/Σh, V = Σ h (r − mean)(r − old mean) / Σ h). Tintin's σ is that of the cumulative count; mpx reports per
+read window ``std = √V · (ΔE − ΔR)`` (the same rule applied to the window's own unmonitored time, V as of
+the window's end) so that it is scored for calibration like fusion's and BayesPerf's std.
+
+**Integer arithmetic.** The kernel computes in u64: ``time·(rate − mean)·(rate − old_mean)`` wraps when a
+factor is negative and the products of counts and nanoseconds overflow after about 10 s of realistic
+counts; the elastic scheduler's guard (``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶.
+mpx computes the intended mathematics in float64 (no wrap, no truncation).
+
+An event with no measurement before a read has no estimate there (not estimated, NaN); one that never ran
+is NaN everywhere. NaN counts in a quantum make that quantum count as not run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mpx.scalers.base import Estimate, Scaler
+
+__all__ = ["TintinScaler", "tam_area", "measurements", "running_counts", "welford_variance"]
+
+
+def tam_area(c: float, t_end: float, h: float, c_prev: float, t_prev: float, h_prev: float) -> float:
+    """``tintin_TAM`` (``tintin_estimation.c:20-51``) in real arithmetic: the count estimated from the
+    previous measurement's end ``t_prev`` to the current one's end ``t_end`` (both in time enabled)."""
+    w = t_end - t_prev
+    d = 2.0 * w - h
+    return c_prev * w / h_prev + (w * w / h) * c / d - (w * w / h_prev) * c_prev / d
+
+
+def measurements(ran: np.ndarray, counts: np.ndarray, dur: np.ndarray, merge: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One event's measurements from its quanta: ``(start_q, end_q, count, on_time)``, a measurement per
+    run of consecutive quanta on the counter (``merge``) or per quantum."""
+    ran = np.asarray(ran, dtype=bool)
+    q = np.flatnonzero(ran)
+    if q.size == 0:
+        z = np.zeros(0)
+        return z.astype(np.intp), z.astype(np.intp), z, z
+    if merge:
+        brk = np.flatnonzero(np.diff(q) > 1) + 1
+        starts = q[np.r_[0, brk]]
+        ends = q[np.r_[brk - 1, q.size - 1]] + 1
+    else:
+        starts, ends = q, q + 1
+    cum_c = np.r_[0.0, np.cumsum(np.where(ran, counts, 0.0))]
+    cum_t = np.r_[0.0, np.cumsum(np.where(ran, dur, 0.0))]
+    return starts, ends, cum_c[ends] - cum_c[starts], cum_t[ends] - cum_t[starts]
+
+
+def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: np.ndarray) -> np.ndarray:
+    """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first
+    ``c·T/mon`` (``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
+    out = np.zeros(c.size)
+    if c.size == 0:
+        return out
+    out[0] = c[0] * t_end[0] / mon_at_end[0] if mon_at_end[0] > 0 else 0.0
+    if c.size > 1:
+        w = t_end[1:] - t_end[:-1]
+        d = 2.0 * w - h[1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            area = c[:-1] * w / h[:-1] + (w * w / h[1:]) * c[1:] / d - (w * w / h[:-1]) * c[:-1] / d
+        out[1:] = out[0] + np.cumsum(area)
+    return out
+
+
+def welford_variance(c: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """The time-weighted population variance of the rates ``c/h`` after each measurement, as Welford's
+    update of ``tintin_uncertainty.c:365-382`` computes it (in real arithmetic)."""
+    if c.size == 0:
+        return np.zeros(0)
+    r = c / h
+    tw = np.cumsum(h)
+    mean = np.cumsum(c) / tw
+    old = np.r_[0.0, mean[:-1]]
+    return np.cumsum(h * (r - mean) * (r - old)) / tw
+
+
+class TintinScaler(Scaler):
+    """Tintin's running-count estimate and its σ per read window (see the module docstring); quantum view.
+
+    Parameters
+    ----------
+    merge:
+        Consecutive quanta on a counter form one measurement (the kernel's sched-out, issue 24); False:
+        one measurement per quantum.
+    """
+
+    name: ClassVar[str] = "tintin"
+    view: ClassVar[str] = "quantum"
+    causal: ClassVar[bool] = True
+    source: ClassVar[str] = ("Tintin kernel (WUSTL-CSPL/tintin-kernel 7906262e): tintin_estimation.c:5-165 "
+                             "(TAM to the midpoint, running count, extrapolated read, sigma), "
+                             "tintin_uncertainty.c:330-384 (weighted Welford)")
+    param_constraints: ClassVar[dict] = {"merge": "boolean"}
+
+    def __init__(self, merge: bool = True) -> None:
+        self.merge = merge
+
+    def _estimate(self, observation: Any) -> Estimate:
+        qv = observation.quanta
+        edges = np.asarray(qv.edges, dtype=np.float64)
+        dur = np.diff(edges)
+        counts = np.asarray(qv.counts, dtype=np.float64)
+        ran_q = np.asarray(qv.running, dtype=bool) & np.isfinite(counts)
+        reads = np.asarray(observation.reads.quanta, dtype=np.intp)
+        n_q, n_e = counts.shape
+        t_read = edges[reads] - edges[0]                  # time enabled at each read
+        cum_run = np.r_[np.zeros((1, n_e)), np.cumsum(np.where(ran_q, dur[:, None], 0.0), axis=0)]
+        mon_read = cum_run[reads]                          # time on counters at each read [R+1, E]
+        value = np.full((reads.size, n_e), np.nan)
+        sqrt_v = np.full((reads.size, n_e), np.nan)
+        t_q = edges - edges[0]
+        for j in range(n_e):
+            s, e, c, h = measurements(ran_q[:, j], np.nan_to_num(counts[:, j]), dur, self.merge)
+            if s.size == 0:
+                continue
+            for i, b in enumerate(reads):
+                # measurements closed by b, and one in progress across b cut at b
+                k = int(np.searchsorted(e, b, side="right"))          # e[:k] <= b
+                cs, hs, ends = c[:k], h[:k], e[:k]
+                if k < s.size and s[k] < b:                            # in progress at the read
+                    cut_c = float(np.where(ran_q[s[k]:b, j], counts[s[k]:b, j], 0.0).sum())
+                    cut_h = float(dur[s[k]:b].sum())
+                    cs, hs, ends = np.r_[cs, cut_c], np.r_[hs, cut_h], np.r_[ends, b]
+                if cs.size == 0:
+                    continue
+                ts, mon_end = t_q[ends], cum_run[ends, j]
+                run = running_counts(cs, hs, ts, mon_end)
+                value[i, j] = run[-1] + (t_read[i] - ts[-1]) * cs[-1] / hs[-1]
+                sqrt_v[i, j] = np.sqrt(max(welford_variance(cs, hs)[-1], 0.0))
+        est = np.diff(value, axis=0)
+        first = np.isfinite(value[1:]) & ~np.isfinite(value[:-1])
+        est[first] = value[1:][first]                       # the read before had no estimate: count from 0
+        unmon = np.diff(t_read)[:, None] - np.diff(mon_read, axis=0)
+        std = np.where(np.isfinite(est), sqrt_v[1:] * np.maximum(unmon, 0.0), np.nan)
+        not_est = ~np.isfinite(est)
+        notes = [f"{'merged' if self.merge else 'per-quantum'} measurements; std = sqrt(V) x unmonitored time "
+                 "of the window"]
+        return self.make_estimate(observation, est, not_estimated=not_est, std=np.where(not_est, np.nan, std),
+                                  notes=notes, run_totals=value[-1])

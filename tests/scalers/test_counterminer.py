@@ -1,0 +1,51 @@
+"""CounterMiner's cleaning over a read-window scaler: the Gumbel test on a hand case, filling, and the rule
+Tintin's code intended (../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240, lines 141-196)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpx.observation import Observation
+from mpx.scalers import get
+from mpx.scalers.counterminer import gumbel_outliers, tintin_clean
+
+
+def test_gumbel_test_hand_case():
+    """x = 10 ones and one 10: mean 1.818, s = 2.714, β = s·√6/π = 2.116, μ = 1.818 − 0.5772·2.116 = 0.597;
+    the upper tail at 10 is 1 − exp(−exp(−(10 − 0.597)/2.116)) = 0.0117: an outlier at alpha 0.05, not at 0.01."""
+    x = np.r_[np.ones(10), 10.0]
+    s = np.std(x, ddof=1)
+    beta = s * np.sqrt(6) / np.pi
+    mu = x.mean() - 0.5772156649 * beta
+    assert 1 - np.exp(-np.exp(-(10 - mu) / beta)) == pytest.approx(0.0117, abs=5e-4)
+    assert gumbel_outliers(x, 0.05).tolist() == [False] * 10 + [True]
+    assert not gumbel_outliers(x, 0.01).any()
+
+
+def test_tintin_rule_replaces_above_mean_plus_5_sigma_after_10_values():
+    """:142 (more than 10 values), :178-181 (> mean + 5σ → mean), :183 (the cleaned value enters the history);
+    a spike among the first 11 values is kept. With a trailing window of 6 (all 100: σ = 0) the second
+    spike is replaced; with 8 the window holds the first spike (mean 212.5, σ 297.6: bound 1700) and it is kept."""
+    x = np.r_[np.full(5, 100.0), 1000.0, np.full(6, 100.0), 1000.0, 100.0]
+    assert not tintin_clean(x, window=8)[1].any()
+    y, rep = tintin_clean(x, window=6)
+    assert rep.tolist() == [False] * 12 + [True, False]
+    assert y[12] == pytest.approx(100.0) and y[5] == 1000.0
+
+
+def test_wrapper_fills_missing_and_replaces_outliers():
+    counts = np.full((40, 2), 100.0)
+    counts[17, 0] = 5000.0
+    running = np.ones((40, 2), bool)
+    running[20:24, 1] = False
+    obs = Observation.from_quanta(["a", "b"], np.arange(41.0), np.where(running, counts, np.nan), running, 2,
+                                  time_unit="intervals")
+    lin = get("linear").estimate(obs)
+    cm = get("counterminer", alpha=0.01).estimate(obs)
+    assert lin.counts[8, 0] == pytest.approx(5100.0)
+    assert cm.counts[8, 0] == pytest.approx(200.0)                 # replaced by the mean rate × ΔE
+    assert np.isnan(lin.counts[10, 1]) and cm.counts[10, 1] == pytest.approx(200.0)   # filled
+    assert cm.not_estimated[10, 1] and not cm.causal
+    tt = get("counterminer", variant="tintin").estimate(obs)
+    assert np.isnan(tt.counts[10, 1]) and tt.causal                # no filling
