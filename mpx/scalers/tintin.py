@@ -52,16 +52,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mpx.scalers.base import Estimate, Scaler
+from mpx.schedulers.tintin import tam_area
 
 __all__ = ["TintinScaler", "tam_area", "measurements", "running_counts", "welford_variance"]
-
-
-def tam_area(c: float, t_end: float, h: float, c_prev: float, t_prev: float, h_prev: float) -> float:
-    """``tintin_TAM`` (``tintin_estimation.c:20-51``) in real arithmetic: the count estimated from the
-    previous measurement's end ``t_prev`` to the current one's end ``t_end`` (both in time enabled)."""
-    w = t_end - t_prev
-    d = 2.0 * w - h
-    return c_prev * w / h_prev + (w * w / h) * c / d - (w * w / h_prev) * c_prev / d
 
 
 def measurements(ran: np.ndarray, counts: np.ndarray, dur: np.ndarray, merge: bool = True

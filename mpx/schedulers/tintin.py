@@ -90,10 +90,17 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
-from mpx.scalers.tintin import tam_area
 from mpx.schedulers.base import Observed, OnlineScheduler
 
-__all__ = ["TintinScheduler", "kernel_elastic", "water_fill", "mcnaughton", "quantize"]
+__all__ = ["TintinScheduler", "kernel_elastic", "water_fill", "mcnaughton", "quantize", "tam_area"]
+
+
+def tam_area(c: float, t_end: float, h: float, c_prev: float, t_prev: float, h_prev: float) -> float:
+    """``tintin_TAM`` (``tintin_estimation.c:20-51``) in real arithmetic: the count estimated from the
+    previous measurement's end ``t_prev`` to the current one's end ``t_end`` (both in time enabled)."""
+    w = t_end - t_prev
+    d = 2.0 * w - h
+    return c_prev * w / h_prev + (w * w / h) * c / d - (w * w / h_prev) * c_prev / d
 
 
 def water_fill(a: Sequence[float], m: float, u_min: float, u_max: float = 1.0) -> np.ndarray:
