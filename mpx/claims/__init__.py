@@ -12,113 +12,24 @@ paper's own definition computed in mpx where it differs from mpx's headline meas
 - **not reproducible here**: mpx lacks what the claim needs (hardware, code, data) — said, never omitted;
 - **not measured**: the store lacks the experiment (run ``mpx run experiments/claims.toml``).
 
-`ledger` builds the table, `ledger_markdown` the page ``docs/claims.md`` (``mpx report DIR --claims
+The verdicts, `Finding` and `Claim` live in `mpx.claims.common`, the Tintin and CounterMiner claims in
+`mpx.claims.tintin`; `ledger` builds the table, `ledger_markdown` the page ``docs/claims.md`` (``mpx report DIR --claims
 FILE``). Scalers and schedulers are scored as everywhere (`mpx.evaluate`, ``docs/scoring.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from mpx.compare import BOOT, paired_bootstrap, per_workload
+from mpx.claims.common import (DIRECTION, NOT_MEASURED, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, SETTING, VERDICTS,
+                               Claim, Finding, _better, _done, _num, _pct, _ratio, _slice, ratio_verdict)
+from mpx.claims.tintin import _counterminer, _tintin_headline, _tintin_pairing
+from mpx.compare import per_workload
 
 __all__ = ["CLAIMS", "Claim", "Finding", "VERDICTS", "ledger", "ledger_markdown", "ratio_verdict"]
-
-REPRODUCED = "reproduced"
-DIRECTION = "direction reproduced"
-NOT_REPRODUCED = "not reproduced"
-NOT_REPRODUCIBLE = "not reproducible here"
-NOT_MEASURED = "not measured"
-VERDICTS = (REPRODUCED, DIRECTION, NOT_REPRODUCED, NOT_REPRODUCIBLE, NOT_MEASURED)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """What mpx measured for one claim (see the module docstring for the verdicts). ``number`` and
-    ``paper_number`` are the two values put side by side in the figure (None: nothing comparable)."""
-
-    mpx_setting: str
-    mpx_value: str
-    verdict: str
-    why: str
-    paper_definition: str = ""
-    number: float | None = None
-    paper_number: float | None = None
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One quantitative claim: ``id``, the ``claim`` as cited, its ``source``, the paper's setting and
-    number, the store ``experiment`` that supplies mpx's data (None: the measure needs none) and the
-    ``measure`` that reads it; ``rule``: the verdict rule in words, with why its tolerance is that wide."""
-
-    id: int
-    claim: str
-    source: str
-    paper_setting: str
-    paper_value: str
-    experiment: str | None
-    measure: Callable[[Any], Finding]
-    rule: str = ""
-
-
-# -- helpers --------------------------------------------------------------------------------------------
-
-
-def _done(store: Any, experiment: str, table: str = "scores") -> pd.DataFrame:
-    t = store.table(table, experiment)
-    if t.empty:
-        return t
-    if "status" in t:
-        t = t[t["status"] == "done"]
-    return t.copy()
-
-
-def _num(df: pd.DataFrame, col: str) -> pd.Series:
-    return pd.to_numeric(df[col], errors="coerce")
-
-
-def _ratio(per: pd.DataFrame, a: str, b: str) -> tuple[float, float, float]:
-    """mean(a) / mean(b) over workloads with its 95 % paired bootstrap interval."""
-    two = per.loc[[a, b]].dropna(axis=1)
-    s = paired_bootstrap(two, BOOT, 0)
-    r = s[:, 0] / np.maximum(s[:, 1], 1e-300)
-    return float(two.loc[a].mean() / two.loc[b].mean()), float(np.percentile(r, 2.5)), float(np.percentile(r, 97.5))
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
-
-
-def _better(gain: float, what: str = "better") -> str:
-    """A relative gain as words: ``0.3`` → "30.0 % better", ``-0.2`` → "20.0 % worse"."""
-    worse = {"better": "worse", "lower": "higher", "more accurate": "less accurate"}[what]
-    return f"{_pct(abs(gain))} {what if gain >= 0 else worse}"
-
-
-def ratio_verdict(paper: float, est: float, lo: float, hi: float, tol: float) -> str:
-    """A claimed ratio ``paper`` > 1 (baseline error over the method's): reproduced within ``tol``
-    (relative), the direction when the interval lies above 1, else not reproduced."""
-    if abs(est - paper) <= tol * paper:
-        return REPRODUCED
-    if lo > 1:
-        return DIRECTION
-    return NOT_REPRODUCED
-
-
-def _slice(rows: pd.DataFrame, **fixed: Any) -> pd.DataFrame:
-    for k, v in fixed.items():
-        if k in rows:
-            rows = rows[_num(rows, k) == v] if isinstance(v, (int, float)) else rows[rows[k] == v]
-    return rows
-
-
-SETTING = "9 shipped callgrind workloads, 14 events, generic counters"
 
 
 # -- the claims -----------------------------------------------------------------------------------------
@@ -401,138 +312,6 @@ def _round_robin_phases(store: Any) -> Finding:
                    "robin + linear scaling, a read every 10 quanta", value, verdict,
                    "the thesis gives no setting; 'reach 30 %' is read as the mean over events on the phase program",
                    number=float(err[phases]), paper_number=0.30)
-
-
-TINTIN_SETS = (("callgrind", "claims_tintin", "claims_tintin_short", "9 shipped callgrind workloads, 14 events, "
-                 "4 generic counters"),
-               ("gem5", "claims_tintin_gem5", "claims_tintin_gem5_short", "10 gem5 datasets, 39 events, gem5-o3-g4"))
-
-
-def _pairs(store: Any, experiment: str, pairs: list[tuple[str, str]], col: str) -> pd.DataFrame:
-    """Per workload (columns) the ``col`` of each (scheduler, scaler) pair (rows named "scheduler + scaler")."""
-    rows = _done(store, experiment)
-    if rows.empty:
-        raise KeyError(f"{experiment} has no finished rows")
-    out = {}
-    for sch, sca in pairs:
-        r = rows[(rows["scheduler"] == sch) & (rows["scaler"] == sca)]
-        if r.empty:
-            raise KeyError(f"{experiment}: no rows of {sch} + {sca}")
-        out[f"{sch} + {sca}"] = _num(r, col).groupby(r["workload"]).mean()
-    return pd.DataFrame(out).T
-
-
-def _tintin_sets(store: Any) -> list[dict]:
-    """Tintin's pairing against perf + linear and round robin + linear on each data set, kernel warm-up and
-    shortened warm-up: whole-run total error (the paper's measure) and window WAPE, per-workload means."""
-    have = set(store.experiments())
-    out = []
-    for label, exp, short, setting in TINTIN_SETS:
-        if exp not in have:
-            continue
-        pairs = [("perf", "linear"), ("round_robin", "linear"), ("tintin", "tintin"), ("tintin", "linear")]
-        tot = _pairs(store, exp, pairs, "total_error")
-        win = _pairs(store, exp, pairs, "wape_all")
-        cal = _pairs(store, exp, [("tintin", "tintin")], "calibration_90").mean(axis=1).iloc[0]
-        d = {"label": label, "setting": setting, "tot": tot, "win": win, "cal90": float(cal)}
-        d["ratio"] = _ratio(tot, "perf + linear", "tintin + tintin")
-        d["better"] = int((tot.loc["tintin + tintin"] < tot.loc["perf + linear"]).sum())
-        d["n"] = int(tot.loc[["tintin + tintin", "perf + linear"]].dropna(axis=1).shape[1])
-        if short in have:
-            st = _pairs(store, short, [("tintin", "tintin")], "total_error")
-            sw = _pairs(store, short, [("tintin", "tintin")], "wape_all")
-            both = pd.concat([tot.loc[["perf + linear"]], st.rename(index={"tintin + tintin": "short"})])
-            d["short_tot"], d["short_win"] = float(st.mean(axis=1).iloc[0]), float(sw.mean(axis=1).iloc[0])
-            d["short_ratio"] = _ratio(both, "perf + linear", "short")
-        out.append(d)
-    return out
-
-
-def _tintin_line(d: dict) -> str:
-    t, w = d["tot"].mean(axis=1), d["win"].mean(axis=1)
-    r, lo, hi = d["ratio"]
-    line = (f"{d['label']}: whole-run total error perf + linear {_pct(t['perf + linear'])}, round robin + linear "
-            f"{_pct(t['round_robin + linear'])}, Tintin's schedule + Tintin's estimator {_pct(t['tintin + tintin'])} "
-            f"(perf / Tintin {r:.2f}x [{lo:.2f}, {hi:.2f}]; Tintin better on {d['better']} of {d['n']} workloads; "
-            f"Tintin's schedule + linear {_pct(t['tintin + linear'])}); window WAPE {_pct(w['perf + linear'])}, "
-            f"{_pct(w['round_robin + linear'])}, {_pct(w['tintin + tintin'])}; Tintin's sigma: "
-            f"{_pct(d['cal90'])} of windows inside the 90 % band")
-    if "short_tot" in d:
-        sr, slo, shi = d["short_ratio"]
-        line += (f"; warm-up shortened to 2 hyperperiods: total {_pct(d['short_tot'])} ({sr:.2f}x [{slo:.2f}, "
-                 f"{shi:.2f}]), WAPE {_pct(d['short_win'])}")
-    return line
-
-
-_TINTIN_WHY = ("the paper: 2x Xeon Gold 6130, 24 events on 4 counters, 4 ms hyperperiod, 0.4 ms quantum, 26 SPEC "
-               "CPU2017 / PARSEC programs, the truth one event pinned; here a hyperperiod of 10 quanta and the kernel's "
-               "schedule (layout='kernel') and estimator (scaler 'tintin'). The kernel's warm-up (20 hyperperiods of "
-               "counter time per event) is about 700 of the ~1,300 quanta of a callgrind trace and longer than a gem5 "
-               "trace (1,000 quanta; ~1,900 needed): with the kernel default the gem5 runs never leave the warm-up, so a "
-               "warm-up of 2 hyperperiods is shown beside it")
-
-
-def _tintin_pairing(store: Any) -> Finding:
-    sets = _tintin_sets(store)
-    if not sets:
-        return Finding("-", "-", NOT_MEASURED, "claims_tintin not in the store")
-    above = [d["ratio"][1] > 1 for d in sets]
-    most = [d["better"] >= 0.9 * d["n"] for d in sets]
-    verdict = (REPRODUCED if len(sets) == len(TINTIN_SETS) and all(above) and all(most) else
-               DIRECTION if any(above) else NOT_REPRODUCED)
-    setting = "; ".join(f"{d['label']}: {d['setting']}" for d in sets) + (
-        "; Linux perf's rotation + linear scaling vs Tintin's schedule + Tintin's estimator, round robin + linear "
-        "beside, a read every 10 quanta")
-    return Finding(setting, "; ".join(_tintin_line(d) for d in sets), verdict, _TINTIN_WHY,
-                   paper_definition="mean over programs of the whole-run total error (total_error)",
-                   number=float(sets[0]["ratio"][0]), paper_number=3.09)
-
-
-def _tintin_headline(store: Any) -> Finding:
-    sets = _tintin_sets(store)
-    if not sets:
-        return Finding("-", "-", NOT_MEASURED, "claims_tintin not in the store")
-    first = sets[0]
-    r, lo, hi = first["ratio"]
-    verdict = ratio_verdict(3.09, r, lo, hi, 0.2)
-    parts = []
-    for d in sets:
-        t = d["tot"].mean(axis=1)
-        dr, dlo, dhi = d["ratio"]
-        parts.append(f"{d['label']}: {_pct(t['perf + linear'])} -> {_pct(t['tintin + tintin'])} ({dr:.2f}x "
-                     f"[{dlo:.2f}, {dhi:.2f}])")
-    return Finding(sets[0]["setting"] + ", whole-run total error, kernel defaults (gem5 beside)", "; ".join(parts),
-                   verdict, "the verdict reads the callgrind set (the kernel's warm-up ends inside its traces); "
-                   + _TINTIN_WHY, paper_definition="mean over programs of the whole-run total error (total_error)",
-                   number=float(r), paper_number=3.09)
-
-
-def _counterminer(store: Any) -> Finding:
-    have = set(store.experiments())
-    parts, first = [], None
-    for label, exp, _, _ in TINTIN_SETS:
-        if exp not in have:
-            continue
-        pairs = [("perf", "linear"), ("perf", "counterminer")]
-        win = _pairs(store, exp, pairs, "wape_all")
-        tot = _pairs(store, exp, pairs, "total_error")
-        r, lo, hi = _ratio(win, "perf + linear", "perf + counterminer")
-        first = first or (r, lo, hi)
-        w, t = win.mean(axis=1), tot.mean(axis=1)
-        parts.append(f"{label}: window WAPE linear {_pct(w['perf + linear'])} -> CounterMiner {_pct(w['perf + counterminer'])}"
-                     f" ({r:.2f}x [{lo:.2f}, {hi:.2f}]); whole-run total {_pct(t['perf + linear'])} -> "
-                     f"{_pct(t['perf + counterminer'])}")
-    if first is None:
-        return Finding("-", "-", NOT_MEASURED, "claims_tintin not in the store")
-    verdict = ratio_verdict(28.3 / 7.7, *first, 0.2)
-    why = ("CounterMiner has no public code: mpx implements its cleaning from the paper's description (scaler "
-           "'counterminer': Gumbel upper-tail outliers replaced by the mean rate, missing windows interpolated; the "
-           "choices the description leaves open are named in mpx/scalers/counterminer.py) over perf's linear scaling. "
-           "Tintin's CounterMiner bar (8.80 % vs perf 9.01 %) is a second perf run: its kernel code changes no count "
-           "(arch/x86/events/core.c:134, 152-155, 201)")
-    return Finding("perf's rotation, a read every 10 quanta; " + "; ".join(f"{s[0]}: {s[3]}" for s in TINTIN_SETS),
-                   "; ".join(parts), verdict, why, paper_definition="average error of the multiplexed series (window "
-                   "WAPE here)", number=float(first[0]), paper_number=28.3 / 7.7)
 
 
 def _kahypar(store: Any) -> Finding:
