@@ -14,7 +14,7 @@ from mpx.errors import ConfigError
 from mpx.figures.data import error_column, scores
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption, hold
-from mpx.figures.style import WIDTH, hatch, legend_below, look
+from mpx.figures.style import WIDTH, hatch, look
 
 __all__ = ["FIGURE", "GEM5", "draw", "draw_gem5", "is_gem5"]
 
@@ -58,9 +58,9 @@ def _draw(store: Any, experiment: str | None, gem5: bool) -> Any:
     ax.set_ylim(bottom=0)
     ax.set_xlabel(f"{kind} workload")
     ax.set_ylabel(label)
-    ax.set_title(f"Scaler error per {kind} workload ({s} scheduler)")
+    ax.set_title(f"Scaler error per {kind} workload ({s} scheduler)", fontsize=9)
     ax.grid(axis="x", visible=False)
-    legend_below(ax, n_s, gap=0.34 if crowded else 0.2)
+    fig.legend(loc="outside upper center", ncol=min(n_s, 5))
     seeds = df["seed"].nunique() if "seed" in df else 1
     means = ", ".join(f"{n} {v:.1f} %" for n, v in piv.mean().items())
     add_caption(fig, sl.caption(f"Bars: every scaler in the data, left to right as mpx report ranks them (mean over "

@@ -135,13 +135,15 @@ def legend_below(ax: Any, n: int, gap: float = 0.18) -> None:
 
 def log_axis(ax: Any, axis: str = "y") -> None:
     """Log scale with plain numbers (1, 10, 100, 1000) and unlabelled minor ticks."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
     getattr(ax, f"set_{axis}scale")("log")
     a = ax.yaxis if axis == "y" else ax.xaxis
     ax.autoscale_view()
     lo, hi = (ax.get_ylim() if axis == "y" else ax.get_xlim())
-    if hi / max(lo, 1e-300) < 1e3:  # few decades: label 1-2-5 steps
+    if hi / max(lo, 1e-300) < 10:  # less than a decade: a few round values, as on a linear axis
+        a.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
+    elif hi / max(lo, 1e-300) < 1e3:  # few decades: label 1-2-5 steps
         a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(NullFormatter())
