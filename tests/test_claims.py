@@ -68,6 +68,9 @@ def test_claims_on_hand_made_results():
     assert sorted(int(lab.split(":")[0]) for lab in labels) == sorted(t.dropna(subset=["number", "paper_number"]).index)
     assert {1, 8, 11} <= {int(lab.split(":")[0]) for lab in labels}
     assert "Not drawn" in fig.texts[-1].get_text()
+    from tests.figures.test_figures import _layout_problems
+
+    assert _layout_problems(fig) == []  # page-sized, no label over another or off the figure
 
 
 def test_every_claim_states_its_verdict_rule_and_the_ledger_prints_it():

@@ -112,7 +112,7 @@ def time_label(unit: str, scale: float) -> str:
     return f"{prefix}{unit}"
 
 
-def short_event(name: str, aliases: dict[str, str] | None = None, limit: int = 24) -> str:
+def short_event(name: str, aliases: dict[str, str] | None = None, limit: int = 28) -> str:
     """A short name of event ``name`` for labels: its alias (``aliases``, e.g. a catalog's perf-like name of a
     gem5 stat) when it has one, else the stat name without gem5's ``system.``/``cpu.`` prefixes and its
     ``::total`` suffix, cut to its last dotted parts when still longer than ``limit``."""

@@ -66,7 +66,7 @@ def _unit(trace: Trace) -> str:
 
 
 def _axis(trace: Trace, ax: Any, scale: float) -> None:
-    ax.set_xlabel(_scale(trace, float(trace.edges[-1]))[1])
+    ax.set_xlabel(f"position in the run ({_scale(trace, float(trace.edges[-1]))[1]})")
 
 
 def timeline(trace: Trace, events: Sequence[str] = (), metrics: Sequence[str] = (), catalog: Any = None,
