@@ -62,7 +62,9 @@ def test_claims_on_hand_made_results():
 
     # the figure puts mpx's number over the paper's for the claims that have both, and names the others
     from mpx.figures.claims import draw
+    from mpx.figures.style import style
 
+    style()  # as mpx figs draws it
     fig = draw(store)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert sorted(int(lab.split(":")[0]) for lab in labels) == sorted(t.dropna(subset=["number", "paper_number"]).index)

@@ -46,7 +46,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     ax.set_yticklabels([f"{i}: {c[:48]}" for i, c in zip(has.index, has["claim"])], fontsize=7)
     ax.set_xlabel("mpx's number / the paper's (1 = as published)")
     ax.set_title("The thesis's quantitative claims re-measured in mpx", fontsize=9)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=7, frameon=False)
+    fig.legend(loc="outside upper center", ncol=3, fontsize=7, frameon=False)
     left = [str(i) for i in table.index if i not in has.index]
     add_caption(fig, "Each claim in its own setting (docs/claims.md)."
                 + (f" Not drawn (no positive number comparable with the paper's; see the ledger): claims "
