@@ -13,7 +13,7 @@ import zlib
 from typing import Any
 
 __all__ = ["COLORS", "EXTRA_COLORS", "HATCHES", "LINESTYLES", "MARKERS", "MAX_HEIGHT", "METHODS", "PALETTE", "WIDTH",
-           "color", "height", "hatch", "legend_below", "log_axis", "look", "short_event", "style", "time_axis",
+           "color", "height", "hatch", "log_axis", "look", "short_event", "style", "time_axis",
            "time_label", "wrap"]
 
 WIDTH = 6.3  # inches: the thesis text width; every figure is this wide
@@ -125,12 +125,6 @@ def short_event(name: str, aliases: dict[str, str] | None = None, limit: int = 2
         parts = parts[1:]
         s = ".".join(parts)
     return s if len(s) <= limit else s[: limit - 1] + "…"
-
-
-def legend_below(ax: Any, n: int, gap: float = 0.18) -> None:
-    """The legend under the axes (``gap``: axes heights below them; more under rotated tick labels), up to
-    5 columns."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -gap), ncol=min(n, 5))
 
 
 def log_axis(ax: Any, axis: str = "y") -> None:

@@ -175,6 +175,8 @@ def test_every_figure_is_page_sized_and_its_labels_do_not_overlap(name, store, g
 
 
 def test_trace_views_are_page_sized_and_readable():
+    import matplotlib.pyplot as plt
+
     from tests.figures.test_trace_view import vector_trace
     from mpx.figures.trace_view import breakdown, heatmap, timeline
 
@@ -182,6 +184,7 @@ def test_trace_views_are_page_sized_and_readable():
     for fig in (timeline(t, ["cpu.inst::IntAlu", "cycles"]), breakdown(t, "cpu.inst::*", bins=10),
                 heatmap(t, "bank::*", bins=10)):
         assert _layout_problems(fig) == []
+    plt.close("all")
 
 
 def test_gem5_figures_draw_gem5_data_only(store, gem5_store):
