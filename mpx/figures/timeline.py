@@ -94,7 +94,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     tmax = float(ser["end"].max())
     scale, tunit = time_axis(unit, tmax, seconds_per_unit(scores, dataset, unit))
     rw = pd.to_numeric(scores["read_window"], errors="coerce").dropna() if "read_window" in scores else None
-    rw_text = f", read window {rw.iloc[0] / scale:.3g} {tunit}" if rw is not None and len(rw) else ""
+    times = " × " if tunit.startswith("10$") else " "  # 18.2 × 10⁶ instructions, 50 µs
+    rw_text = f", read window {rw.iloc[0] / scale:.3g}{times}{tunit}" if rw is not None and len(rw) else ""
     for ax, ev in zip(axes[:, 0], events):
         part = ser[ser["event"] == ev]
         first = part[part["scaler"] == pick[0]].sort_values("window")
