@@ -45,7 +45,8 @@ def _draw(store: Any, experiment: str | None, gem5: bool) -> Any:
     piv = df.pivot_table(index="workload", columns="scaler", values=error, aggfunc="mean") * 100  # mean over seeds
     piv = piv[piv.mean().sort_values().index]  # scalers from best to worst, as mpx report ranks them
     n_w, n_s = piv.shape
-    crowded = n_w > 6 or max(len(str(i)) for i in piv.index) * n_w > 60  # labels would overlap
+    names = [str(i).removeprefix("gem5-") if gem5 else str(i) for i in piv.index]  # the axis says gem5
+    crowded = max(len(n) for n in names) * n_w > 70  # side by side, the labels would overlap
     rows = -(-n_s // 5)
     fig, ax = plt.subplots(figsize=(WIDTH, 3.3 + 0.2 * rows + (0.3 if crowded else 0)))
     width = 0.8 / n_s
@@ -53,10 +54,10 @@ def _draw(store: Any, experiment: str | None, gem5: bool) -> Any:
     for i, scaler in enumerate(piv.columns):
         ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy(), width, label=scaler,
                color=look(scaler)["color"], hatch=hatch(scaler), edgecolor="black", linewidth=0.4)
-    ax.set_xticks(x, piv.index, rotation=25 if crowded else 0, ha="right" if crowded else "center",
+    ax.set_xticks(x, names, rotation=45 if crowded else 0, ha="right" if crowded else "center",
                   rotation_mode="anchor")
     ax.set_ylim(bottom=0)
-    ax.set_xlabel(f"{kind} workload")
+    ax.set_xlabel("gem5 workload (gem5-…)" if gem5 else f"{kind} workload")
     ax.set_ylabel(label)
     ax.set_title(f"Scaler error per {kind} workload ({s} scheduler)", fontsize=9)
     ax.grid(axis="x", visible=False)

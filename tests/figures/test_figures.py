@@ -134,7 +134,9 @@ def test_a_method_keeps_its_look_in_every_figure():
     assert all(c != "#000000" for c, *_ in looks)  # black is the truth's
     assert look("my_scaler") == look("my_scaler") and look("linear") != look("my_scaler")
     assert set(available()) <= set(METHODS) == set(COLORS)  # every registered scaler has a fixed colour
-    assert len({look(m)["color"] for m in METHODS}) == len(METHODS)  # no two methods share a colour
+    for part in ("color", "marker"):  # no two methods share a colour, nor a marker
+        assert len({look(m)[part] for m in METHODS}) == len(METHODS), part
+    assert len({hatch(m) for m in METHODS}) == len(METHODS)  # nor a bar hatch
     for name in ("tintin", "my_scaler", "another_one", "x"):  # a method added later: a colour of no fixed one
         assert look(name)["color"] not in COLORS.values()
 
@@ -202,7 +204,7 @@ def test_gem5_figures_draw_gem5_data_only(store, gem5_store):
         with pytest.raises(ConfigError, match="no scaler scores on callgrind"):
             get("scaler_per_workload").draw(st, None)
         fig = get("scaler_per_workload_gem5").draw(st, None)
-        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["gem5-phases"]
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["phases"]  # gem5-phases
         assert fig.axes[0].get_ylabel() == "WAPE, all windows (%)"
         fig = get("timeline").draw(st, None)
     titles = [ax.get_title(loc="left") for ax in fig.axes]
