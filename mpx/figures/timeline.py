@@ -92,10 +92,14 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     short = {e: short_event(e, alias) for e in events}
     fig, axes = plt.subplots(len(events), 1, figsize=(WIDTH, 2.1 * len(events) + 1.2), sharex=True, squeeze=False)
     tmax = float(ser["end"].max())
-    scale, tunit = time_axis(unit, tmax, seconds_per_unit(scores, dataset, unit))
+    sec = seconds_per_unit(scores, dataset, unit)
+    scale, tunit = time_axis(unit, tmax, sec)
     rw = pd.to_numeric(scores["read_window"], errors="coerce").dropna() if "read_window" in scores else None
-    times = " × " if tunit.startswith("10$") else " "  # 18.2 × 10⁶ instructions, 50 µs
-    rw_text = f", read window {rw.iloc[0] / scale:.3g}{times}{tunit}" if rw is not None and len(rw) else ""
+    rw_text = ""
+    if rw is not None and len(rw):
+        rscale, runit = time_axis(unit, float(rw.iloc[0]), sec)  # in its own unit: 50 µs, not 0.05 ms
+        times = " × " if runit.startswith("10$") else " "  # 18.2 × 10⁶ instructions
+        rw_text = f", read window {rw.iloc[0] / rscale:.3g}{times}{runit}"
     for ax, ev in zip(axes[:, 0], events):
         part = ser[ser["event"] == ev]
         first = part[part["scaler"] == pick[0]].sort_values("window")
