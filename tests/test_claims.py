@@ -78,12 +78,17 @@ def test_claims_on_hand_made_results():
 
     # the figure puts mpx's number over the paper's for the claims that have both, and names the others
     from mpx.figures.claims import draw
+    from mpx.figures.style import style
 
+    style()  # as mpx figs draws it
     fig = draw(store)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert sorted(int(lab.split(":")[0]) for lab in labels) == sorted(t.dropna(subset=["number", "paper_number"]).index)
     assert {1, 8, 11} <= {int(lab.split(":")[0]) for lab in labels}
     assert "Not drawn" in fig.texts[-1].get_text()
+    from tests.figures.test_figures import _layout_problems
+
+    assert _layout_problems(fig) == []  # page-sized, no label over another or off the figure
 
 
 def test_every_claim_states_its_verdict_rule_and_the_ledger_prints_it():

@@ -16,7 +16,7 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption
-from mpx.figures.style import look, style
+from mpx.figures.style import WIDTH, height, look, style
 from mpx.report import alignment_frontier
 
 __all__ = ["FIGURE", "draw", "frontier_table"]
@@ -39,7 +39,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
 
     t = frontier_table(store, experiment)
     loads, counters = sorted(t["workload"].unique()), sorted(t["counters"].unique())
-    fig, axes = plt.subplots(len(loads), len(counters), figsize=(2.3 * len(counters) + 0.6, 2.1 * len(loads) + 0.4),
+    fig, axes = plt.subplots(len(loads), len(counters), figsize=(WIDTH, height(len(loads), 2.0, 1.6, low=1.2)),
                              squeeze=False, sharey="row")
     labels: dict[str, Any] = {}
     for i, w in enumerate(loads):
@@ -65,10 +65,8 @@ def draw(store: Any, experiment: str | None = None) -> Any:
             ax.set_xlim(0.5, max(float(sub["cost"].max()) if len(sub) else 1.0, 1.0) + 0.5)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylim(bottom=0)
-    bottom = axes[-1][len(counters) // 2]
-    bottom.legend(list(labels.values()), list(labels.keys()), loc="upper center", bbox_to_anchor=(0.5, -0.35),
-                  ncol=4, fontsize=7)
-    fig.suptitle("Trace alignment vs multiplexing: error against measurement cost", fontsize=9, y=1.02)
+    fig.legend(list(labels.values()), list(labels.keys()), loc="outside upper center", ncol=3, fontsize=7,
+               title="Trace alignment vs multiplexing: error against measurement cost", title_fontsize=9)
     refs = int(np.nanmax(t["references"])) if len(t) else 0
     add_caption(fig, f"Median over {refs} reference run(s) of each set; the truth of every point is the reference "
                      "run's own trace. Floor: the aligner fed every other run's true counts (what run-to-run "

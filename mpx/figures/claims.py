@@ -11,7 +11,7 @@ from mpx.claims import VERDICTS, ledger
 from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption
-from mpx.figures.style import WIDTH
+from mpx.figures.style import MAX_HEIGHT, WIDTH
 
 __all__ = ["FIGURE", "draw"]
 
@@ -30,7 +30,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     if has.empty:
         raise ConfigError("figure claims: no claim has a number to compare (run mpx run experiments/claims.toml)")
     ratio = has["number"] / has["paper_number"]
-    fig, ax = plt.subplots(figsize=(WIDTH, 0.6 + 0.32 * len(has)))
+    fig, ax = plt.subplots(figsize=(WIDTH, min(MAX_HEIGHT, 1.6 + 0.3 * len(has))))
     y = np.arange(len(has))[::-1]
     for verdict in VERDICTS:
         sel = (has["verdict"] == verdict).to_numpy()
@@ -46,12 +46,11 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     ax.set_yticklabels([f"{i}: {c[:48]}" for i, c in zip(has.index, has["claim"])], fontsize=7)
     ax.set_xlabel("mpx's number / the paper's (1 = as published)")
     ax.set_title("The thesis's quantitative claims re-measured in mpx", fontsize=9)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=7, frameon=False)
+    fig.legend(loc="outside upper center", ncol=3, fontsize=7, frameon=False)
     left = [str(i) for i in table.index if i not in has.index]
     add_caption(fig, "Each claim in its own setting (docs/claims.md)."
                 + (f" Not drawn (no positive number comparable with the paper's; see the ledger): claims "
                    f"{', '.join(left)}." if left else ""))
-    fig.tight_layout()
     return fig
 
 

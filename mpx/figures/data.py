@@ -9,7 +9,10 @@ import pandas as pd
 
 from mpx.errors import ConfigError
 
-__all__ = ["num", "one_scheduler", "pick_scheduler", "scores", "values"]
+__all__ = ["ERROR_LABEL", "error_column", "num", "one_scheduler", "pick_scheduler", "scores", "values"]
+
+#: the axis label of the headline measure (`mpx.measures.HEADLINE`, docs/scoring.md)
+ERROR_LABEL = "WAPE, all windows (%)"
 
 
 def scores(store: Any, experiment: str | None) -> Any:
@@ -18,7 +21,7 @@ def scores(store: Any, experiment: str | None) -> Any:
     if df.empty or "window_mape" not in df:
         raise ConfigError("the results store has no scaler scores for this figure")
     df = df[df["status"] == "done"].copy()
-    for c in ("window_mape", "total_error", "mean_sampling_ratio", "event_windows_per_s", "counters", "n_events"):
+    for c in ("window_mape", "wape_all", "total_error", "mean_sampling_ratio", "event_windows_per_s", "counters", "n_events"):
         if c in df:
             df[c] = pd.to_numeric(df[c], errors="coerce")
     return df
@@ -45,3 +48,14 @@ def one_scheduler(store: Any, experiment: str | None) -> tuple[Any, str]:
 def values(df: Any, column: str) -> list[int]:
     """The distinct whole-number values of ``column``, sorted (for titles naming a slice)."""
     return sorted(df[column].dropna().unique().astype(int))
+
+
+def error_column(df: Any) -> tuple[str, str]:
+    """The error a figure draws and its label: the headline measure (`mpx.measures.HEADLINE_COLUMN`, WAPE on
+    every window: the same windows for every scaler, as `mpx report` ranks them); in a store written before
+    it existed, window MAPE, labelled as over the windows each scaler fills (not comparable across scalers)."""
+    from mpx.measures import HEADLINE_COLUMN
+
+    if HEADLINE_COLUMN in df and pd.to_numeric(df[HEADLINE_COLUMN], errors="coerce").notna().any():
+        return HEADLINE_COLUMN, ERROR_LABEL
+    return "window_mape", "window MAPE over the windows each scaler fills (%)"

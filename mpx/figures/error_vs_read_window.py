@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from mpx.errors import ConfigError
-from mpx.figures.data import scores
+from mpx.figures.data import error_column, scores
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption, hold, replicates
 from mpx.figures.sweep import sweep_figure
@@ -40,8 +40,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         raise ConfigError(f"figure error_vs_read_window: none of the main scalers {MAIN} in the data")
     others = sorted(set(df["scaler"]) - set(main))
     df = df[df["scaler"].isin(main)]
-    wape = "wape_all" in df and pd.to_numeric(df["wape_all"], errors="coerce").notna().any()
-    error, label = ("wape_all", "WAPE, all windows (%)") if wape else ("window_mape", "window MAPE (%)")
+    error, label = error_column(df)
     fig = sweep_figure(df, "read_every", "read_per_rotation",
                        "read window / rotation (quanta, log)",
                        "Error against the read window's length relative to the schedule's rotation",

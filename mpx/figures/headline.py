@@ -11,7 +11,7 @@ from mpx.errors import ConfigError
 from mpx.figures.data import scores
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption, hold
-from mpx.figures.style import LINESTYLES, WIDTH, look
+from mpx.figures.style import LINESTYLES, WIDTH, height, look
 
 __all__ = ["FIGURE", "draw"]
 
@@ -36,7 +36,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     sets = [s for s in ("shipped", "held-out") if s in set(h["set"])]
     other = varying_settings(h, exclude=("counters",))
     slices = [()] if not other else list(h[other].drop_duplicates().sort_values(other).itertuples(index=False))
-    fig, axes = plt.subplots(len(slices), len(sets), figsize=(WIDTH, 2.8 * len(slices)), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(len(slices), len(sets), figsize=(WIDTH, height(len(slices), 2.6, 1.4, low=1.4)), sharey=True, squeeze=False)
     series = sorted({(m, s) for m, s in zip(h["method"], h["scheduler"])}, key=lambda t: (methods.index(t[0]), t[1]))
     schedulers = sorted({sched for _, sched in series})  # line style: the scheduler; colour and marker: the method
     for row, values in zip(axes, slices):
@@ -65,10 +65,10 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         last.text(last.get_xlim()[1], 0.5, "half (the target)", ha="right", va="bottom", fontsize=7,
                   color="#555555")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=min(len(series), 4))
-    fig.tight_layout()
-    add_caption(fig, sl.caption("Ratio of the method's window error where the event ran to the best other "
-                                "scaler's (mpx.compare.headline), 95% paired bootstrap intervals over workloads."))
+    fig.legend(handles, labels, loc="outside upper center", ncol=min(len(series), 4))
+    add_caption(fig, sl.caption("Ratio of the method's error (the headline measure, WAPE on all windows: the same "
+                                "windows for every scaler) to the best other scaler's (mpx.compare.headline), 95% "
+                                "paired bootstrap intervals over workloads."))
     return fig
 
 

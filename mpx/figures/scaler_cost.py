@@ -10,7 +10,7 @@ from matplotlib.ticker import FuncFormatter
 from mpx.figures.data import num, scores
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption, hold
-from mpx.figures.style import WIDTH, look
+from mpx.figures.style import MAX_HEIGHT, WIDTH, look
 from mpx.fmt import eng
 
 __all__ = ["FIGURE", "draw"]
@@ -24,7 +24,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     g = df.groupby("scaler")["event_windows_per_s"].agg(["median", "min", "max"]).sort_values("median",
                                                                                                ascending=False)
     n_ew = (num(df["n_windows"]) * num(df["n_events"])).median()
-    fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.3 * len(g)))
+    fig, ax = plt.subplots(figsize=(WIDTH, min(MAX_HEIGHT, 1.5 + 0.28 * len(g))))
     for i, (n, r) in enumerate(g.iterrows()):
         ax.plot([r["min"], r["max"]], [i, i], color="#777777", linewidth=1.0)
         ax.plot(r["median"], i, marker=look(n)["marker"], color="black", markersize=6, linestyle="none")
@@ -36,7 +36,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: eng(v)))
     ax.set_xlabel("throughput of estimate() (event-windows per second; log scale)")
     ax.set_title(f"Scaler cost: median (marker) and range over {df['cell_key'].nunique()} cells of ~{n_ew:,.0f} "
-                 "event-windows; wall time on a shared machine")
+                 "event-windows\n(wall time on a shared machine)")
     ax.grid(axis="y", visible=False)
     add_caption(fig, sl.caption(f"Every scaler in the data; range over {df['workload'].nunique()} workloads."))
     return fig

@@ -13,7 +13,7 @@ from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.figures.slices import Slice, add_caption, hold
 from mpx.results import to_latex
-from mpx.figures.style import WIDTH
+from mpx.figures.style import MAX_HEIGHT, WIDTH, height
 
 __all__ = ["FIGURE", "draw", "write_latex"]
 
@@ -27,16 +27,26 @@ def draw(store: Any, experiment: str | None = None) -> Any:
         fig = _scheduler_heatmaps(t)
         add_caption(fig, sl.caption("Means over cells (seeds) of each catalog and scheduler."))
         return fig
-    fig, ax = plt.subplots(figsize=(WIDTH, 0.5 + 0.26 * (len(t) + 2)))
+    fig, ax = plt.subplots(figsize=(WIDTH, min(MAX_HEIGHT, 1.3 + 0.24 * (len(t) + 3))))
     ax.axis("off")
     cells = [[f"{v:.1f}" if v == v else "—" for v in row] for row in t.to_numpy()]
     idx = [str(i) for i in t.index]
-    tab = ax.table(cellText=cells, rowLabels=idx, colLabels=list(t.columns), cellLoc="right",
-                   rowLoc="left", colLoc="right", edges="horizontal", bbox=[0.12, 0, 0.88, 1])
+    heads = [_HEADS.get(c, c) for c in t.columns]
+    # every column as wide as its longest line (header or cell), the row names' column too: no header
+    # runs into its neighbour (issue 27)
+    chars = [max(len(line) for line in h.split("\n")) for h in heads]
+    chars = [max(n, *(len(r[j]) for r in cells)) + 2 for j, n in enumerate(chars)]
+    first = max(len(i) for i in idx) + 2
+    total = first + sum(chars)
+    tab = ax.table(cellText=cells, rowLabels=idx, colLabels=heads, cellLoc="right", rowLoc="left", colLoc="right",
+                   edges="horizontal", bbox=[first / total, 0, 1 - first / total, 1],
+                   colWidths=[c / total for c in chars])
     tab.auto_set_font_size(False)
     tab.set_fontsize(8)
     for (r, _c), cell in tab.get_celld().items():
         cell.set_linewidth(0.8 if r == 0 else 0.3)
+        if r == 0:
+            cell.set_height(cell.get_height() * 2.2)  # three header lines
     ax.set_title("Schedulers: PMC utilization, sampling and co-scheduling (means over cells)", pad=6)
     add_caption(fig, sl.caption("Means over the cells (workloads, seeds) of each scheduler."))
     return fig
@@ -46,7 +56,7 @@ def _scheduler_heatmaps(t: Any) -> Any:
     cols = list(t.columns[:4])
     cats = list(dict.fromkeys(t.index.get_level_values(0)))
     scheds = sorted(set(t.index.get_level_values(1)))
-    fig, axes = plt.subplots(len(cols), 1, figsize=(WIDTH, 0.25 * len(cats) * len(cols) + 1.2 * len(cols)),
+    fig, axes = plt.subplots(len(cols), 1, figsize=(WIDTH, height(len(cols), 0.25 * len(cats) + 1.2, 0.8)),
                              squeeze=False)
     for ax, col in zip(axes[:, 0], cols):
         m = np.full((len(cats), len(scheds)), np.nan)
@@ -60,12 +70,18 @@ def _scheduler_heatmaps(t: Any) -> Any:
                         color="white" if v == v and v > 55 else "black")
         ax.set_xticks(range(len(scheds)), scheds, rotation=25, ha="right", rotation_mode="anchor")
         ax.set_yticks(range(len(cats)), cats)
-        ax.set_title(col.replace("\n", " ") + " (— : scheduler not applicable)", loc="left")
+        ax.set_title(col.replace("\n", " ") + " (— : scheduler not applicable)", loc="left", fontsize=8)
         ax.grid(False)
         for sp in ax.spines.values():
             sp.set_visible(False)
-    fig.tight_layout()
     return fig
+
+
+#: the table's column headers in the figure: short lines, so that narrow columns keep them apart
+_HEADS = {"utilization\n(%)": "utilization\n(%)", "mean sampling\nratio (%)": "mean\nsampling\nratio (%)",
+          "min. sampling\nratio (%)": "min.\nsampling\nratio (%)",
+          "metrics fully\nco-scheduled (%)": "metrics\nfully co-\nscheduled (%)",
+          "distinct\nconfigurations": "distinct\nconfigu-\nrations"}
 
 
 def _scheduler_table(store: Any, experiment: str | None) -> tuple[Any, Slice]:

@@ -118,13 +118,14 @@ def hold(df: Any, shown: Iterable[str] = (), fixed_value: dict[str, Any] | None 
     return Slice(rows.copy(), held, left, fixed)
 
 
-def add_caption(fig: Any, text: str, width: int = 150) -> None:
-    """``text`` under everything the figure draws (legends below the axes included), wrapped to ``width``
-    characters; the figures are saved with ``bbox_inches="tight"``, which takes it in."""
-    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
-    w, h = fig.get_size_inches()
-    fig.text(max(box.x0 / w, 0.0), box.y0 / h - 0.01, "\n".join(textwrap.wrap(text, width)), ha="left", va="top",
-             fontsize=7, color="#333333")
+def add_caption(fig: Any, text: str, width: int | None = None) -> None:
+    """``text`` at the bottom of the figure, under everything it draws (legends below the axes included),
+    wrapped to the figure's width (or to ``width`` characters). It is the figure's ``supxlabel``, for which
+    the constrained layout (`mpx.figures.style.style`) makes room inside the figure."""
+    from mpx.figures.style import wrap
+
+    wrapped = "\n".join(textwrap.wrap(text, width)) if width else wrap(text, 7, fig.get_size_inches()[0] - 0.1)
+    fig.supxlabel(wrapped, x=0.01, ha="left", fontsize=7, color="#333333", linespacing=1.3)
 
 
 def replicates(df: Any, stat: str = "median") -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.figures.style import look, style, time_label
+from mpx.figures.style import MAX_HEIGHT, WIDTH, look, short_event, style, time_axis
 from mpx.metrics.catalog import evaluate_trace
 from mpx.trace import Trace
 
@@ -49,9 +49,14 @@ def _binned(trace: Trace, events: Sequence[str], bins: int) -> tuple[np.ndarray,
     cut = np.unique(np.linspace(0, n, min(bins, n) + 1).round().astype(int))
     edges = trace.edges[cut]
     counts = trace.rebin(events, edges)
-    span = float(edges[-1])
-    scale = next((s for s in (1e9, 1e6, 1e3) if span >= 10 * s), 1.0)
-    return counts, edges, scale
+    return counts, edges, _scale(trace, float(edges[-1]))[0]
+
+
+def _scale(trace: Trace, span: float) -> tuple[float, str]:
+    """The time axis's divisor and label: s/ms/µs/ns where the trace declares its rate (gem5: ``sim_freq``
+    ticks per second), else the trace's unit in 10³ steps."""
+    freq = trace.meta.get("sim_freq") if trace.time_unit == "ticks" else None
+    return time_axis(trace.time_unit, span, 1.0 / float(freq) if freq else None)
 
 
 def _unit(trace: Trace) -> str:
@@ -61,7 +66,7 @@ def _unit(trace: Trace) -> str:
 
 
 def _axis(trace: Trace, ax: Any, scale: float) -> None:
-    ax.set_xlabel(time_label(trace.time_unit, scale))
+    ax.set_xlabel(f"position in the run ({_scale(trace, float(trace.edges[-1]))[1]})")
 
 
 def timeline(trace: Trace, events: Sequence[str] = (), metrics: Sequence[str] = (), catalog: Any = None,
@@ -79,7 +84,7 @@ def timeline(trace: Trace, events: Sequence[str] = (), metrics: Sequence[str] = 
     counts, edges, scale = _binned(trace, list(events), bins) if events else (None, None, 1.0)
     if events:
         width = np.diff(edges)
-        values += [(f"{e} per {_unit(trace)}", counts[:, i] / width) for i, e in enumerate(events)]
+        values += [(f"{short_event(e)}\nper {_unit(trace)}", counts[:, i] / width) for i, e in enumerate(events)]
     if metrics:
         if catalog is None:
             raise ConfigError("timeline: metrics need a catalog (--metrics-catalog)")
@@ -92,10 +97,10 @@ def timeline(trace: Trace, events: Sequence[str] = (), metrics: Sequence[str] = 
         got = evaluate_trace(catalog, binned, names=list(metrics))
         values += [(m, np.asarray(got[m], dtype=float)) for m in metrics]
     mid = (edges[:-1] + edges[1:]) / 2 / scale
-    fig, axes = plt.subplots(len(values), 1, figsize=(7.0, 1.5 * len(values) + 0.6), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(values), 1, figsize=(WIDTH, min(MAX_HEIGHT, 1.3 * len(values) + 0.8)), sharex=True, squeeze=False)
     for ax, (label, v) in zip(axes[:, 0], values):
         ax.plot(mid, v, color=look(label)["color"], linewidth=0.9)
-        ax.set_ylabel(label, fontsize=7, rotation=0, ha="right", va="center")
+        ax.set_ylabel(label, fontsize=7)
         ax.ticklabel_format(axis="y", useOffset=False, style="sci", scilimits=(-3, 4))
     _axis(trace, axes[-1, 0], scale)
     fig.suptitle(f"{trace.meta.get('workload', '')}: ground truth", fontsize=9)
@@ -121,7 +126,7 @@ def breakdown(trace: Trace, pattern: str, bins: int = 200) -> Any:
     share = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
     order = np.argsort(-counts.sum(axis=0))
     parts = [names[i].rsplit("::", 1)[-1] for i in order]
-    fig, ax = plt.subplots(figsize=(7.0, 3.0))
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.0))
     ax.stackplot(edges[:-1] / scale, *(100 * share[:, i] for i in order), step="post", labels=parts,
                  colors=[plt.get_cmap("tab20")(i % 20) for i in range(len(parts))], linewidth=0)
     ax.set_ylim(0, 100)
@@ -140,7 +145,7 @@ def heatmap(trace: Trace, pattern: str, bins: int = 200) -> Any:
     names = family(trace, pattern)
     counts, edges, scale = _binned(trace, names, bins)
     rate = counts / np.diff(edges)[:, None]
-    fig, ax = plt.subplots(figsize=(7.0, 0.9 + 0.16 * len(names)))
+    fig, ax = plt.subplots(figsize=(WIDTH, min(MAX_HEIGHT, 0.9 + 0.16 * len(names))))
     im = ax.imshow(rate.T, aspect="auto", interpolation="nearest", cmap="viridis", origin="lower",
                    extent=(edges[0] / scale, edges[-1] / scale, -0.5, len(names) - 0.5))
     ax.set_yticks(range(len(names)), [n.rsplit("::", 1)[-1] for n in names], fontsize=6)

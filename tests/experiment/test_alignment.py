@@ -85,6 +85,10 @@ def test_identical_runs_align_exactly_and_both_roads_are_scored(tmp_path):
         assert "alignment vs multiplexing: the best method of each road" in text and "dtw@Ir" in text
         assert [p.name for p in draw(st, ["alignment_frontier"], tmp_path / "f")] == [
             "alignment_frontier.pdf", "alignment_frontier.png"]
+        from mpx.figures import get
+        from tests.figures.test_figures import _layout_problems
+
+        assert _layout_problems(get("alignment_frontier").draw(st, None)) == []  # page-sized, labels apart
 
 
 def test_the_truth_is_the_reference_runs_own_trace(tmp_path):
