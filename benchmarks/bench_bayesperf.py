@@ -9,7 +9,7 @@ Accuracy: per read window, relative error of the estimated count against the tru
 count is below ``--floor`` counts are left out), for linear scaling (perf's) and BayesPerf without
 relations, with the trace's exact identities (filter and smoother; and the filter with the homoscedastic variance pool,
 ``pool="variance"``, and with the within-window drift term, ``drift=True``). Synthetic data: the identities are
-the generator's (``mpx.synthetic.identities``), prior knowledge like vendor formulas, not the counts.
+the generator's (``mpx.datasets.synthetic.identities``), prior knowledge like vendor formulas, not the counts.
 
 Run: ``python benchmarks/bench_bayesperf.py`` (``--help`` for sizes).
 """
@@ -27,7 +27,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mpx import synthetic  # noqa: E402
+from mpx.datasets import synthetic  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
 from mpx.scalers.bayesperf import BayesPerfScaler, BayesPerfSmoother  # noqa: E402

@@ -7,7 +7,7 @@ with perf's scheduler on 4 generic counters plus cycles on a fixed counter (not 
 ``scaler.estimate(observation)`` best-of-``repeat`` for each baseline scaler (``--all``: every registered
 scaler) with its default parameters, and for the read-window scalers with each NeoMPX fix turned on.
 Prints event-windows per second (read windows × events / seconds) and, for information, the scaler's
-``window_mape`` on this synthetic run (`mpx.evaluate.score`). Target: every baseline >= 1,000,000 event-windows per second.
+``window_mape`` on this synthetic run (`mpx.scoring.score.score`). Target: every baseline >= 1,000,000 event-windows per second.
 
 ``--gem5 PATH`` also scores every registered scaler on a real gem5 periodic run with the set-up of
 ``tests/scalers/test_realdata.py`` (10 core and cache events, instructions and cycles on fixed counters,
@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from mpx import scalers
-from mpx.evaluate import score
+from mpx.scoring.score import score
 from mpx.multiplex import multiplex
 from mpx.pmu import PMU
 from mpx.problem import Problem

@@ -16,7 +16,7 @@ import time
 
 from mpx.readers import jsonl
 from mpx.stats import PeriodicDumper, StatGroup
-from mpx.synthetic import synth
+from mpx.datasets.synthetic import synth
 
 
 def build(n_scalars: int) -> tuple[StatGroup, list, list, list]:

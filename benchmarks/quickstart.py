@@ -6,7 +6,7 @@ cold (empty numba cache) and warm, wall and CPU time, with a breakdown by phase.
     python benchmarks/quickstart.py gem5_quickstart --breakdown      # + where the time goes, by phase
 
 Each timed run is a fresh ``python -m mpx run CONFIG --out TMP --no-progress`` process. **Cold**
-points numba's cache (``MPX_NUMBA_CACHE``, see `mpx.jit`) at an empty folder, as in a fresh clone on a
+points numba's cache (``MPX_NUMBA_CACHE``, see `mpx.util.jit`) at an empty folder, as in a fresh clone on a
 fresh machine; **warm** reuses the machine's cache (a second run, or a fresh clone on a machine that ran
 mpx before), each time into a new output folder. CPU time is the children's user + system time
 (`resource.getrusage`), worker processes included. The machine's load average is printed beside every
@@ -129,20 +129,20 @@ def breakdown_child(config: str, out: str) -> None:
                        ("event_rows", "rows"), ("metric_rows", "rows"), ("series_rows", "rows"),
                        ("score_rows", "rows"), ("true_windows", "truth")):
         ph.patch(scaling, attr, name)
-    replay = importlib.import_module("mpx.replay")
+    replay = importlib.import_module("mpx.scoring.scalers")
     ph.patch(replay, "score", "score")
     ph.patch(replay, "true_windows", "truth")
-    evaluate = importlib.import_module("mpx.evaluate")
+    evaluate = importlib.import_module("mpx.scoring.score")
     ph.patch(evaluate, "true_windows", "truth")
     from mpx.experiment import config as config_mod
     from mpx.experiment.config import Experiment
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     ph.patch(config_mod, "load_config", "grid")
     ph.patch(Experiment, "cells", "grid")
     ph.patch(ResultsStore, "write", "store")
     ph.patch(ResultsStore, "export", "store")
-    ph.patch(importlib.import_module("mpx.report"), "summary_text", "report")
+    ph.patch(importlib.import_module("mpx.studies.report"), "summary_text", "report")
     ph.patch(importlib.import_module("mpx.figures"), "draw", "figures")
     import mpx.experiment as exp_pkg
 

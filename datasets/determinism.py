@@ -9,7 +9,7 @@ Usage (from the repository root, valgrind installed)::
 For each option group the program is run twice under ``valgrind --tool=callgrind --cache-sim=yes
 --branch-sim=yes --dump-every-bb=300000`` (fixed geometry, clean environment, ASLR off unless
 ``--aslr``); the script prints, per group, whether the interval boundaries agree and which events
-differ in any interval. This is how `mpx.record.EXTRA_EVENTS` was decided (see datasets/README.md).
+differ in any interval. This is how `mpx.recording.callgrind.EXTRA_EVENTS` was decided (see datasets/README.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mpx.readers import callgrind  # noqa: E402
-from mpx.record import CLEAN_ENV, DEFAULT_CACHE, _no_aslr, resolve_program  # noqa: E402
+from mpx.recording.callgrind import CLEAN_ENV, DEFAULT_CACHE, _no_aslr, resolve_program  # noqa: E402
 
 BASIC = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim")
 GROUPS = {

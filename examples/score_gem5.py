@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import sys
 
-from mpx import datasets, scalers
-from mpx.evaluate import score
+from mpx import scalers
+
+from mpx.datasets import shipped as datasets
+from mpx.scoring.score import score
 from mpx.metrics import resolve_catalog
 from mpx.multiplex import multiplex
 from mpx.problem import Problem

@@ -2,7 +2,7 @@
 
 Each named config (default: every row of the table) is run from scratch (`mpx run CONFIG --out TMP
 --no-figures --jobs N`) in a fresh process, so numba's on-disk cache is the only thing carried over
-(say ``--cold`` to point it — ``MPX_NUMBA_CACHE``, `mpx.jit` — at an empty folder too, as on a fresh machine). The wall time
+(say ``--cold`` to point it — ``MPX_NUMBA_CACHE``, `mpx.util.jit` — at an empty folder too, as on a fresh machine). The wall time
 and the number of cells replace the row's last two columns, with the date; ``--dry`` prints without
 writing. Rows not measured keep their old figures.
 

@@ -43,7 +43,7 @@ def write_config(tmp: Path, name: str = "small", extra: str = "", mux_extra: str
 
 def stable_tables(store_path: Path) -> dict:
     """Every table of a store (the cells of each experiment's latest run), without volatile columns."""
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     out = {}
     with ResultsStore(store_path) as st:

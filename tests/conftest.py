@@ -28,7 +28,7 @@ def shared():
 def jit_warm_up():
     """Compile (or load from numba's on-disk cache) the kernels of every plugin whose tags say ``jit``, once,
     before the first test: no single test pays numba's compilation (cold: minutes; from the cache: ~2 s)."""
-    from mpx.jit import HAVE_NUMBA
+    from mpx.util.jit import HAVE_NUMBA
 
     if HAVE_NUMBA:
         from mpx import scalers, schedulers

@@ -29,7 +29,7 @@ class _Refuses(Scaler):
 @pytest.fixture(scope="module")
 def report():
     from mpx import scalers
-    from mpx.bench import run_bench
+    from mpx.studies.bench import run_bench
 
     scalers.register("bench_test_refuses", _Refuses)
     try:
@@ -67,9 +67,9 @@ def test_replay_and_scaler_numbers_are_consistent(report):
 
 
 def test_partitioner_row_is_a_real_partition(report):
-    from mpx.grouping import grouping_context
+    from mpx.grouping.partitioned import grouping_context
     from mpx.partition import partition
-    from mpx.partition_instances import load_instance
+    from mpx.grouping.instances import load_instance
 
     (row,) = report["partitioners"]
     hg, k, _, caps = load_instance({"family": "events", "n": 20, "cap": 4})
@@ -93,7 +93,7 @@ def test_cli_text_json_and_errors(capsys):
 
 def test_external_tools_skipped_with_reason(monkeypatch):
     import mpx.partition.external as ext
-    from mpx.bench import run_bench
+    from mpx.studies.bench import run_bench
 
     monkeypatch.setattr(ext, "tool_status", lambda tool: (None, f"{tool} is not installed (test)"))
     r = run_bench(quick=True, intervals=100, events_n=12, events_cap=4, scalers_use=["linear"])
@@ -105,7 +105,7 @@ def test_external_tools_skipped_with_reason(monkeypatch):
 
 def test_mtkahypar_ratios_measured_in_the_same_run():
     pytest.importorskip("mtkahypar")
-    from mpx.bench import run_bench
+    from mpx.studies.bench import run_bench
 
     r = run_bench(quick=True, intervals=100, events_n=20, events_cap=4, scalers_use=["linear"], tools=("mtkahypar",))
     rows = {p["tool"]: p for p in r["partitioners"]}
@@ -117,6 +117,6 @@ def test_mtkahypar_ratios_measured_in_the_same_run():
 
 
 def test_engineering_format():
-    from mpx.fmt import eng
+    from mpx.util.fmt import eng
 
     assert [eng(v) for v in (999_600.0, 999_400.0, 1234.0, 12.5, 2.5e9)] == ["1M", "999k", "1.23k", "12.5", "2.5G"]

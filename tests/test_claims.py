@@ -1,4 +1,4 @@
-"""`mpx.claims`: every claim gets a row and a verdict, never silently left out; verdict rules and measures on
+"""`mpx.studies.claims`: every claim gets a row and a verdict, never silently left out; verdict rules and measures on
 hand-made result tables."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mpx.claims import CLAIMS, VERDICTS, ledger, ledger_markdown, ratio_verdict
+from mpx.studies.claims import CLAIMS, VERDICTS, ledger, ledger_markdown, ratio_verdict
 
 
 class Store:
@@ -94,7 +94,7 @@ def test_claims_on_hand_made_results():
 def test_every_claim_states_its_verdict_rule_and_the_ledger_prints_it():
     import pandas as pd
 
-    from mpx.claims import CLAIMS, ledger_markdown
+    from mpx.studies.claims import CLAIMS, ledger_markdown
 
     assert all(c.rule for c in CLAIMS)
     table = pd.DataFrame([{"id": c.id, "claim": c.claim, "source": c.source, "paper setting": c.paper_setting,

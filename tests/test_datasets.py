@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpx import datasets as ds
+from mpx.datasets import shipped as ds
 from mpx.errors import FormatError
-from mpx.record import parse_cache
+from mpx.recording.callgrind import parse_cache
 
 NAMES = ds.names(None)
 CALLGRIND = [n for n in NAMES if not ds.is_gem5(ds.entry(n)["recipe"])]

@@ -9,8 +9,8 @@ import time
 import numpy as np
 import pytest
 
-from mpx import datasets as ds
-from mpx.record_gem5 import HOST_STATS, standard_events
+from mpx.datasets import shipped as ds
+from mpx.recording.gem5 import HOST_STATS, standard_events
 
 GEM5 = ds.names("gem5")
 RECIPES = {d["name"]: d for d in ds.recipes()}

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import mpx
 from mpx import scalers
 from mpx.errors import ConfigError
-from mpx.evaluate import score, true_windows
+from mpx.scoring.score import score, true_windows
 from mpx.metrics import Catalog, Metric
 from mpx.scalers.base import Estimate, ScalerError
 from mpx.conformance.scalers import generic_observation, generic_trace
@@ -215,7 +215,7 @@ def test_end_to_end_with_multiplexing():
 
 
 def test_tma_level_1_metric_error():
-    from mpx import synthetic
+    from mpx.datasets import synthetic
     from mpx.metrics import builtin
     from mpx.multiplex import multiplex
     from mpx.problem import Problem

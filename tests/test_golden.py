@@ -21,7 +21,7 @@ import pytest
 
 from mpx.experiment import run_experiment
 from mpx.experiment.config import Experiment
-from mpx.results import ResultsStore
+from mpx.experiment.store import ResultsStore
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))

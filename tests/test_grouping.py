@@ -1,4 +1,4 @@
-"""Event grouping by hypergraph partitioning (`mpx.grouping`): hand-worked catalogs against brute force,
+"""Event grouping by hypergraph partitioning (`mpx.grouping.partitioned`): hand-worked catalogs against brute force,
 caps and counter masks never violated (property test), determinism, repair, replication."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpx.errors import ConfigError
-from mpx.grouping import event_hypergraph, group_events, repair_blocks, replicate
+from mpx.grouping.partitioned import event_hypergraph, group_events, repair_blocks, replicate
 from mpx.pmu import PMU
 from mpx.problem import EventGroup, Problem
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mpx.measures import MEASURES, WINDOW_SETS, charge, coverage, event_measures, window_sets
+from mpx.scoring.measures import MEASURES, WINDOW_SETS, charge, coverage, event_measures, window_sets
 
 # docs/scoring.md, "A worked example": one event, four read windows
 TRUTH = np.array([[10.0], [20.0], [0.5], [40.0]])
@@ -61,7 +61,7 @@ def test_lnq_is_symmetric_and_defined_on_empty_windows():
 
 def test_score_reports_every_measure_on_common_windows():
     from mpx.conformance.scalers import generic_observation, generic_trace
-    from mpx.evaluate import score
+    from mpx.scoring.score import score
     from mpx.scalers import get
 
     trace = generic_trace()

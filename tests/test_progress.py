@@ -1,4 +1,4 @@
-"""Progress bars (issue 17 item 3, `mpx.progress`): off when stderr is not a terminal (no stray output in
+"""Progress bars (issue 17 item 3, `mpx.util.progress`): off when stderr is not a terminal (no stray output in
 pipes, logs and tests), on when forced with ``MPX_PROGRESS=1``, always on stderr, never on stdout."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from mpx import progress
+from mpx.util import progress
 
 BEGIN = "---------- Begin Simulation Statistics ----------"
 END = "---------- End Simulation Statistics   ----------"

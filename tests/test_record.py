@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from mpx.errors import ConfigError
-from mpx.record import (
+from mpx.recording.callgrind import (
     DEFAULT_CACHE,
     EXTRA_EVENTS,
     RecordError,
@@ -214,8 +214,8 @@ def test_accepted_nonzero_status(tmp_path: Path):
 @needs_valgrind
 def test_record_runs_makes_runs_that_differ_and_says_how(workdir: Path, tmp_path: Path):
     """``mpx record --runs``: each run with ASLR on and a 64-byte longer environment (the stack moves:
-    measured in `mpx.record`'s docstring); the set says what varied per run."""
-    from mpx.runset import RunSet
+    measured in `mpx.recording.callgrind`'s docstring); the set says what varied per run."""
+    from mpx.recording.runset import RunSet
 
     out = tmp_path / "gz.runs"
     rc = cli(["record", "--runs", "2", "--jobs", "2", "-o", str(out), "--interval-bb", "20000", "--cwd",

@@ -1,4 +1,4 @@
-"""`mpx record --simulator gem5` (mpx.record_gem5): options, errors, and — where a gem5 binary is available
+"""`mpx record --simulator gem5` (mpx.recording.gem5): options, errors, and — where a gem5 binary is available
 ($MPX_GEM5 or gem5.fast on PATH) — a short real recording, checked for determinism."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from mpx.errors import ConfigError
-from mpx.record import RecordError
-from mpx.record_gem5 import CONFIG, HARDWARE, find_gem5, parse_period, record_gem5
+from mpx.recording.callgrind import RecordError
+from mpx.recording.gem5 import CONFIG, HARDWARE, find_gem5, parse_period, record_gem5
 
 
 def cli(argv: list[str]) -> int:
@@ -109,7 +109,7 @@ def test_rebuild_a_gem5_recipe_adds_it_to_the_manifest(tmp_path: Path, monkeypat
     with the hardware, and a --check rebuild is byte-identical."""
     import json
 
-    from mpx import datasets as ds
+    from mpx.datasets import shipped as ds
 
     root = tmp_path / "datasets"
     (root / "gem5").mkdir(parents=True)

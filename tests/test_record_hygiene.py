@@ -1,6 +1,6 @@
 """``mpx record`` leaves nothing behind (issue 16): a ``SIGKILL`` at a random point, Ctrl-C and ``--timeout``
 each end with no valgrind process and no temporary folder (the folder lives under the ``TMPDIR`` the test
-sets, so it can be looked for). Before `mpx.supervise`, a killed record left valgrind running and its
+sets, so it can be looked for). Before `mpx.recording.supervise`, a killed record left valgrind running and its
 ``mpx-record-*`` folder behind."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import uuid
 import pytest
 
 from mpx.errors import MpxError
-from mpx.record import find_valgrind
-from mpx.supervise import group_alive
+from mpx.recording.callgrind import find_valgrind
+from mpx.recording.supervise import group_alive
 
 try:
     find_valgrind()

@@ -1,4 +1,4 @@
-"""`mpx.report` and `mpx.compare`: the ranking rules — winner, runner-up, the baseline pair, paired intervals,
+"""`mpx.studies.report` and `mpx.studies.compare`: the ranking rules — winner, runner-up, the baseline pair, paired intervals,
 the ranking under each measure — on hand-made score rows."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mpx.compare import measure_intervals, ranking_stability
-from mpx.report import LINUX_DEFAULT, rank_pairs, winner_text
+from mpx.studies.compare import measure_intervals, ranking_stability
+from mpx.studies.report import LINUX_DEFAULT, rank_pairs, winner_text
 
 
 def _rows(pairs, workloads=("a", "b", "c")):
@@ -61,8 +61,8 @@ def test_intervals_are_paired_and_the_ranking_stability_is_measured():
 
 def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
     from mpx.cli import main
-    from mpx.report import summary_text
-    from mpx.results import ResultsStore
+    from mpx.studies.report import summary_text
+    from mpx.experiment.store import ResultsStore
     from tests._exp_helpers import write_config
 
     cfg = write_config(tmp_path, extra='[sweep]\n"multiplex.read_every" = [3, 6]\n')
@@ -79,7 +79,7 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
 
 
 def test_the_headline_comparison_never_pools_a_swept_read_window():
-    from mpx.compare import headline
+    from mpx.studies.compare import headline
 
     rows = []
     for read_every, gain in ((10, 0.5), (25, 1.0)):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mpx.experiment import load_config, run_experiment
-from mpx.results import ResultsStore, open_store, write_atomic
+from mpx.experiment.store import ResultsStore, open_store, write_atomic
 from tests._exp_helpers import assert_same, stable_tables, write_config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -184,7 +184,7 @@ def test_latex_keeps_integer_columns_whole_and_escapes():
     import numpy as np
     import pandas as pd
 
-    from mpx.results import to_latex
+    from mpx.experiment.store import to_latex
 
     df = pd.DataFrame({"runs": [5, 3], "mape": [1.2345, np.nan], "rate": [12528000.0, 4.0]},
                       index=pd.Index(["a_b", "c"], name="tool"))
@@ -220,7 +220,7 @@ def test_export_replaces_whole_files_only(tmp_path, monkeypatch):
 
 def test_one_run_at_a_time_per_store_and_killed_runs_are_marked(tmp_path):
     from mpx.errors import ConfigError
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     path = tmp_path / "results.sqlite"
     with ResultsStore(path) as a, ResultsStore(path) as b:

@@ -8,8 +8,8 @@ import pytest
 from mpx import aligners, scalers
 from mpx.errors import ConfigError, FormatError
 from mpx.problem import Problem
-from mpx.runs import measure_runs, multiplex_runs, plan_runs, run_costs
-from mpx.runset import RunSet, on_estimated_cycles
+from mpx.aligners.measure import measure_runs, multiplex_runs, plan_runs, run_costs
+from mpx.recording.runset import RunSet, on_estimated_cycles
 from mpx.trace import Trace
 
 EVENTS = ("Ir", "a", "b", "c", "d", "e")
@@ -119,12 +119,12 @@ def test_estimated_cycles_follow_kcachegrind():
 
 
 def test_vary_is_the_run_itself_at_zero_and_labelled_synthetic():
-    from mpx.runset import vary
+    from mpx.recording.runset import vary
 
     t = trace(0)
     same = vary(t, 3)
     assert all(np.array_equal(c.counts, t.counts) and np.array_equal(c.edges, t.edges) for c in same.traces)
-    assert same.traces[0].meta["synthetic"]["model"] == "mpx.runset.vary" and same.varied[0]["synthetic"]
+    assert same.traces[0].meta["synthetic"]["model"] == "mpx.recording.runset.vary" and same.varied[0]["synthetic"]
     warped = vary(t, 2, warp=0.3, seed=1)
     # a warp moves the edges, never the counts; rate noise the counts, never the edges
     assert np.array_equal(warped.traces[1].counts, t.counts) and not np.array_equal(warped.traces[1].edges, t.edges)

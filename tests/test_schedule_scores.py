@@ -8,7 +8,7 @@ import pytest
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.problem import MetricEdge, Problem
-from mpx.schedule_scores import ScheduleScores, schedule_scores, score_schedulers, synthetic_trace
+from mpx.scoring.schedules import ScheduleScores, schedule_scores, score_schedulers, synthetic_trace
 from mpx.schedulers.perf import PerfScheduler
 from mpx.schedulers.round_robin import RoundRobinScheduler
 from mpx.trace import Trace
@@ -109,7 +109,7 @@ def test_score_schedulers_rows():
     # LIKWID needs LIKWID event sets (Problem.from_catalog of a LIKWID catalog)
     assert "LIKWID event sets" in likwid["skipped"] and likwid["groups"] is None and likwid["kind"] == "static"
     # online: a synthetic trace of `quanta` intervals, deterministic in the seed
-    assert tintin["kind"] == "online" and tintin["trace"] == "synthetic (mpx.synthetic, seed 0, 5 quanta)"
+    assert tintin["kind"] == "online" and tintin["trace"] == "synthetic (mpx.datasets.synthetic, seed 0, 5 quanta)"
     assert tintin["n_quanta"] == 5 and 0 < tintin["mean_sampling_ratio"] <= 1
     assert score_schedulers(p, ["tintin"], quanta=5) == [tintin]
     assert rr["skipped"] is None

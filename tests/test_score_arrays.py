@@ -1,4 +1,4 @@
-"""`mpx.evaluate.score` on arrays: the tidy tables are made from the arrays (same numbers, one provenance),
+"""`mpx.scoring.score.score` on arrays: the tidy tables are made from the arrays (same numbers, one provenance),
 a truth binned once by the caller gives the same scores, and one replay's scalers share it."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from mpx import scalers
 from mpx.conformance.scalers import generic_observation, generic_trace
 from mpx.errors import ConfigError
-from mpx.evaluate import METRIC_WINDOW_ARRAYS, WINDOW_ARRAYS, score, true_windows
-from mpx.measures import masked_median
+from mpx.scoring.score import METRIC_WINDOW_ARRAYS, WINDOW_ARRAYS, score, true_windows
+from mpx.scoring.measures import masked_median
 from mpx.metrics import Catalog, Metric
-from mpx.replay import score_scalers
+from mpx.scoring.scalers import score_scalers
 
 
 def _setup():
@@ -63,7 +63,7 @@ def test_truth_given_once_scores_the_same():
 
 def test_score_scalers_bins_the_truth_once(monkeypatch):
     tr, obs, cat = _setup()
-    import mpx.replay as replay
+    import mpx.scoring.scalers as replay
 
     calls = []
     real = replay.true_windows

@@ -1,4 +1,4 @@
-"""mpx.synthetic: labelled, deterministic synthetic ground truth with measurable properties."""
+"""mpx.datasets.synthetic: labelled, deterministic synthetic ground truth with measurable properties."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mpx.errors import ConfigError
-from mpx.synthetic import (
+from mpx.datasets.synthetic import (
     PRESETS,
     Burst,
     Derived,
@@ -38,7 +38,7 @@ def traces() -> dict[str, Trace]:
 def test_labelled_as_synthetic(traces):
     for name, t in traces.items():
         assert t.meta["synthetic"] is True
-        assert t.meta["simulator"] == "mpx.synthetic"
+        assert t.meta["simulator"] == "mpx.datasets.synthetic"
         assert t.meta["workload"] == name
         gen = t.meta["generator"]
         assert gen["seed"] == 7 and gen["spec"]["name"] == name

@@ -1,4 +1,4 @@
-"""The trust report of a real perf stat -I run (`mpx.trust`, `mpx estimate`): counted values stay counted,
+"""The trust report of a real perf stat -I run (`mpx.studies.trust`, `mpx estimate`): counted values stay counted,
 coverage and intervals beside every value, the top-down bottleneck with its probability."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mpx.cli import main
-from mpx.trust import tintin_sigma
+from mpx.studies.trust import tintin_sigma
 
 DATA = Path(__file__).resolve().parent / "data" / "perfstat"
 

@@ -1,4 +1,4 @@
-"""Top-down verdict measures on hand-made windows (`mpx.verdicts`), and the hierarchy catalogs declare
+"""Top-down verdict measures on hand-made windows (`mpx.scoring.verdicts`), and the hierarchy catalogs declare
 (`mpx.metrics.topdown`)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from mpx.metrics import resolve_catalog
 from mpx.metrics.topdown import TopDown
-from mpx.verdicts import verdict_scores
+from mpx.scoring.verdicts import verdict_scores
 
 TD = TopDown(("fe", "bs", "be", "ret"), {"be": ("mem", "core"), "fe": ("lat", "bw")})
 
@@ -76,7 +76,7 @@ def test_intel_perf_json_declares_its_hierarchy(shared):
 
 
 def test_summary_columns_and_the_whole_run_verdict():
-    from mpx.verdicts import SUMMARY_KEYS, verdict_summary
+    from mpx.scoring.verdicts import SUMMARY_KEYS, verdict_summary
 
     names = ("fe", "bs", "be", "ret", "mem", "core", "lat", "bw")
     tw = np.array([[0.1, 0.1, 0.6, 0.2, 0.4, 0.2, 0.05, 0.05]])
@@ -94,8 +94,9 @@ def test_summary_columns_and_the_whole_run_verdict():
 def test_score_carries_the_verdicts_of_a_catalog_with_a_hierarchy():
     """On a gem5 trace with the gem5 catalog the score has the verdict columns and the confusion; on the
     callgrind catalog (no hierarchy) they are None."""
-    from mpx import datasets, scalers
-    from mpx.evaluate import score
+    from mpx import scalers
+    from mpx.datasets import shipped as datasets
+    from mpx.scoring.score import score
     from mpx.multiplex import multiplex
     from mpx.problem import Problem
 

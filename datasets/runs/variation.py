@@ -6,7 +6,7 @@ of the runs' lengths on callgrind's axis (instructions) and on the estimated-cyc
 import sys
 from pathlib import Path
 
-from mpx.runset import RunSet
+from mpx.recording.runset import RunSet
 
 EVENTS = ("Ir", "Dr", "Dw", "Bc", "Bcm", "I1mr", "D1mr", "D1mw", "DLmr", "DLmw", "Ge")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from mpx import aligners, scalers
-from mpx.measures import event_measures
+from mpx.scoring.measures import event_measures
 from mpx.multiplex import multiplex, resolve_quantum
 from mpx.problem import Problem
-from mpx.runs import measure_runs, plan_runs
-from mpx.runset import RunSet
+from mpx.aligners.measure import measure_runs, plan_runs
+from mpx.recording.runset import RunSet
 
 EVENTS = ["Ir", "Dr", "Dw", "Bc", "Bi", "Bcm", "Bim", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Ge"]
 RUNS = Path(__file__).resolve().parents[2] / "datasets" / "runs"

@@ -1,13 +1,13 @@
 """The fusion scaler against every baseline scaler: leave-one-workload-out, causal and offline, 2-8 counters.
 
-Protocol (issue 7): each shipped dataset (`mpx.datasets`, 9 callgrind workloads, 18 events) is scored
+Protocol (issue 7): each shipped dataset (`mpx.datasets.shipped`, 9 callgrind workloads, 18 events) is scored
 with the learned scalers fitted on the *other eight* only; traces given with ``--heldout`` (recorded
 with ``mpx record`` from programs in no shipped dataset, never used while developing the method) are
 scored with the learned scalers fitted on all nine. Every event is multiplexed by perf's round robin on
 ``generic-K`` (K = ``--counters``), one quantum = one median trace interval, a read every
 ``--read-every`` quanta.
 
-Errors (relative, per event and read window, only where the truth is meaningful — `mpx.evaluate.score`'s
+Errors (relative, per event and read window, only where the truth is meaningful — `mpx.scoring.score.score`'s
 floor):
 
 - ``ran``: windows where the event ran (the windows where every scaler has a value — linear/PAPI leave
@@ -44,9 +44,11 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mpx import datasets, scalers  # noqa: E402
+from mpx import scalers  # noqa: E402
+
+from mpx.datasets import shipped as datasets
 from mpx.errors import ConfigError  # noqa: E402
-from mpx.evaluate import score  # noqa: E402
+from mpx.scoring.score import score  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402

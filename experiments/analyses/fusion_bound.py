@@ -44,8 +44,10 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fusion as bf  # noqa: E402
 
-from mpx import datasets, scalers  # noqa: E402
-from mpx.evaluate import true_windows  # noqa: E402
+from mpx import scalers  # noqa: E402
+
+from mpx.datasets import shipped as datasets
+from mpx.scoring.score import true_windows  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.scalers.base import Estimate, sum_quanta  # noqa: E402

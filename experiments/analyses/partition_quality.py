@@ -14,8 +14,8 @@ takes at most 5× KaHyPar's time measured in the same run; event-grouping instan
 exceed the caps, reach a km1 no worse than Mt-KaHyPar QUALITY (best of the same number of seeds) and take
 under 1 s each. Synthetic event instances: n events, n metrics, each metric 2–4 distinct events drawn
 uniformly (instance seed 0); caps C·k = n exactly, so every group is full. Catalog instances: the event
-hypergraph of `mpx.grouping` (one per PMU unit: schedulable events, metrics as nets) with k = ⌈n/C⌉ and
-cap C = usable counters. mpx runs with the configuration `mpx.grouping` uses (`grouping_context`) on
+hypergraph of `mpx.grouping.partitioned` (one per PMU unit: schedulable events, metrics as nets) with k = ⌈n/C⌉ and
+cap C = usable counters. mpx runs with the configuration `mpx.grouping.partitioned` uses (`grouping_context`) on
 event instances and with the defaults on ibm01.
 
 Times are wall-clock seconds of one `partition` call after a warm-up call that loads the compiled kernels
@@ -46,8 +46,8 @@ TOOLS = ("mpx", "kahypar", "mtkahypar")
 
 
 def event_nets(n: int, seed: int) -> list[list[int]]:
-    """n metrics of 2–4 distinct events out of n, uniformly at random (`mpx.partition_instances`)."""
-    from mpx.partition_instances import random_event_nets
+    """n metrics of 2–4 distinct events out of n, uniformly at random (`mpx.grouping.instances`)."""
+    from mpx.grouping.instances import random_event_nets
 
     return random_event_nets(n, seed)
 
@@ -102,7 +102,7 @@ def measure_ibm01(ks: list[int], seeds: int, tools: list[str], threads: int) -> 
 def _capped(section: str, case: str, hg, nets: list[list[int]], weights: list[int] | None, cap: int, k: int,
             seeds: int, tools: list[str], threads: int) -> list[dict]:
     """mpx (grouping configuration) and the tools on one capped instance, ``seeds`` seeds each."""
-    from mpx.grouping import grouping_context
+    from mpx.grouping.partitioned import grouping_context
     from mpx.partition import block_weights, km1, partition
 
     rows = []
@@ -139,7 +139,7 @@ def measure_events(seeds: int, tools: list[str], threads: int) -> list[dict]:
 
 def measure_catalogs(seeds: int, tools: list[str], threads: int) -> list[dict]:
     """The event hypergraph of every real catalog (per PMU unit), k = ⌈n/C⌉ (skipped when k < 2)."""
-    from mpx.grouping import event_hypergraph, metric_importance
+    from mpx.grouping.partitioned import event_hypergraph, metric_importance
     from mpx.metrics import load_catalog
     from mpx.pmu import preset
     from mpx.problem import Problem
@@ -162,11 +162,11 @@ def measure_catalogs(seeds: int, tools: list[str], threads: int) -> list[dict]:
 
 
 def measure_schedulers() -> list[dict]:
-    """hypergraph vs hperf vs optimal on every real catalog (`mpx.schedule_scores.score_schedulers`)."""
+    """hypergraph vs hperf vs optimal on every real catalog (`mpx.scoring.schedules.score_schedulers`)."""
     from mpx.metrics import load_catalog
     from mpx.pmu import preset
     from mpx.problem import Problem
-    from mpx.schedule_scores import score_schedulers
+    from mpx.scoring.schedules import score_schedulers
 
     rows = []
     for rel, pmu_name in catalog_cases():
@@ -373,7 +373,7 @@ def main() -> None:
                     help="folder for the tables and the figure (default results/analyses/partition)")
     args = ap.parse_args()
     t = time.perf_counter()
-    from mpx.grouping import grouping_context
+    from mpx.grouping.partitioned import grouping_context
     from mpx.partition import Hypergraph, partition
 
     partition(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), 2)

@@ -1,11 +1,11 @@
 """Every scaler on the shipped datasets (real programs under callgrind): window and metric error.
 
-The set-up the issue asks for: each shipped dataset (`mpx.datasets`, 9 real workloads, 18 callgrind
+The set-up the issue asks for: each shipped dataset (`mpx.datasets.shipped`, 9 real workloads, 18 callgrind
 events), all events multiplexed by perf's round robin on 4 generic counters (``generic-4``: nothing on a
 fixed counter), one quantum = ``--quantum-intervals`` median trace intervals, a read every
 ``--read-every`` quanta; every registered scaler with its defaults, BayesPerf also with the relations of
 the built-in ``callgrind`` catalog (8 inequalities: misses <= accesses, LL misses <= L1 misses; its metric
-formulas give no identity among measured events); scored by `mpx.evaluate.score` with the ``callgrind``
+formulas give no identity among measured events); scored by `mpx.scoring.score.score` with the ``callgrind``
 catalog's metrics (miss ratios, MPKI, CPI estimate). Prints markdown tables: per scaler (causal and
 offline apart) the mean over datasets of ``window_mape``, ``window_mape_ran`` (windows where the event
 ran: the same windows for every read-view scaler), ``metric_mape`` and ``total_error``, then
@@ -18,8 +18,8 @@ split by event and EP's work per connected component.
 ``cycles_event="time"`` (the time axis: instructions) and ``min_cycles=0``, said in the table.
 
 Learned scalers (``fusion``, ``fusion_smooth``) are fitted leave-one-workload-out
-(`mpx.replay.other_workloads`): on every *other* shipped callgrind dataset, never the scored one (also
-when ``--datasets`` scores a subset); `mpx.replay.score_scalers` runs and scores every scaler. A scaler
+(`mpx.scoring.scalers.other_workloads`): on every *other* shipped callgrind dataset, never the scored one (also
+when ``--datasets`` scores a subset); `mpx.scoring.scalers.score_scalers` runs and scores every scaler. A scaler
 that cannot handle a replay is reported as skipped with its reason, not silently dropped.
 
 Run: ``python experiments/analyses/scalers_datasets.py [--read-every 10] [--quantum-intervals 1]
@@ -40,12 +40,14 @@ from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mpx import datasets, scalers  # noqa: E402
+from mpx import scalers  # noqa: E402
+
+from mpx.datasets import shipped as datasets
 from mpx.errors import ConfigError  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
-from mpx.replay import other_workloads, score_scalers  # noqa: E402
+from mpx.scoring.scalers import other_workloads, score_scalers  # noqa: E402
 from mpx.trace import Trace  # noqa: E402
 
 KEYS = ("window_mape", "window_mape_ran", "metric_mape", "total_error")

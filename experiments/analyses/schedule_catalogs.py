@@ -19,7 +19,7 @@ from mpx import schedulers
 from mpx.metrics import load_catalog
 from mpx.pmu import preset
 from mpx.problem import Problem
-from mpx.schedule_scores import score_schedulers
+from mpx.scoring.schedules import score_schedulers
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "metrics"
 

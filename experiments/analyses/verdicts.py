@@ -1,7 +1,7 @@
 """Which top-down verdict can a user trust, and which indicator says when? (issue 26; `docs/verdicts.md`)
 
 On the shipped gem5 datasets with the gem5 catalog (TMA level 1 and 2 defined exactly on full-simulator
-counts), every (counters, scheduler, scaler) replay is scored for its top-down verdicts (`mpx.verdicts`):
+counts), every (counters, scheduler, scaler) replay is scored for its top-down verdicts (`mpx.scoring.verdicts`):
 per read window, the level-1 bottleneck read from the estimate against the true one, the level-2 verdict
 under it, serious misses (the named node's true share more than 10 points below the bottleneck's), and
 the whole-run verdict. Means over the workloads with 95 % bootstrap intervals (workloads resampled).
@@ -16,7 +16,7 @@ Then the indicators a tool could show beside a value, scored as predictors of th
   reliability below 0.7 is read as a running share below 0.7, its nearest documented quantity: VTune's own
   formula is not public; an interval flags when its half-width exceeds 10 %).
 - for the verdicts: the probability a scaler with intervals gives its level-1 verdict (normal draws of the
-  counts, as `mpx.trust`), against how often that verdict is right (Brier score, and the accuracy in
+  counts, as `mpx.studies.trust`), against how often that verdict is right (Brier score, and the accuracy in
   bins of the stated probability).
 
     python experiments/analyses/verdicts.py                # counters 2, 4 and 8 (a few minutes)
@@ -42,12 +42,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from scipy.stats import norm, spearmanr  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
-from mpx import datasets  # noqa: E402
+from mpx.datasets import shipped as datasets  # noqa: E402
 from mpx.metrics import evaluate_metrics, resolve_catalog  # noqa: E402
 from mpx.metrics.topdown import TopDown  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
-from mpx.replay import other_workloads, score_scalers  # noqa: E402
+from mpx.scoring.scalers import other_workloads, score_scalers  # noqa: E402
 
 SCHEDULERS = ("perf", "round_robin", "hypergraph")
 SCALERS = ("linear", "dcam", "bayesperf", "tintin", "fusion")

@@ -1,7 +1,7 @@
 """Trace-alignment methods (aligners), by name: ``mpx.aligners.get("dtw")``, ``available()``.
 
 The other road to many events on few counters: the program runs once per group of events
-(`mpx.runs.plan_runs`), every run counts its group and an anchor for the whole run, and an aligner maps
+(`mpx.aligners.measure.plan_runs`), every run counts its group and an anchor for the whole run, and an aligner maps
 the runs onto the reference run's time axis and merges them into one estimate of every event
 (`mpx.aligners.base`). Built-ins (`BUILTIN`):
 

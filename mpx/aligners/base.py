@@ -40,7 +40,7 @@ import numpy as np
 
 from mpx.errors import ConfigError
 from mpx.params import Params, StrOptions
-from mpx.runs import TIME_ANCHOR
+from mpx.aligners.measure import TIME_ANCHOR
 from mpx.scalers.base import Estimate
 
 

@@ -22,8 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpx import datasets
-    from mpx.progress import bar as progress_bar
+    from mpx.datasets import shipped as datasets
+    from mpx.util.progress import bar as progress_bar
 
     cmd = args.datasets_command
     if cmd == "list":

@@ -1,25 +1,25 @@
 """``mpx evaluate``: one multiplexing replay of a ground-truth trace, every named scaler scored.
 
 The command parses, runs the library and prints; the work and the choices are the library's
-(`mpx.replay`, shared with the experiments' ``scaling`` cells):
+(`mpx.scoring.scalers`, shared with the experiments' ``scaling`` cells):
 
-- the trace is a file any reader reads or a shipped dataset name (`mpx.replay.resolve_trace`);
+- the trace is a file any reader reads or a shipped dataset name (`mpx.scoring.scalers.resolve_trace`);
 - the problem is the trace's events (or ``--events``) on the PMU ``--pmu`` (required: no silent hardware
   default), resized to ``--counters`` generic counters (`mpx.pmu.PMU.with_generic_counters`);
 - one replay `mpx.multiplex.multiplex` with ``--scheduler`` (default ``perf``: perf's round robin);
-- each scaler estimates from that one Observation, `mpx.evaluate.score` compares with the truth
-  (`mpx.replay.score_scalers`), with the metrics of ``--metrics`` (default: the built-in catalog with the
-  most metrics computable from the events, `mpx.replay.default_catalog`, e.g. ``callgrind`` for the
+- each scaler estimates from that one Observation, `mpx.scoring.score.score` compares with the truth
+  (`mpx.scoring.scalers.score_scalers`), with the metrics of ``--metrics`` (default: the built-in catalog with the
+  most metrics computable from the events, `mpx.scoring.scalers.default_catalog`, e.g. ``callgrind`` for the
   shipped datasets; ``none`` for no metric errors).
 
 Defaults that are not hardware parameters, stated in the help and printed with the result: the quantum
 is one median trace interval (each quantum holds about one recorded interval, so nothing is apportioned
 inside an interval more than the recording already does), a read every 10 quanta (the quickstart's
 shorter read window; an experiment config must give ``read_every``). Scalers whose tags say they take relations (BayesPerf, fusion) get ``--relations``
-(default: none, as under ``mpx run``: `mpx.replay.scaler_spec`, docs/scoring.md "Relations").
+(default: none, as under ``mpx run``: `mpx.scoring.scalers.scaler_spec`, docs/scoring.md "Relations").
 Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
-default is every *other* shipped dataset (leave-one-workload-out, `mpx.replay.training_traces`), never
-the scored workload itself. The quantum spec is read by `mpx.replay.resolve_quantum`.
+default is every *other* shipped dataset (leave-one-workload-out, `mpx.scoring.scalers.training_traces`), never
+the scored workload itself. The quantum spec is read by `mpx.scoring.scalers.resolve_quantum`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "evaluate",
         help="replay multiplexing on a ground-truth trace and score every scaler",
         description="One multiplexing replay of a ground-truth trace (a file or a shipped dataset name), every "
-        "named scaler scored against the truth (mpx.evaluate; docs/scoring.md): wape_all (the headline measure: "
+        "named scaler scored against the truth (mpx.scoring.score; docs/scoring.md): wape_all (the headline measure: "
         "Σ|error| / Σ truth over every read window, a window without a value charged as 0) with its coverage, "
         "mdape_all (median relative error), window_mape (mean relative error per event and "
         "read window where the truth is above the floor), window_mape_ran (windows where the event ran), "
@@ -82,7 +82,7 @@ def _fmt(v: Any) -> str:
 
 def _metrics_catalog(text: str | None, events: tuple[str, ...]) -> tuple[Any, str]:
     from mpx.cli.common import load_catalog_arg
-    from mpx.replay import default_catalog
+    from mpx.scoring.scalers import default_catalog
 
     if text is not None and text.lower() == "none":
         return None, "none"
@@ -115,16 +115,16 @@ def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ..
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from mpx.verdicts import SUMMARY_KEYS as VERDICT_KEYS
+    from mpx.scoring.verdicts import SUMMARY_KEYS as VERDICT_KEYS
 
     from mpx import scalers, schedulers
-    from mpx.measures import HEADLINE_COLUMN
+    from mpx.scoring.measures import HEADLINE_COLUMN
     from mpx.cli.common import pmu_arg
     from mpx.errors import ConfigError
     from mpx.multiplex import multiplex
     from mpx.problem import Problem
     from mpx.multiplex import resolve_quantum
-    from mpx.replay import learned_scalers, resolve_trace, scaler_spec, score_scalers, training_traces
+    from mpx.scoring.scalers import learned_scalers, resolve_trace, scaler_spec, score_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def verdict_lines(rows: list[dict[str, Any]], catalog: str) -> list[str]:
-    """The top-down verdict table (`mpx.verdicts`), when the catalog declares a hierarchy."""
+    """The top-down verdict table (`mpx.scoring.verdicts`), when the catalog declares a hierarchy."""
     done = [r for r in rows if "error" not in r and r.get("verdict_l1_agreement") is not None]
     if not done:
         return []
@@ -245,7 +245,7 @@ def never_warnings(rows: list[dict[str, Any]]) -> list[str]:
     """One warning per share of never-estimated events: the legacy columns (window_mape, mape_ran,
     total_error, metric_mape) leave those events out, so they can read 0.00% while almost nothing was
     estimated (861 of 865 events on muneeb_single.txt)."""
-    from mpx.measures import HEADLINE_COLUMN
+    from mpx.scoring.measures import HEADLINE_COLUMN
 
     groups: dict[tuple[int, int], list[str]] = {}
     for r in rows:

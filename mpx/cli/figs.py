@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from mpx.figures import draw, draw_supported
-    from mpx.results import open_store
+    from mpx.experiment.store import open_store
 
     base = Path(args.results)
     out = Path(args.out) if args.out else (base if base.is_dir() else base.parent) / "figures"

@@ -1,6 +1,6 @@
 """``mpx partition``: partition an hMetis hypergraph (km1 objective) and print km1, cut, imbalance, seconds;
 or, with ``--metrics`` and ``--pmu``, group a metric catalog's events by hypergraph partitioning
-(`mpx.grouping.group_events`) and print the groups."""
+(`mpx.grouping.partitioned.group_events`) and print the groups."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "minimising the connectivity metric km1 = sum of w(e)*(lambda(e)-1), with every block weighing at most "
         "(1+eps)*ceil(c(V)/k), or at most --cap. Prints km1, cut, imbalance and seconds. With --metrics CATALOG "
         "--pmu PRESET instead of FILE.hgr: events are vertices, metrics are nets, each group holds at most the "
-        "usable programmable counters; prints the event groups (mpx.grouping).",
+        "usable programmable counters; prints the event groups (mpx.grouping.partitioned).",
     )
     p.add_argument("path", metavar="FILE.hgr", nargs="?", help="hypergraph in hMetis format")
     p.add_argument("-k", type=int, help="number of blocks (required for FILE.hgr; for --metrics: groups per "
@@ -59,7 +59,7 @@ def _run_hgr(args: argparse.Namespace) -> int:
 
     from mpx.errors import ConfigError
     from mpx.partition import Context, partition, read_hmetis
-    from mpx.progress import bar as progress_bar
+    from mpx.util.progress import bar as progress_bar
 
     if args.k < 1:
         raise ConfigError(f"-k must be >= 1, got {args.k}")
@@ -94,7 +94,7 @@ def _run_grouping(args: argparse.Namespace) -> int:
 
     from mpx.cli.common import load_catalog_arg, pmu_arg
     from mpx.errors import ConfigError
-    from mpx.grouping import group_events
+    from mpx.grouping.partitioned import group_events
     from mpx.problem import Problem
 
     for flag, val in (("--cap", args.cap), ("-o/--output", args.output)):

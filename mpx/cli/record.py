@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="trace file to write (native format); with --runs, the run-set folder")
     p.add_argument("--runs", type=int, default=None, metavar="N",
                    help="callgrind: record N runs that differ as real runs do (ASLR on, --seed-env, --env-pad) "
-                        "into one run set for trace alignment (mpx.record_runs)")
+                        "into one run set for trace alignment (mpx.recording.runs)")
     p.add_argument("--seed-env", action="append", default=[], metavar="VAR",
                    help="with --runs: set VAR to the run number (1, 2, ...), e.g. PYTHONHASHSEED (repeatable)")
     p.add_argument("--env-pad", type=int, default=64, metavar="BYTES",
@@ -44,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-dumps", type=int, default=None, metavar="N",
                    help="gem5: stop after N dumps (deterministic; default: run until the program exits)")
     p.add_argument("--hardware", metavar="JSON",
-                   help="gem5: the machine as a JSON file (same keys as mpx.record_gem5.HARDWARE; default: that)")
+                   help="gem5: the machine as a JSON file (same keys as mpx.recording.gem5.HARDWARE; default: that)")
     p.add_argument("--keep-stats", metavar="FILE", help="gem5: also keep gem5's stats.txt (.xz to compress)")
     p.add_argument("--interval-bb", type=int, default=None, metavar="N",
                    help="dump every N basic blocks (valgrind --dump-every-bb; default 1000000; >= ~300000 sensible)")
@@ -75,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mpx.errors import ConfigError
-    from mpx.record import DEFAULT_INTERVAL_BB, parse_cache, parse_extra_events, record
+    from mpx.recording.callgrind import DEFAULT_INTERVAL_BB, parse_cache, parse_extra_events, record
 
     argv = list(args.program)
     if argv and argv[0] == "--":
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.runs is None and runs_only:
         raise ConfigError(f"{', '.join(runs_only)}: only with --runs N")
     if args.runs is not None:
-        from mpx.record_runs import record_runs
+        from mpx.recording.runs import record_runs
 
         record_runs(argv, args.output, args.runs, seed_env=args.seed_env, env_pad=args.env_pad, jobs=args.jobs,
                     env=env, workload=args.workload, interval_bb=args.interval_bb or DEFAULT_INTERVAL_BB,
@@ -136,7 +136,7 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
     import json
 
     from mpx.errors import ConfigError
-    from mpx.record_gem5 import PERIOD_PS, record_gem5
+    from mpx.recording.gem5 import PERIOD_PS, record_gem5
 
     callgrind_only = [o for o, v in (("--interval-bb", args.interval_bb), ("--cache", args.cache),
                                      ("--hwpref", args.hwpref or None), ("--inherit-env", args.inherit_env or None),

@@ -1,7 +1,7 @@
 """``mpx report RESULTS``: summary tables of a results store, for the terminal or as LaTeX.
 
 The tables and the ranking rules (winner, runner-up, the Linux-default baseline, the headline table) are
-`mpx.report`'s; this module parses the arguments and prints them (LaTeX with `mpx.results.to_latex`).
+`mpx.studies.report`'s; this module parses the arguments and prints them (LaTeX with `mpx.experiment.store.to_latex`).
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", action="store_true", help="list the runs stored")
     p.add_argument("--latex", action="store_true", help="print LaTeX tables (booktabs) instead")
     p.add_argument("--claims", nargs="?", const="-", metavar="FILE",
-                   help="the claims ledger of `mpx run experiments/claims.toml` (mpx.claims); with FILE, write it "
+                   help="the claims ledger of `mpx run experiments/claims.toml` (mpx.studies.claims); with FILE, write it "
                    "there as markdown (e.g. docs/claims.md) and its figure beside the store (DIR/figures/claims.*)")
 
 
 def run(args: argparse.Namespace) -> int:
     import re
 
-    from mpx.report import runs_table, summary_tables, summary_text
-    from mpx.results import open_store, to_latex
+    from mpx.studies.report import runs_table, summary_tables, summary_text
+    from mpx.experiment.store import open_store, to_latex
 
     with open_store(args.results) as store:
         if args.runs:
@@ -66,7 +66,7 @@ def claims(store: Any, args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from mpx.claims import ledger, ledger_markdown
+    from mpx.studies.claims import ledger, ledger_markdown
 
     table = ledger(store)
     with pd.option_context("display.width", 250, "display.max_colwidth", 160, "display.max_rows", 100):

@@ -1,8 +1,8 @@
 """``mpx run CONFIG``: compute an experiment's grid into a results store, resumably.
 
 The work is `mpx.experiment.run_experiment` (grid, cache, process pool or Dask) writing into
-`mpx.results.ResultsStore`; this module parses arguments, exports CSV (and Parquet), prints the
-summary tables (`mpx.report`) and draws the figures the config lists under ``[output] figures``.
+`mpx.experiment.store.ResultsStore`; this module parses arguments, exports CSV (and Parquet), prints the
+summary tables (`mpx.studies.report`) and draws the figures the config lists under ``[output] figures``.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
 
     from mpx.experiment import load_config, run_experiment
     from mpx.experiment.runner import usable_cpus
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     t0 = time.perf_counter()
     exp = load_config(config)
@@ -85,7 +85,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
               f"{counts['skipped']} skipped, {counts['errors']} with errors) in {time.perf_counter() - t0:.1f} s; "
               f"store {store.path}, export {out / 'csv'} ({len(files)} files)")
         if exp.output.get("summary", True):
-            from mpx.report import summary_text
+            from mpx.studies.report import summary_text
 
             print(summary_text(store, exp.name))
         figs = exp.output.get("figures", [])

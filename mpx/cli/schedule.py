@@ -6,8 +6,8 @@ The command only parses its arguments and prints; the work is the library's:
 - the catalog becomes a problem with `mpx.problem.Problem.from_catalog` (its groups, free events and
   uncore renames are explained there); ``--counters`` resizes the PMU's core unit with
   `mpx.pmu.PMU.with_generic_counters`;
-- the schedulers are run and scored by `mpx.schedule_scores.score_schedulers`: online schedulers run on
-  a synthetic trace (`mpx.schedule_scores.synthetic_trace`, drawn from ``--seed``; the row says so)
+- the schedulers are run and scored by `mpx.scoring.schedules.score_schedulers`: online schedulers run on
+  a synthetic trace (`mpx.scoring.schedules.synthetic_trace`, drawn from ``--seed``; the row says so)
   unless ``--trace`` gives a real one that has the problem's events.
 """
 
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Score every registered scheduler (or the chosen ones) on one metric catalog and one "
         "PMU: groups (distinct configurations, i.e. sets of events counted together, over the quanta scored), "
         "PMC utilization, mean and minimum sampling ratio of the multiplexed events, mean metric co-scheduling "
-        "ratio (mpx.schedule_scores), events never counted. Schedulers that cannot handle the catalog are "
+        "ratio (mpx.scoring.schedules), events never counted. Schedulers that cannot handle the catalog are "
         "listed with the reason. Online schedulers run on a synthetic trace unless --trace is given.",
     )
     p.add_argument("--pmu", required=True, help="PMU preset (mpx.pmu.presets(), e.g. skylake, neoverse-n1, "
@@ -64,7 +64,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 LEGEND = ("utilization % = programmable counter-quanta in use; sampling % = quanta a multiplexed event is "
           "counted in (mean over the events; min: the least counted one); co-scheduled % = quanta in which all "
           "events of a metric are counted together (mean over the metrics); configurations = distinct sets of "
-          "events counted together; never counted = events in error (mpx.schedule_scores)")
+          "events counted together; never counted = events in error (mpx.scoring.schedules)")
 
 
 def _fmt(v: Any, percent: bool = False) -> str:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from mpx.cli.common import load_catalog_arg, pmu_arg
     from mpx.errors import ConfigError
     from mpx.problem import Problem
-    from mpx.schedule_scores import score_schedulers
+    from mpx.scoring.schedules import score_schedulers
 
     if args.quanta is not None and args.quanta < 1:
         raise ConfigError(f"--quanta must be >= 1, got {args.quanta}")
@@ -169,7 +169,7 @@ def _check(args: argparse.Namespace, make: Any, pmu: Any, problem: Any) -> int:
 
     from mpx import schedulers
     from mpx.problem.fit import check_variants
-    from mpx.schedule_scores import score_schedulers
+    from mpx.scoring.schedules import score_schedulers
 
     import textwrap
 
@@ -206,7 +206,7 @@ def _check(args: argparse.Namespace, make: Any, pmu: Any, problem: Any) -> int:
     if tight is None:
         print("no multiplexing in any variant: every event is counted all the time")
         return 0
-    print(f"\nshare of counter time per event on {tight[0].variant} (sampling ratio, mpx.schedule_scores):")
+    print(f"\nshare of counter time per event on {tight[0].variant} (sampling ratio, mpx.scoring.schedules):")
     for r in rows:
         if r["skipped"]:
             print(textwrap.shorten(f"  {r['scheduler']:<12} not applicable: {r['skipped']}", width=118,

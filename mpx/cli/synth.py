@@ -1,4 +1,4 @@
-"""``mpx synth``: write a synthetic trace (a named preset of `mpx.synthetic`) in the native format."""
+"""``mpx synth``: write a synthetic trace (a named preset of `mpx.datasets.synthetic`) in the native format."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "synth",
         help="generate a synthetic trace (clearly labelled as such) from a named preset",
-        description="Generate a synthetic ground-truth trace from a named preset of mpx.synthetic "
+        description="Generate a synthetic ground-truth trace from a named preset of mpx.datasets.synthetic "
         "(deterministic for a seed; meta records synthetic=True and the generator parameters).",
     )
     p.add_argument("preset", nargs="?", help="preset name (see --list)")
@@ -21,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mpx.errors import ConfigError
-    from mpx.synthetic import PRESETS, check_identities, generate, preset
+    from mpx.datasets.synthetic import PRESETS, check_identities, generate, preset
 
     if args.list:
         for name, make in PRESETS.items():

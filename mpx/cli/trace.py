@@ -99,7 +99,7 @@ def _reader_options(items: list[str]) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from mpx.readers import read_trace
-    from mpx.runset import is_runset
+    from mpx.recording.runset import is_runset
 
     if args.trace_command == "info" and is_runset(args.path):
         return _runset_info(args.path)
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _runset_info(path: str) -> int:
     """A run set (``mpx record --runs``): its runs, what varied, and how much they differ per event."""
-    from mpx.runset import RunSet
+    from mpx.recording.runset import RunSet
 
     rs = RunSet.load(path)
     print(f"run set {rs.workload!r}: {len(rs)} runs of {len(rs.events)} events ({path})")

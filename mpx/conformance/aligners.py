@@ -31,7 +31,7 @@ from mpx.aligners.base import Aligner
 from mpx.conformance.common import ConformanceError, param_failures
 from mpx.conformance.scalers import generic_trace
 from mpx.errors import ConfigError
-from mpx.runs import TIME_ANCHOR
+from mpx.aligners.measure import TIME_ANCHOR
 from mpx.scalers.base import Estimate
 
 _GROUPS = (("a", "b"), ("c", "d"), ("e",))

@@ -125,7 +125,7 @@ def check_figure_needs_its_data(fig: Any) -> None:
     import matplotlib.pyplot as plt
 
     from mpx.experiment.kinds import declared_tables
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     with tempfile.TemporaryDirectory(prefix="mpx-conformance-") as tmp, \
             ResultsStore(os.path.join(tmp, "empty.sqlite")) as store:

@@ -1,5 +1,5 @@
 """Declarative experiments: a TOML config expands to a grid of cells; `run_experiment` computes the cells
-not yet in a results store (`mpx.results`).
+not yet in a results store (`mpx.experiment.store`).
 
 The config format (every section and key, with examples) is documented in ``experiments/README.md``,
 section "Config reference". A **cell** is a plain JSON-able dict; its **key** hashes the dict, which holds
@@ -16,7 +16,7 @@ Modules:
   kind: `scaling` (replays scored with scalers), `schedule` (schedulers scored on metric catalogs),
   `partition` (partitioners on hypergraphs), `alignment` (trace alignment against multiplexing);
 - `schedule_cache`: static schedules computed once per process, handed to `mpx.multiplex.multiplex`;
-- `rows`: the rows a replay cell writes (the schema `mpx.results` documents);
+- `rows`: the rows a replay cell writes (the schema `mpx.experiment.store` documents);
 - `runner`: `run_cell`, `run_experiment` (in-process, process pool or Dask).
 """
 

@@ -1,16 +1,16 @@
 """``kind = "alignment"``: trace alignment against multiplexing on the same repeated runs.
 
-A cell is one run set (`mpx.runset.RunSet`; or ``[data] synthetic``: copies of one recorded run perturbed
-by `mpx.runset.vary`, labelled synthetic) × hardware × reference run. The truth is the reference
-run's own trace; every row is scored on its read windows with `mpx.evaluate.score` (the scalers'
-protocol) plus `mpx.measures.emd` (Fuse's distribution measure). Rows (table ``alignment``), by ``road``:
+A cell is one run set (`mpx.recording.runset.RunSet`; or ``[data] synthetic``: copies of one recorded run perturbed
+by `mpx.recording.runset.vary`, labelled synthetic) × hardware × reference run. The truth is the reference
+run's own trace; every row is scored on its read windows with `mpx.scoring.score.score` (the scalers'
+protocol) plus `mpx.scoring.measures.emd` (Fuse's distribution measure). Rows (table ``alignment``), by ``road``:
 
 - ``multiplex``: the reference run multiplexed by ``[alignment] scheduler`` and estimated by each scaler
   (one run: cost 1);
 - ``multiplex_runs``: the same number of runs as an alignment plan, each multiplexed and estimated, merged
   onto the reference (``merge="mean"``) on each anchor — by the naive aligner on the time axis, by DTW on
   an anchor event (its scaled estimate: it is multiplexed too): the multiplexing road at equal run count;
-- ``alignment``: one group per run (`mpx.runs.plan_runs` from ``grouping``), read by ``linear`` (exact:
+- ``alignment``: one group per run (`mpx.aligners.measure.plan_runs` from ``grouping``), read by ``linear`` (exact:
   nothing is multiplexed), merged by each aligner on each anchor;
 - ``floor``: the same aligner fed the other runs' *true* counts of every event — what run-to-run
   variation alone costs that aligner (not a strict bound: it averages over every other run);
@@ -38,19 +38,19 @@ import numpy as np
 
 from mpx import aligners, scalers
 from mpx.errors import ConfigError, MpxError
-from mpx.evaluate import score
+from mpx.scoring.score import score
 from mpx.experiment.config import Experiment
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware, resolve_hardware
 from mpx.experiment.inputs import code_version
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row
-from mpx.measures import emd
+from mpx.scoring.measures import emd
 from mpx.multiplex import multiplex, resolve_quantum
-from mpx.runs import TIME_ANCHOR, measure_runs, multiplex_runs, plan_runs, run_costs
-from mpx.runset import RunSet, vary as runset_vary
+from mpx.aligners.measure import TIME_ANCHOR, measure_runs, multiplex_runs, plan_runs, run_costs
+from mpx.recording.runset import RunSet, vary as runset_vary
 from mpx.scalers.base import Estimate
-from mpx.schedule_scores import schedule_scores
+from mpx.scoring.schedules import schedule_scores
 from mpx.trace import Trace
 
 __all__ = ["AlignmentKind", "ALIGNMENT_KEYS"]
@@ -69,7 +69,7 @@ _VARY_KEYS = frozenset({"from", "run", "runs", "warp", "rate_noise", "offset", "
 @lru_cache(maxsize=8)
 def _load(path: str, axis: str, vary: str = "") -> RunSet:
     """A run set (``vary``: the JSON of a ``[data] synthetic`` table: copies of one of its runs, perturbed by
-    `mpx.runset.vary`), on its own axis or on estimated cycles."""
+    `mpx.recording.runset.vary`), on its own axis or on estimated cycles."""
     rs = RunSet.load(path)
     if axis == "estimated_cycles":
         rs = rs.on_estimated_cycles()
@@ -95,7 +95,7 @@ class AlignmentKind(CellKind):
     sections = {"hardware": HARDWARE_KEYS, "multiplex": _MUX_KEYS, "alignment": ALIGNMENT_KEYS}
     data_keys = frozenset({"runsets", "axis", "synthetic"})
     tables = {"alignment": ("road", "method", "anchor")}
-    report = {"alignment": "mpx.report:alignment_tables"}
+    report = {"alignment": "mpx.studies.report:alignment_tables"}
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw

@@ -1,8 +1,8 @@
 """What a cell reads, and the checksums that put it into the cell key: datasets, catalog/PMU files, code.
 
-A **dataset spec** is a JSON-able dict — ``{"kind": "shipped", "name": ...}`` (`mpx.datasets`),
+A **dataset spec** is a JSON-able dict — ``{"kind": "shipped", "name": ...}`` (`mpx.datasets.shipped`),
 ``{"kind": "file", "name", "path"}`` (any format `mpx.readers` reads; ``heldout`` when listed under
-``[data] heldout``) or ``{"kind": "synthetic", "preset", "intervals", "seed", "name"}`` (`mpx.synthetic`),
+``[data] heldout``) or ``{"kind": "synthetic", "preset", "intervals", "seed", "name"}`` (`mpx.datasets.synthetic`),
 with an optional ``slice`` of trace intervals. `load_dataset` turns it into a Trace (cached per process).
 """
 
@@ -16,10 +16,10 @@ import subprocess
 from pathlib import Path
 
 import mpx
-from mpx import datasets as shipped_datasets
+from mpx.datasets import shipped as shipped_datasets
 from mpx.errors import ConfigError
 from mpx.readers import read_trace
-from mpx.synthetic import synth
+from mpx.datasets.synthetic import synth
 from mpx.trace import Trace
 
 __all__ = ["code_version", "dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",

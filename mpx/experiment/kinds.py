@@ -37,7 +37,7 @@ class CellKind:
     #: row also carries ``cell_key``); two kinds writing one table declare the same keys
     tables: ClassVar[dict[str, tuple[str, ...]]] = {}
     #: the report section of a table: table name → ``"module:function"`` taking the table (a DataFrame of
-    #: the run's rows) and returning named summary tables (`mpx.report.summary_tables` calls it)
+    #: the run's rows) and returning named summary tables (`mpx.studies.report.summary_tables` calls it)
     report: ClassVar[dict[str, str]] = {}
 
     def validate(self, exp: Any) -> None:

@@ -1,4 +1,4 @@
-"""``kind = "partition"``: a cell is one partitioning instance (`mpx.partition_instances`) × seed × tool
+"""``kind = "partition"``: a cell is one partitioning instance (`mpx.grouping.instances`) × seed × tool
 (``mpx``, or the real ``kahypar`` / ``mtkahypar`` through `mpx.partition.external`).
 
 A cell stores km1, cut, imbalance and the largest block recomputed by `mpx.partition` from the returned
@@ -25,10 +25,10 @@ from mpx.experiment.hardware import is_builtin
 from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row
-from mpx.grouping import grouping_context
+from mpx.grouping.partitioned import grouping_context
 from mpx.partition import Context, Hypergraph, block_weights, cut, imbalance, km1, partition
 from mpx.partition import external  # by module: tests replace external.tool_status
-from mpx.partition_instances import catalog_units, instance_checksum, instance_name, load_instance
+from mpx.grouping.instances import catalog_units, instance_checksum, instance_name, load_instance
 
 __all__ = ["PartitionKind", "PARTITION_TOOLS", "reference_km1"]
 
@@ -65,7 +65,7 @@ class PartitionKind(CellKind):
                                         "reference_label", "timeout"})}
     data_keys = frozenset({"catalogs", "hypergraphs", "random_events"})
     tables = {"partition": ()}
-    report = {"partition": "mpx.report:partition_table"}
+    report = {"partition": "mpx.studies.report:partition_table"}
 
     #: numba kernels are loaded (or compiled) once per process, outside the timed call
     _warm = False
@@ -142,7 +142,7 @@ class PartitionKind(CellKind):
     # -- the grid -----------------------------------------------------------------------------------
 
     def instances(self, exp: Experiment, cfg: dict, settings: dict) -> list[dict]:
-        """Instance specs (`mpx.partition_instances`) of one variant, in config order."""
+        """Instance specs (`mpx.grouping.instances`) of one variant, in config order."""
         w, data, out = exp.where, cfg.get("data", {}), []
         hgs = data.get("hypergraphs", [])
         for pat in [hgs] if isinstance(hgs, str) else hgs:

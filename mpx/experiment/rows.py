@@ -1,5 +1,5 @@
-"""The rows a cell writes, in the schema `mpx.results` documents: provenance columns, the ``cells`` row,
-and per scaler the ``scores``, ``events``, ``metrics`` and ``series`` rows of one `mpx.evaluate.score`.
+"""The rows a cell writes, in the schema `mpx.experiment.store` documents: provenance columns, the ``cells`` row,
+and per scaler the ``scores``, ``events``, ``metrics`` and ``series`` rows of one `mpx.scoring.score.score`.
 
 Every value is a plain Python scalar (`clean`): numpy numbers become ``int`` / ``float`` / ``bool``,
 NaN and infinities become ``None``, dicts and lists become sorted JSON.
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mpx.measures import MEASURES, METRIC_MEASURES, WINDOW_SETS
+from mpx.scoring.measures import MEASURES, METRIC_MEASURES, WINDOW_SETS
 from mpx.multiplex import in_ms
 
 __all__ = ["SETTINGS", "TIMING_COLUMNS", "REPLAY_TABLES", "clean", "clean_row", "provenance", "regime", "cell_row",
@@ -131,7 +131,7 @@ def event_class(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls: np.ndarray,
                sampling_ratio: dict[str, float]) -> list[dict[str, Any]]:
-    """The ``events`` rows of one scaler's `mpx.evaluate.Scores` ``sc`` (made from its per-event arrays)."""
+    """The ``events`` rows of one scaler's `mpx.scoring.score.Scores` ``sc`` (made from its per-event arrays)."""
     ev = sc.per_event
     sets = [f"{m}_{s}" for m in (*MEASURES, "coverage") for s in WINDOW_SETS]
     cols = ("n_windows", "n_meaningful", "n_flagged", "never_estimated", "window_mape", "window_mape_ran",

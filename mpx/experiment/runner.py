@@ -2,7 +2,7 @@
 pool of processes, or on a Dask distributed scheduler — and write each one as it finishes.
 
 `run_cell` computes one cell with its kind (`mpx.experiment.kinds`); only the parent process writes
-to the store (`mpx.results.ResultsStore.write`, one transaction per cell).
+to the store (`mpx.experiment.store.ResultsStore.write`, one transaction per cell).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from mpx.experiment.kinds import declared_tables, get_kind
 from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
 from mpx.experiment.rows import cell_row
-from mpx.progress import bar as progress_bar
+from mpx.util.progress import bar as progress_bar
 
 __all__ = ["die_with_parent", "one_blas_thread", "run_cell", "run_experiment", "start_worker", "usable_cpus",
            "warm_up_aside"]
@@ -86,7 +86,7 @@ def run_cell(cell: dict) -> dict[str, Any]:
 
 def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler: str | None = None,
                    progress: bool = True, cells: list[dict] | None = None) -> dict[str, int]:
-    """Compute every cell of ``exp`` not yet in ``store`` (a `mpx.results.ResultsStore`): in this
+    """Compute every cell of ``exp`` not yet in ``store`` (a `mpx.experiment.store.ResultsStore`): in this
     process (``jobs = 1``), in a pool of ``jobs`` processes, or on the Dask distributed scheduler at
     ``dask_scheduler`` (``tcp://host:port``). Each finished cell is written at once, in one transaction,
     by this process only. Returns counts: ``cells``, ``cached``, ``computed``, ``skipped``, ``errors``

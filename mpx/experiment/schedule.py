@@ -1,5 +1,5 @@
 """``kind = "schedule"``: a cell is one metric catalog × PMU × counters × seed × scheduler, scored with
-`mpx.schedule_scores.score_schedulers` (utilization, sampling and co-scheduling ratios; no trace needed).
+`mpx.scoring.schedules.score_schedulers` (utilization, sampling and co-scheduling ratios; no trace needed).
 
 Catalogs come from ``[data] catalogs`` (names, paths, or ``{path, pmu}`` tables) or ``[hardware] metrics``.
 Config reference: ``experiments/README.md``.
@@ -21,7 +21,7 @@ from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import REPLAY_TABLES, clean_row, provenance
 from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common
-from mpx.schedule_scores import score_schedulers
+from mpx.scoring.schedules import score_schedulers
 
 __all__ = ["ScheduleKind"]
 

@@ -1,4 +1,4 @@
-"""Thesis figures, drawn from a results store only (`mpx.results.ResultsStore`), in one print style.
+"""Thesis figures, drawn from a results store only (`mpx.experiment.store.ResultsStore`), in one print style.
 
 Each figure is a plugin: a module holding ``FIGURE = Figure(name, about, experiment, draw)``
 (`mpx.figures.figure.Figure`), listed in `BUILTIN` or added by another package through the entry-point

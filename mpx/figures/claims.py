@@ -7,7 +7,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from mpx.claims import VERDICTS, ledger
+from mpx.studies.claims import VERDICTS, ledger
 from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption

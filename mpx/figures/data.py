@@ -11,7 +11,7 @@ from mpx.errors import ConfigError
 
 __all__ = ["ERROR_LABEL", "error_column", "num", "one_scheduler", "pick_scheduler", "scores", "values"]
 
-#: the axis label of the headline measure (`mpx.measures.HEADLINE`, docs/scoring.md)
+#: the axis label of the headline measure (`mpx.scoring.measures.HEADLINE`, docs/scoring.md)
 ERROR_LABEL = "WAPE, all windows (%)"
 
 
@@ -51,10 +51,10 @@ def values(df: Any, column: str) -> list[int]:
 
 
 def error_column(df: Any) -> tuple[str, str]:
-    """The error a figure draws and its label: the headline measure (`mpx.measures.HEADLINE_COLUMN`, WAPE on
+    """The error a figure draws and its label: the headline measure (`mpx.scoring.measures.HEADLINE_COLUMN`, WAPE on
     every window: the same windows for every scaler, as `mpx report` ranks them); in a store written before
     it existed, window MAPE, labelled as over the windows each scaler fills (not comparable across scalers)."""
-    from mpx.measures import HEADLINE_COLUMN
+    from mpx.scoring.measures import HEADLINE_COLUMN
 
     if HEADLINE_COLUMN in df and pd.to_numeric(df[HEADLINE_COLUMN], errors="coerce").notna().any():
         return HEADLINE_COLUMN, ERROR_LABEL

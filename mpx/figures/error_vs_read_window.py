@@ -22,7 +22,7 @@ MAIN = ("linear", "papi", "dira", "tam", "dcam", "cam", "bayesperf", "fusion")
 
 def draw(store: Any, experiment: str | None = None) -> Any:
     """Per scheduler with a fixed rotation, the median over workloads of each main scaler's WAPE on all
-    event-windows (windows a scaler leaves empty charged: `mpx.measures`; window MAPE when the store has
+    event-windows (windows a scaler leaves empty charged: `mpx.scoring.measures`; window MAPE when the store has
     no WAPE) against ``read_per_rotation`` = read window / rotation length (quanta), log x, a line at one
     read per rotation; right: windows left without an estimate. Needs >= 2 values of ``read_every``."""
     sl = hold(scores(store, experiment), shown=("read_every", "scheduler"))

@@ -6,7 +6,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from mpx.compare import headline, headline_methods, varying_settings
+from mpx.studies.compare import headline, headline_methods, varying_settings
 from mpx.errors import ConfigError
 from mpx.figures.data import scores
 from mpx.figures.figure import Figure
@@ -17,8 +17,8 @@ __all__ = ["FIGURE", "draw"]
 
 
 def draw(store: Any, experiment: str | None = None) -> Any:
-    """Ratio of each headline method's error (the headline measure, `mpx.measures.HEADLINE`) to the best
-    other scaler's, against the number of counters, with 95% bootstrap intervals over workloads (`mpx.compare.headline`);
+    """Ratio of each headline method's error (the headline measure, `mpx.scoring.measures.HEADLINE`) to the best
+    other scaler's, against the number of counters, with 95% bootstrap intervals over workloads (`mpx.studies.compare.headline`);
     one panel per workload set (shipped, held-out) and per value of every other setting that varies (a
     row of panels each, its value in the titles: never pooled), one line per method and scheduler."""
     methods: list[str] = []
@@ -67,7 +67,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncol=min(len(series), 4))
     add_caption(fig, sl.caption("Ratio of the method's error (the headline measure, WAPE on all windows: the same "
-                                "windows for every scaler) to the best other scaler's (mpx.compare.headline), 95% "
+                                "windows for every scaler) to the best other scaler's (mpx.studies.compare.headline), 95% "
                                 "paired bootstrap intervals over workloads."))
     return fig
 

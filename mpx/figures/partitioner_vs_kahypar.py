@@ -135,7 +135,7 @@ def _tool_settings(done: Any) -> str:
         elif "preset" in p:
             name += f" ({p['preset']} preset, {p.get('threads', 1)} thread{'s' if p.get('threads', 1) > 1 else ''})"
         elif p.get("context") == "auto":
-            name += " (mpx.grouping's configuration on capped instances)"
+            name += " (mpx.grouping.partitioned's configuration on capped instances)"
         parts.append(name)
     return "; ".join(parts)
 

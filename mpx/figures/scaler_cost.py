@@ -11,7 +11,7 @@ from mpx.figures.data import num, scores
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption, hold
 from mpx.figures.style import MAX_HEIGHT, WIDTH, look
-from mpx.fmt import eng
+from mpx.util.fmt import eng
 
 __all__ = ["FIGURE", "draw"]
 

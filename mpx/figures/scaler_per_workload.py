@@ -21,7 +21,7 @@ __all__ = ["FIGURE", "GEM5", "draw", "draw_gem5", "is_gem5"]
 
 def is_gem5(df: Any) -> Any:
     """Which score rows are on gem5 ground truth: a shipped gem5 dataset, or a trace in gem5 ticks."""
-    from mpx.datasets import names
+    from mpx.datasets.shipped import names
 
     gem5 = set(names("gem5"))
     unit = df["time_unit"].astype(str) if "time_unit" in df else ""

@@ -12,7 +12,7 @@ import pandas as pd
 from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.figures.slices import Slice, add_caption, hold
-from mpx.results import to_latex
+from mpx.experiment.store import to_latex
 from mpx.figures.style import MAX_HEIGHT, WIDTH, height
 
 __all__ = ["FIGURE", "draw", "write_latex"]

@@ -50,7 +50,7 @@ def seconds_per_unit(rows: Any, dataset: str, unit: str) -> float | None:
             return float(ms[ok].iloc[0] / rw[ok].iloc[0] / 1e3)
     if unit == "ticks":
         try:
-            from mpx.datasets import load
+            from mpx.datasets.shipped import load
 
             freq = load(dataset, verify=False).meta.get("sim_freq")
         except Exception:  # noqa: BLE001 - not a shipped dataset: stay in ticks

@@ -10,7 +10,7 @@ name from one `Context`): `community` (Louvain), `coarsening` (heavy-edge ``ml_s
 (recursive bisection over a portfolio: greedy growing, BFS, label propagation, random, bin packing),
 `refinement` (label propagation, k-way FM with gain cache, pairwise swaps for tight caps). `multilevel` wires
 them; `api.partition` validates the request, runs ``repetitions`` cycles and ``vcycles`` V-cycles, and
-guarantees the caps. `mpx.grouping` builds event groups on top. See ``experiments/analyses/partition_quality.py`` for
+guarantees the caps. `mpx.grouping.partitioned` builds event groups on top. See ``experiments/analyses/partition_quality.py`` for
 measured quality.
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 from mpx.partition.context import CommunityConfig
 from mpx.partition.hypergraph import Hypergraph
 from mpx.partition.registry import PhasePolicies

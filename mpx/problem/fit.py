@@ -11,7 +11,7 @@ Where it does not fit, the fewest groups are bounded from below by ⌈programmab
 counters⌉ per unit, and from above by a first-fit packing that respects the masks (events with the fewest
 allowed counters first, each into the first group it fits with); when the two agree that is the fewest
 groups. How much counter time each event then gets under perf, the grouping tools and mpx's grouping is
-`mpx.schedule_scores.score_schedulers`' sampling ratio, which the command prints beside this check.
+`mpx.scoring.schedules.score_schedulers`' sampling ratio, which the command prints beside this check.
 
 The machine's variants that change the answer: SMT on or off (a preset named ``NAME-htoff`` is the same
 core with hyper-threading off, e.g. Skylake: 4 programmable counters per logical CPU with HT on, 8 with

@@ -3,7 +3,7 @@
 A scaler turns an `~mpx.observation.Observation` — what a real PMU driver would have read — into an
 `Estimate` of every event's count in every read window (and, for methods that work per quantum, in
 every quantum). It never sees a `~mpx.trace.Trace`: `mpx.multiplex.multiplex` owns the truth and hands
-out only Observations; `mpx.evaluate.score` compares an Estimate with the truth afterwards.
+out only Observations; `mpx.scoring.score.score` compares an Estimate with the truth afterwards.
 
 scikit-learn's habits (Buitinck et al., "API design for machine learning software", 2013): the
 constructor only stores its hyper-parameters, unchanged, under the same names (`mpx.params.Params` then
@@ -301,7 +301,7 @@ class Scaler(Params, ABC):
         if self.learned and observation.meta.get("trace_checksum") in getattr(self, "training_checksums_", ()):
             raise ConfigError(f"{type(self).__name__} was fitted on the trace it is asked to estimate (checksum "
                               f"{observation.meta['trace_checksum']}): train on other workloads "
-                              "(mpx.replay.other_workloads)")
+                              "(mpx.scoring.scalers.other_workloads)")
         est = self._estimate(observation)
         if not isinstance(est, Estimate):
             raise ScalerError(f"{type(self).__name__}._estimate returned {type(est).__name__}, not an Estimate")

@@ -8,7 +8,7 @@ sliding window that is the largest error source, see ``docs/fusion.md``). This s
 read window at a time, from what was counted so far (never the truth):
 
 1. **Groups** (once, at ``start``): ``grouping="hypergraph"`` partitions the events with the
-   hypergraph grouping of `mpx.grouping.group_events` (metrics = nets, km1 objective, Schlag et al.,
+   hypergraph grouping of `mpx.grouping.partitioned.group_events` (metrics = nets, km1 objective, Schlag et al.,
    ACM JEA 2022; no replication: spare counters are filled online, step 4), so each metric's events
    run in the same quanta — the relation overlap BayesPerf's scheduler asks for (Banerjee et al.,
    ASPLOS 2021: events sharing a relation are co-scheduled so the relation constrains the posterior).
@@ -58,7 +58,7 @@ from typing import ClassVar
 import numpy as np
 
 from mpx.errors import ConfigError
-from mpx.grouping import group_events
+from mpx.grouping.partitioned import group_events
 from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Observed, OnlineScheduler
@@ -100,7 +100,7 @@ class FusionAwareScheduler(OnlineScheduler):
         Quanta per decision, to match the multiplexer's ``read_every`` (every group runs at least once
         in each window when there are at most ``window`` groups).
     grouping:
-        ``"hypergraph"`` (metrics kept together, `mpx.grouping`) or ``"packed"`` (next-fit in order).
+        ``"hypergraph"`` (metrics kept together, `mpx.grouping.partitioned`) or ``"packed"`` (next-fit in order).
     shares:
         ``"events"``: the quanta beyond one per group go to single events by uncertainty; ``"groups"``:
         to whole groups (see the module docstring).

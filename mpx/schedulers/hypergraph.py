@@ -4,7 +4,7 @@ Source: the thesis's grouping method (reference ``partitioning.md``): events are
 nets, each group holds at most the usable programmable counters, and the connectivity objective km1 keeps
 each metric's events together (KaHyPar's objective: Schlag et al., "High-Quality Hypergraph
 Partitioning", ACM JEA 2022). The grouping itself (hypergraph, choice of k, partition under the counter
-cap, counter-mask repair, replication of events into spare counters) is `mpx.grouping.group_events`;
+cap, counter-mask repair, replication of events into spare counters) is `mpx.grouping.partitioned.group_events`;
 this scheduler turns its groups into configurations switched round robin, one per quantum — as
 ``likwid-perfctr -g A -g B`` switches its groups (`mpx.schedulers.likwid`). Pinned groups' events run in
 every configuration; the user's other groups are not constraints (co-scheduling metrics is the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from mpx.grouping import group_events
+from mpx.grouping.partitioned import group_events
 from mpx.params import Interval
 from mpx.pmu import preset
 from mpx.problem import EventGroup, Problem
@@ -25,7 +25,7 @@ __all__ = ["HypergraphScheduler"]
 
 
 class HypergraphScheduler(StaticScheduler):
-    """Hypergraph-partitioned event groups in rotation; see the module docstring and `mpx.grouping`.
+    """Hypergraph-partitioned event groups in rotation; see the module docstring and `mpx.grouping.partitioned`.
 
     Parameters
     ----------
@@ -46,7 +46,7 @@ class HypergraphScheduler(StaticScheduler):
     name: ClassVar[str] = "hypergraph"
     uses_metrics: ClassVar[bool] = True
     source: ClassVar[str] = ("hypergraph partitioning of events (metrics = nets, km1 objective, block cap = "
-                             "counters), KaHyPar-style (Schlag et al., ACM JEA 2022); mpx.grouping; "
+                             "counters), KaHyPar-style (Schlag et al., ACM JEA 2022); mpx.grouping.partitioned; "
                              "groups switched like likwid-perfctr -g")
 
     jit: ClassVar[bool] = True

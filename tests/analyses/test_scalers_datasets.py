@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mpx import datasets
+from mpx.datasets import shipped as datasets
 from mpx.errors import ConfigError
 from mpx.scalers.fusion import FusionScaler
 

@@ -9,10 +9,14 @@ import math
 import numpy as np
 import pytest
 
-from mpx import datasets, scalers, synthetic
+from mpx import scalers
+
+from mpx.datasets import shipped as datasets
+
+from mpx.datasets import synthetic
 from mpx.cli import main
 from mpx.cli.evaluate import never_warnings
-from mpx.evaluate import score
+from mpx.scoring.score import score
 from mpx.metrics import builtin
 from mpx.multiplex import multiplex
 from mpx.problem import Problem
@@ -29,7 +33,7 @@ def test_dataset_json_one_object_per_scaler_matching_the_library(capsys):
     assert [r["scaler"] for r in rows] == ["linear", "bayesperf_smooth", "dira"]
     by = {r["scaler"]: r for r in rows}
     assert by["linear"]["causal"] is True and by["dira"]["causal"] is False
-    # relations: none unless asked, as under mpx run (mpx.replay.scaler_spec, docs/scoring.md)
+    # relations: none unless asked, as under mpx run (mpx.scoring.scalers.scaler_spec, docs/scoring.md)
     assert by["bayesperf_smooth"]["causal"] is False and "relations" not in by["bayesperf_smooth"]
     assert rows[0]["setup"]["relations"] == "none (default)"
     for r in rows:
@@ -180,7 +184,7 @@ def test_never_warnings_group_scalers_by_share():
 def test_evaluate_and_run_give_a_scaler_the_same_inputs(tmp_path, capsys, monkeypatch):
     """One dataset, one setting, through ``mpx evaluate`` and through ``mpx run``: the same relations (asked
     for and by default) and training traces reach the scalers, so the scores agree."""
-    from mpx.results import open_store
+    from mpx.experiment.store import open_store
 
     monkeypatch.setenv("MPX_CODE_VERSION", "test")
     events = ["Ir", "Dr", "Dw", "D1mr", "D1mw", "Bc", "Bcm"]

@@ -7,7 +7,7 @@ import pytest
 
 from mpx.cli import main
 from mpx.experiment import load_config, run_experiment
-from mpx.results import ResultsStore
+from mpx.experiment.store import ResultsStore
 from tests._exp_helpers import assert_same, stable_tables, write_config
 
 
@@ -103,7 +103,7 @@ def test_headline_table_hand_worked():
     against all; workloads paired; held-out rows apart."""
     import pandas as pd
 
-    from mpx.report import headline_table
+    from mpx.studies.report import headline_table
 
     rows = []
     for held, wls in ((0, ("a", "b", "c")), (1, ("x", "y"))):

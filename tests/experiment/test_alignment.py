@@ -7,7 +7,7 @@ import pytest
 
 from mpx.cli import main
 from mpx.errors import ConfigError
-from mpx.runset import RunSet
+from mpx.recording.runset import RunSet
 from mpx.trace import Trace
 
 EVENTS = ("Ir", "a", "b", "c", "d", "e")
@@ -52,7 +52,7 @@ def setup(tmp: Path, traces, refs="[0]") -> Path:
 
 
 def rows(out: Path):
-    from mpx.results import open_store
+    from mpx.experiment.store import open_store
 
     with open_store(out) as st:
         return st.table("alignment")
@@ -77,8 +77,8 @@ def test_identical_runs_align_exactly_and_both_roads_are_scored(tmp_path):
     assert (al["cost"] == al["runs"]).all() and (r[r["road"] == "multiplex"]["cost"] == 1).all()
     # the report's verdict table and the figure read these rows
     from mpx.figures import draw
-    from mpx.report import summary_text
-    from mpx.results import open_store
+    from mpx.studies.report import summary_text
+    from mpx.experiment.store import open_store
 
     with open_store(tmp_path / "o") as st:
         text = summary_text(st)
@@ -119,7 +119,7 @@ def test_a_swept_synthetic_variation_is_never_pooled(tmp_path):
                                    'synthetic = {from = "toy.runs", runs = 3, rate_noise = 0.0}')
     cfg.write_text(text + '\n[sweep]\n"data.synthetic.rate_noise" = [0.0, 0.3]\n')
     assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
-    from mpx.report import alignment_tables
+    from mpx.studies.report import alignment_tables
 
     best = alignment_tables(rows(tmp_path / "o"))
     table = next(iter(best.values()))
@@ -152,7 +152,7 @@ def test_aligner_parameters_are_settings_never_pooled(tmp_path):
     assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
     r = rows(tmp_path / "o")
     assert set(r["alignment_params"]) == {'{"dtw": {"band": 0.05}}', '{"dtw": {"band": 0.5}}'}
-    from mpx.report import alignment_tables
+    from mpx.studies.report import alignment_tables
 
     assert "alignment_params" in next(iter(alignment_tables(r).values())).index.names
     bad = tmp_path / "bad.toml"

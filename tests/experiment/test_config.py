@@ -9,7 +9,7 @@ def test_a_suite_names_its_configs_and_runs_them_into_one_store(tmp_path, capsys
     from mpx.cli import main
     from mpx.experiment.config import load_suite
     from mpx.errors import ConfigError
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
     from tests._exp_helpers import write_config
 
     a, b = write_config(tmp_path, name="one"), write_config(tmp_path, name="two")

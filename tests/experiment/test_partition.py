@@ -59,7 +59,7 @@ def _pin_version(monkeypatch):
 
 
 def _rows(out: Path):
-    from mpx.results import open_store
+    from mpx.experiment.store import open_store
 
     with open_store(out) as st:
         return st.table("partition"), st.table("cells")
@@ -117,8 +117,8 @@ def _brute_force_km1(hg, k: int, eps: float) -> int:
 
 def test_mpx_cells_rows_cache_and_determinism(tmp_path):
     from mpx.partition import Context, partition, read_hmetis
-    from mpx.grouping import grouping_context
-    from mpx.partition_instances import load_instance
+    from mpx.grouping.partitioned import grouping_context
+    from mpx.grouping.instances import load_instance
 
     cfg = write(tmp_path)
     assert main(["run", str(cfg), "--out", str(tmp_path / "a"), "--no-progress"]) == 0
@@ -142,7 +142,7 @@ def test_mpx_cells_rows_cache_and_determinism(tmp_path):
     assert rows["reference_km1"].isna().all() and rows["partition_seconds"].gt(0).all()
     # rerun: everything cached; another store with 2 workers: identical rows but the wall times
     from mpx.experiment import load_config, run_experiment
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     with ResultsStore(tmp_path / "a" / "results.sqlite") as st:
         assert run_experiment(load_config(cfg), st, progress=False)["computed"] == 0
@@ -176,7 +176,7 @@ def test_tool_not_installed_is_stored_as_skipped(tmp_path, monkeypatch):
     assert len(keys - {c["key"] for c in load_config(cfg).cells()}) == 12
     # the figure says which tool was skipped and why, and draws the rest
     from mpx.figures import draw
-    from mpx.results import open_store
+    from mpx.experiment.store import open_store
 
     with open_store(tmp_path / "r") as st:
         files = draw(st, ["partitioner_vs_kahypar"], tmp_path / "fig")
@@ -213,7 +213,7 @@ def test_figure(tmp_path):
     assert (tmp_path / "f" / "partitioner_vs_kahypar.pdf").read_bytes().startswith(b"%PDF")
     assert (tmp_path / "f" / "partitioner_vs_kahypar.png").stat().st_size > 1000
     from mpx.figures import draw
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     from mpx.experiment.kinds import declared_tables
 

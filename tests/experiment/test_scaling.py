@@ -189,7 +189,7 @@ def test_learned_scalers_train_on_other_workloads(tmp_path):
 
 
 def test_synthetic_and_file_datasets(tmp_path):
-    from mpx.synthetic import synth
+    from mpx.datasets.synthetic import synth
 
     synth("phases", intervals=200, seed=3).save(tmp_path / "ph.npz")
     cfg = """
@@ -269,7 +269,8 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
 
 
 def test_heldout_traces_are_scored_but_never_trained_on(tmp_path):
-    from mpx import datasets, scalers
+    from mpx import scalers
+    from mpx.datasets import shipped as datasets
 
     scalers.register("loo_probe", _probe_class())
     try:
@@ -306,7 +307,7 @@ def test_a_new_cell_kind_is_one_class_and_one_registry_entry(tmp_path):
     the runner and the store need nothing else."""
     from mpx.experiment import kinds, run_experiment
     from mpx.experiment.grid import finish_cell
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     class Echo(kinds.CellKind):
         name = "echo"

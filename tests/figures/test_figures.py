@@ -64,7 +64,7 @@ series_workloads = ["gem5-phases"]
 @pytest.fixture(scope="module")
 def gem5_store(tmp_path_factory):
     """A store of one short gem5 run (its own store: no callgrind rows in it)."""
-    from mpx.datasets import names
+    from mpx.datasets.shipped import names
 
     if "gem5-phases" not in names("gem5"):
         pytest.skip("gem5-phases is not shipped")
@@ -115,7 +115,7 @@ def test_make_all_plans_every_figure_once(store, tmp_path):
 def test_figs_command_and_missing_data(store, tmp_path, capsys):
     from mpx.errors import ConfigError
     from mpx.figures import draw
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     assert main(["figs", str(store), "timeline", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "timeline.png").is_file()
@@ -166,7 +166,7 @@ def test_every_figure_is_page_sized_and_its_labels_do_not_overlap(name, store, g
 
     from mpx.figures import get
     from mpx.figures.style import WIDTH, style
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     style()
     path = gem5_store if name in GEM5_FIGURES or name == "timeline_gem5" else store
@@ -198,7 +198,7 @@ def test_gem5_figures_draw_gem5_data_only(store, gem5_store):
     from mpx.errors import ConfigError
     from mpx.figures import get
     from mpx.figures.style import style
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     style()
     with ResultsStore(store / "results.sqlite") as st, pytest.raises(ConfigError, match="no scaler scores on gem5"):
@@ -223,7 +223,7 @@ def test_scaler_per_workload_ranks_as_the_report(store):
     from mpx.figures.data import scores
     from mpx.figures.slices import hold
     from mpx.figures.style import style
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     style()
     with ResultsStore(store / "results.sqlite") as st:
@@ -237,7 +237,7 @@ def test_scaler_per_workload_ranks_as_the_report(store):
 @pytest.mark.slow
 def test_figs_without_names_draws_what_the_data_supports(store, tmp_path, capsys):
     from mpx.figures import available, draw_supported
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     with ResultsStore(tmp_path / "empty.sqlite") as st:
         written, skipped = draw_supported(st, tmp_path / "none")
@@ -254,7 +254,7 @@ def test_every_figure_names_its_slice(name, store):
     """The store swept read_every (5, 10): every figure but the read-window one holds it and says so."""
     from mpx.figures import get
     from mpx.figures.style import style
-    from mpx.results import ResultsStore
+    from mpx.experiment.store import ResultsStore
 
     style()
     with ResultsStore(store / "results.sqlite") as st:

@@ -10,9 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from mpx import datasets as ds
+from mpx.datasets import shipped as ds
 from mpx.metrics import builtin, evaluate_trace, vector_total_relations
-from mpx.record_gem5 import HARDWARE, standard_events
+from mpx.recording.gem5 import HARDWARE, standard_events
 
 CATALOG = builtin("gem5")
 NEAR = builtin("gem5_near")

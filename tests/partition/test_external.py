@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpx.grouping import grouping_context
+from mpx.grouping.partitioned import grouping_context
 from mpx.partition import Hypergraph, block_weights, km1, partition
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from mpx.cli import main
 from mpx.conformance.suites import checks, registry, run_check
-from mpx.synthetic import synth
-from mpx.runset import RunSet
+from mpx.datasets.synthetic import synth
+from mpx.recording.runset import RunSet
 from mpx.trace import Trace
 from tests.plugins import (toy_aligner, toy_catalog, toy_figure, toy_kind, toy_reader, toy_scaler,
                            toy_scheduler)
@@ -137,7 +137,7 @@ scalers = ["linear"]
 references = [0]
 """)
     assert main(["run", str(cfg), "--out", str(tmp_path / "a"), "--no-progress", "--no-figures"]) == 0
-    from mpx.results import open_store
+    from mpx.experiment.store import open_store
 
     with open_store(tmp_path / "a") as st:
         rows = st.table("alignment")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mpx import scalers
-from mpx.evaluate import score
+from mpx.scoring.score import score
 from mpx.errors import ConfigError
 from mpx.metrics import Catalog, Metric
 from mpx.multiplex import multiplex

@@ -7,7 +7,7 @@ import pytest
 
 from mpx.errors import ConfigError
 from mpx.problem import EventGroup, Problem
-from mpx.schedule_scores import schedule_scores
+from mpx.scoring.schedules import schedule_scores
 from mpx.schedulers.hperf import HperfScheduler, hperf_merge
 
 

@@ -9,7 +9,7 @@ from mpx import schedulers
 from mpx.errors import ConfigError
 from mpx.pmu import PMU
 from mpx.problem import EventGroup, Problem
-from mpx.schedule_scores import score_schedulers
+from mpx.scoring.schedules import score_schedulers
 from mpx.conformance.schedulers import check_scheduler, conformance_problem
 from mpx.schedulers.hypergraph import HypergraphScheduler
 

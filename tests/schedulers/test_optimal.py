@@ -10,7 +10,7 @@ import pytest
 from mpx.errors import ConfigError
 from mpx.pmu import PMU
 from mpx.problem import EventGroup, Problem
-from mpx.schedule_scores import schedule_scores
+from mpx.scoring.schedules import schedule_scores
 from mpx.schedulers.optimal import OptimalScheduler
 
 

@@ -450,7 +450,7 @@ def test_real_skylake_topdown_metrics_like_perf_stat(shared):
     s = PerfScheduler().schedule(p)
     assert not s.errors and sum("weak group" in n for n in s.notes) == 2
     assert p.free == {"CPU_CLK_UNHALTED.THREAD"}  # THREAD_ANY falls back to a generic counter
-    from mpx.schedule_scores import schedule_scores
+    from mpx.scoring.schedules import schedule_scores
 
     sc = schedule_scores(s, p)
     assert sc.utilization == 1.0 and (sc.sampling_ratio > 0).all()

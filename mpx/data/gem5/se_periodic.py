@@ -5,7 +5,7 @@ Run by gem5, not by Python:  gem5.fast --outdir=OUT se_periodic.py --hardware HW
     [--max-dumps N] [--cwd DIR] [--stdin F] [--stdout F] [--env K=V ...] -- PROGRAM ARGS
 
 Every hardware parameter is set here explicitly from the JSON file ``--hardware`` (no gem5 default is
-relied on: see ``HARDWARE`` in `mpx.record_gem5`, which writes that file and stores the same dict in the
+relied on: see ``HARDWARE`` in `mpx.recording.gem5`, which writes that file and stores the same dict in the
 trace's metadata). Built only from ``m5.objects`` (no standard library), so it runs on a build without Ruby.
 With ``--max-dumps N`` the simulation stops at tick N × period (deterministic), otherwise when the
 program exits; gem5 then writes one last dump for the partial interval, which the recorder drops.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 
 
 @njit

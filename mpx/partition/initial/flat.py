@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 from mpx.partition._kernels import do_move, heap_pop, heap_push, heap_update, init_state
 
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 from mpx.partition._kernels import init_state, km1_of, rebalance
 from mpx.partition.context import Constraints, Context, InitialConfig
 from mpx.partition.hypergraph import Hypergraph

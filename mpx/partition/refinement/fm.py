@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 from mpx.partition._kernels import best_target, do_move, heap_pop, heap_push, heap_remove, heap_update
 
 

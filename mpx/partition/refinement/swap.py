@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 from mpx.partition._kernels import build_members, do_move, members_move
 
 

@@ -13,7 +13,7 @@ from typing import IO, Any
 import numpy as np
 
 from mpx.errors import FormatError
-from mpx.progress import bar as progress_bar
+from mpx.util.progress import bar as progress_bar
 from mpx.readers.gem5 import lines as grammar
 from mpx.readers.gem5 import tokens
 from mpx.readers.gem5.dumps import Dumps, Table

@@ -33,8 +33,8 @@ import numpy as np
 from mpx.readers.gem5.lines import (COL_BEGIN, COL_END, PCT_TAIL, Bad, Chunk, Stats, glued_unit,
                                     parse_value)
 
-from mpx.jit import HAVE_NUMBA as available
-from mpx.jit import njit
+from mpx.util.jit import HAVE_NUMBA as available
+from mpx.util.jit import njit
 
 if available:
     from llvmlite import ir
@@ -74,7 +74,7 @@ SLOTS = 2  # next_col[0]: after a marker; next_col[1]: after an unknown name; ne
 
 
 def jit(fn: Any) -> Any:
-    """`mpx.jit.njit`, inlined into the callers (the kernels below call many small helpers)."""
+    """`mpx.util.jit.njit`, inlined into the callers (the kernels below call many small helpers)."""
     return njit(fn, inline=True)
 
 

@@ -14,14 +14,14 @@ modified Bryson–Frazier pass (the default) gives the same smoothed moments wit
 
 `kalman_filter` is causal: its output for step w depends on ``y[:w+1]`` and ``R[:w+1]`` only.
 `rts_smoother` runs the backward pass over the filter's output (offline). Both are numba-compiled through
-`mpx.jit.njit` (cached; plain Python under ``MPX_NO_NUMBA``); everything is float64.
+`mpx.util.jit.njit` (cached; plain Python under ``MPX_NO_NUMBA``); everything is float64.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mpx.jit import njit
+from mpx.util.jit import njit
 
 __all__ = ["kalman_filter", "rts_smoother", "filter_store", "smoothed_moments", "warm_up"]
 

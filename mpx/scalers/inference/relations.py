@@ -14,7 +14,7 @@ They hold for counts in every interval, hence for rates in every read window too
   ``event == formula`` (`metric_identities`), e.g. a measured uncore bandwidth event and the formula
   that predicts it;
 - `mpx.metrics.Relation` objects, or text such as ``"a + b == c"``, ``"ILmr <= I1mr"``;
-- the exact identities of a synthetic trace (`mpx.synthetic.identities`, or ``trace.meta['identities']``:
+- the exact identities of a synthetic trace (`mpx.datasets.synthetic.identities`, or ``trace.meta['identities']``:
   ``(lhs, [(coef, event), ...])``);
 - ``"gem5-totals"``: gem5's vector identities ``prefix::total == sum of the parts`` among the problem's
   events (`mpx.metrics.vector_total_relations`) — exact only when the problem has every part of the
@@ -202,7 +202,7 @@ def metric_identities(catalog: Any, events: Iterable[str]) -> list[Any]:
 
 
 def _is_identity(item: Any) -> bool:
-    """``(lhs, [(coef, event), ...])`` as in `mpx.synthetic.identities` / ``trace.meta['identities']``."""
+    """``(lhs, [(coef, event), ...])`` as in `mpx.datasets.synthetic.identities` / ``trace.meta['identities']``."""
     if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)):
         return False
     terms = item[1]

@@ -9,7 +9,7 @@ An instance spec is a dict with a ``family``:
   distinct events drawn uniformly (`random_event_nets`), k = ⌈N / C⌉ blocks of at most C events each
   (with N = C·k every group is full, the hardest case for the caps);
 - ``catalog``: ``{"family": "catalog", "path": CATALOG, "pmu": PRESET, "unit": UNIT}`` — the event hypergraph
-  `mpx.grouping` builds for one PMU unit of a real catalog (schedulable events as vertices, metrics as
+  `mpx.grouping.partitioned` builds for one PMU unit of a real catalog (schedulable events as vertices, metrics as
   nets weighted by importance), k = ⌈n / C⌉ with C the unit's usable counters.
 
 `load_instance` turns a spec into ``(hypergraph, k, epsilon, caps)``; `catalog_units` lists the units of a
@@ -57,7 +57,7 @@ def _unit_events(problem: Any) -> dict[str, list[str]]:
 
 
 def _catalog_unit(path: str, pmu: str, unit: str) -> tuple[Any, int, int]:
-    from mpx.grouping import event_hypergraph, metric_importance
+    from mpx.grouping.partitioned import event_hypergraph, metric_importance
 
     problem = _catalog_problem(path, pmu)
     events = _unit_events(problem).get(unit)

@@ -10,7 +10,7 @@ Window sets (per event and read window): ``ran`` — the event was counted in th
 it); ``unran`` — it was not (every value there is inferred); ``all`` — both.
 
 Measures, per event over the windows of a set (``est`` charged, ``true`` the truth, ``floor`` the
-event's floor of `mpx.evaluate`):
+event's floor of `mpx.scoring.score`):
 
 - ``mape``: mean of ``|est − true| / true`` over the windows with ``true ≥ floor`` (relative errors of
   near-zero truths are noise, not information);

@@ -1,5 +1,5 @@
 """What every claim of the ledger is made of: the verdicts, `Finding` and `Claim`, and the helpers that read
-a results store for them (`mpx.claims`)."""
+a results store for them (`mpx.studies.claims`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.compare import BOOT, paired_bootstrap
+from mpx.studies.compare import BOOT, paired_bootstrap
 
 
 REPRODUCED = "reproduced"

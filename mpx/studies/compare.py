@@ -3,17 +3,17 @@ of the ranking across measures, and each new method against the best *other* sca
 
 `measure_intervals` and `ranking_stability` are the scoring protocol of ``docs/scoring.md``: on the
 score rows of one setting and one scheduler, each scaler's mean over workloads of every measure of
-`mpx.measures` on a window set, with a 95% percentile interval from resampling workloads **in pairs**
+`mpx.scoring.measures` on a window set, with a 95% percentile interval from resampling workloads **in pairs**
 (the same resampled workloads for every scaler and every measure, so a workload that is hard for all
 counts once and intervals of two scalers can be compared), and the ranking under each measure beside
-the headline's (`mpx.measures.HEADLINE`).
+the headline's (`mpx.scoring.measures.HEADLINE`).
 
 The headline question of a new estimator is "by how much does it beat the best baseline?". `headline`
-answers it from stored score rows (`mpx.results`, table ``scores``): per workload set (shipped /
+answers it from stored score rows (`mpx.experiment.store`, table ``scores``): per workload set (shipped /
 ``[data] heldout``), scheduler and counter count, each method's mean error over workloads beside the
 best other scaler's — a causal method against causal scalers only, an offline one against all — and
 their ratio with a 95% bootstrap interval over workloads (resampled in pairs, so a workload that is hard
-for both counts once). The default error is the headline measure (`mpx.measures.HEADLINE_COLUMN`,
+for both counts once). The default error is the headline measure (`mpx.scoring.measures.HEADLINE_COLUMN`,
 ``wape_all``: WAPE over every read window, a window without a value charged, docs/scoring.md).
 """
 
@@ -26,7 +26,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from mpx.experiment.rows import SETTINGS
-from mpx.measures import HEADLINE_COLUMN, MEASURES
+from mpx.scoring.measures import HEADLINE_COLUMN, MEASURES
 
 __all__ = ["BOOT", "SETTINGS", "headline", "headline_methods", "measure_intervals", "paired_bootstrap",
            "per_workload", "ranking_stability", "varying_settings"]

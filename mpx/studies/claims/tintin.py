@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from mpx.claims.common import (DIRECTION, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, Finding, _done, _num, _pct, _ratio,
+from mpx.studies.claims.common import (DIRECTION, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, Finding, _done, _num, _pct, _ratio,
                                 ratio_verdict)
 
 TINTIN_SETS = (("callgrind", "claims_tintin", "claims_tintin_short", "9 shipped callgrind workloads, 14 events, "

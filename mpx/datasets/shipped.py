@@ -1,5 +1,5 @@
-"""The shipped ground-truth datasets: real programs recorded with `mpx.record` (callgrind) or
-`mpx.record_gem5` (gem5, recipes with ``"simulator": "gem5"``; their recipes live in
+"""The shipped ground-truth datasets: real programs recorded with `mpx.recording.callgrind` (callgrind) or
+`mpx.recording.gem5` (gem5, recipes with ``"simulator": "gem5"``; their recipes live in
 ``datasets/gem5/recipes.json`` until recorded, see `recipes`).
 
 ``datasets/manifest.json`` lists every dataset with its recipe (input generators, the command,
@@ -11,7 +11,7 @@ API: `names`, `path`, `load` (checks the sha256 against the manifest), `entry`, 
 `rebuild` (re-run the recipe; ``check=True`` compares with the shipped file instead of replacing it).
 
 Recordings run in a fixed working directory (`WORKDIR_ROOT`/NAME) because the working directory
-path changes the counts (see `mpx.record`); a rebuild reproduces the shipped file byte for byte only
+path changes the counts (see `mpx.recording.callgrind`); a rebuild reproduces the shipped file byte for byte only
 with the same tool versions (valgrind, the program, libc, gcc for compiled workloads) and a CPU with
 the same features (glibc picks string routines by CPUID), which the manifest records.
 """
@@ -34,6 +34,9 @@ from pathlib import Path
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
+__all__ = ["WORKDIR_ROOT", "entry", "entry_or_recipe", "host_info", "is_gem5", "load", "manifest", "manifest_path", "names", "path", "rebuild", "recipes", "recipes_path", "root", "sha256_file", "tool_versions", "verify"]
+
+
 WORKDIR_ROOT = Path("/tmp/mpx-datasets")
 """Fixed parent of the recording working directories (its path is part of what is recorded)."""
 
@@ -43,7 +46,7 @@ _CPU_FLAGS = ("sse4_2", "avx", "avx2", "avx512f", "avx512bw", "aes", "vaes", "sh
 def root() -> Path:
     """The datasets folder: ``$MPX_DATASETS`` or ``datasets/`` next to the ``mpx`` package."""
     env = os.environ.get("MPX_DATASETS")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "datasets"
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "datasets"
 
 
 def manifest_path() -> Path:
@@ -191,7 +194,7 @@ def tool_versions(recipe: dict) -> dict[str, str]:
         return text.splitlines()[0].strip() if text else f"unavailable (exit {res.returncode})"
 
     if is_gem5(recipe):
-        from mpx.record_gem5 import find_gem5
+        from mpx.recording.gem5 import find_gem5
 
         try:
             out["gem5_binary_sha256"] = sha256_file(find_gem5())
@@ -278,7 +281,7 @@ def rebuild(
     trace and update the manifest (``check=False``) or only compare with it (``check=True``)."""
     import time
 
-    from mpx.record import parse_cache, record
+    from mpx.recording.callgrind import parse_cache, record
 
     say = log or (lambda _m: None)
     e = entry_or_recipe(name)
@@ -373,8 +376,8 @@ def rebuild(
 
 def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path, out: Path,
                  say: Callable[[str], None]) -> Trace:
-    """Record a gem5 recipe: the machine is ``recipe['hardware']`` (``"default"``: `mpx.record_gem5.HARDWARE`)."""
-    from mpx.record_gem5 import HARDWARE, record_gem5
+    """Record a gem5 recipe: the machine is ``recipe['hardware']`` (``"default"``: `mpx.recording.gem5.HARDWARE`)."""
+    from mpx.recording.gem5 import HARDWARE, record_gem5
 
     hw = recipe.get("hardware", "default")
     return record_gem5(

@@ -1,12 +1,12 @@
 """The ranking rules and summary tables of a results store (`mpx report`, and `mpx run` at the end).
 
-Tables (from `mpx.results.ResultsStore`, the latest run of each experiment unless an experiment or a
+Tables (from `mpx.experiment.store.ResultsStore`, the latest run of each experiment unless an experiment or a
 run id says otherwise):
 
-Every ranking uses the headline measure of ``docs/scoring.md`` (`mpx.measures.HEADLINE`: WAPE on every
+Every ranking uses the headline measure of ``docs/scoring.md`` (`mpx.scoring.measures.HEADLINE`: WAPE on every
 read window, a window without a value charged as an estimate of 0), the mean over workloads of the
 mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the workloads (seed 0,
-`mpx.compare`).
+`mpx.studies.compare`).
 
 - **scalers × schedulers**: each pair's headline measure (%);
 - **the winner** (`winner_text`): the best scheduler+scaler pair, the runner-up, and a baseline pair,
@@ -23,7 +23,7 @@ mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the
 - **headline** (when the config lists methods under ``[output] headline``): per scheduler, counter count
   and workload set (shipped / ``[data] heldout``), each method's mean error over workloads beside the
   best other scaler's (a causal method against causal scalers only; an offline one against all), their
-  ratio with a 95% paired bootstrap interval and the method's 90% coverage (`mpx.compare.headline`);
+  ratio with a 95% paired bootstrap interval and the method's 90% coverage (`mpx.studies.compare.headline`);
 - **schedulers**: mean utilization, sampling ratio, co-scheduling ratio and configurations;
 - **partitioners** (``kind = "partition"`` experiments): per instance and tool, mean and best km1, km1
   relative to the published reference (when the config gives one) and to mpx's, mean seconds, feasibility;
@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.compare import (BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, per_workload,
+from mpx.studies.compare import (BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, per_workload,
                          ranking_stability, varying_settings)
-from mpx.measures import HEADLINE, HEADLINE_COLUMN
+from mpx.scoring.measures import HEADLINE, HEADLINE_COLUMN
 
 __all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "kind_sections", "partition_table", "protocol_tables", "rank_pairs",
            "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
@@ -56,10 +56,10 @@ LINUX_DEFAULT: tuple[str, str] = ("perf", "linear")
 
 def rank_pairs(ok: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
     """Scheduler+scaler pairs of the ``done`` score rows ``ok`` by the headline measure
-    (`mpx.measures.HEADLINE_COLUMN`, mean over workloads of the mean over seeds), best first: columns
+    (`mpx.scoring.measures.HEADLINE_COLUMN`, mean over workloads of the mean over seeds), best first: columns
     ``error``, ``coverage`` (share of event-windows with a value; the others are charged), ``complete``
     (a value on every workload: only complete pairs are ranked) and ``samples`` (the pair's paired
-    bootstrap means, `mpx.compare.paired_bootstrap`, for ratios with intervals)."""
+    bootstrap means, `mpx.studies.compare.paired_bootstrap`, for ratios with intervals)."""
     pair = ("scheduler", "scaler")
     per = per_workload(ok, HEADLINE_COLUMN, pair)
     cov = per_workload(ok, "coverage_all", pair).reindex(per.index).mean(axis=1)
@@ -118,7 +118,7 @@ def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT) -> 
 
 
 def _interval_table(iv: pd.DataFrame, causal: pd.Series) -> pd.DataFrame:
-    """`mpx.compare.measure_intervals` as text cells ``mean [lo, hi]`` (% except lnq)."""
+    """`mpx.studies.compare.measure_intervals` as text cells ``mean [lo, hi]`` (% except lnq)."""
     t = pd.DataFrame(index=iv.index)
     t["causal"] = causal.reindex(iv.index)
     for s, m in dict.fromkeys((w, m) for w, m, _ in iv.columns):
@@ -133,8 +133,8 @@ def _interval_table(iv: pd.DataFrame, causal: pd.Series) -> pd.DataFrame:
 def protocol_tables(ok: pd.DataFrame, where: str = "") -> dict[str, Any]:
     """The scoring protocol's tables for the rows of one scheduler and one setting: every scaler's
     coverage and every measure on the window sets ``all`` and ``ran`` with 95% paired bootstrap
-    intervals (`mpx.compare.measure_intervals`), and the ranking under each measure with its Kendall τ
-    against the headline's (`mpx.compare.ranking_stability`). Empty for rows that predate the measures."""
+    intervals (`mpx.studies.compare.measure_intervals`), and the ranking under each measure with its Kendall τ
+    against the headline's (`mpx.studies.compare.ranking_stability`). Empty for rows that predate the measures."""
     if HEADLINE_COLUMN not in ok:
         return {}
     iv = measure_intervals(ok)
@@ -298,7 +298,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
 
 
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
-    """The headline table of the module docstring (`mpx.compare.headline`) from the ``done`` score rows."""
+    """The headline table of the module docstring (`mpx.studies.compare.headline`) from the ``done`` score rows."""
     h = headline(ok, methods)
     if h.empty:
         return {}

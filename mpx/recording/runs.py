@@ -1,6 +1,6 @@
 """Record the same program several times, each run differing as real runs do (``mpx record --runs N``).
 
-`mpx.record` makes one recording reproducible by switching off what changes the counts (ASLR, the
+`mpx.recording.callgrind` makes one recording reproducible by switching off what changes the counts (ASLR, the
 environment's size, interpreters' hash seeds). Trace alignment needs the opposite: runs that differ. Run
 ``i`` of ``record_runs`` changes exactly what the caller asks, and records it in the run set's ``varied``:
 
@@ -10,9 +10,9 @@ environment's size, interpreters' hash seeds). Trace alignment needs the opposit
   ``PERL_HASH_SEED`` hash randomisation: dict and set order, probe sequences; real runs of these
   interpreters are randomised by default, so a fixed seed per run reproduces a realistic set exactly);
 - ``env_pad=64``: a variable ``MPX_RUN_PAD`` of ``i * env_pad`` bytes, as a different user name, shell
-  or working directory would (the stack moves; see `mpx.record`'s measurements).
+  or working directory would (the stack moves; see `mpx.recording.callgrind`'s measurements).
 
-Everything else is `mpx.record.record`'s, run by run (in ``jobs`` parallel valgrind processes); a
+Everything else is `mpx.recording.callgrind.record`'s, run by run (in ``jobs`` parallel valgrind processes); a
 ``stdout`` file gets the run number (``out.txt`` → ``out.run03.txt``), so parallel runs never share one.
 """
 
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from mpx.errors import ConfigError
-from mpx.record import record
-from mpx.runset import RunSet
+from mpx.recording.callgrind import record
+from mpx.recording.runset import RunSet
 
 PAD_VARIABLE = "MPX_RUN_PAD"
 

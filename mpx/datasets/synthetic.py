@@ -1,6 +1,6 @@
 """Synthetic ground truth for controlled studies — generated, not measured, and labelled so.
 
-Every trace made here carries ``meta['synthetic'] = True``, ``meta['simulator'] = "mpx.synthetic"``, the
+Every trace made here carries ``meta['synthetic'] = True``, ``meta['simulator'] = "mpx.datasets.synthetic"``, the
 full generator parameters (``meta['generator']``: spec and seed, enough to regenerate it bit for bit) and
 the exact linear identities it satisfies (``meta['identities']``). It is deterministic for a seed (one
 ``numpy.random.default_rng(seed)`` stream).
@@ -46,7 +46,7 @@ import numpy as np
 from mpx.errors import ConfigError
 from mpx.trace import TIME_UNITS, Trace
 
-SIMULATOR = "mpx.synthetic"
+SIMULATOR = "mpx.datasets.synthetic"
 
 Identity = tuple[str, list[tuple[float, str]]]
 """``(lhs, [(coef, event), ...])``: ``trace[lhs] == sum(coef * trace[event])`` in every interval."""

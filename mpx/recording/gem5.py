@@ -15,7 +15,7 @@ and the partial last dump is dropped, so the trace has exactly ``max_dumps`` int
 (the program need not finish). gem5 is deterministic: the same binary, program, inputs, arguments,
 environment, working directory and hardware give the same stats, except the host stats
 (``hostSeconds``, ``hostInstRate``, ``hostOpRate``, ``hostTickRate``, ``hostMemUsage``), which are
-dropped (``meta['dropped']``). The program gets a clean environment (`mpx.record.CLEAN_ENV` plus
+dropped (``meta['dropped']``). The program gets a clean environment (`mpx.recording.callgrind.CLEAN_ENV` plus
 ``env``): argv, the environment and the executable's path are on the simulated stack and change the counts.
 
 The gem5 binary: ``gem5=`` or ``$MPX_GEM5`` or ``gem5.fast``/``gem5.opt``/``gem5`` on ``PATH``; when none is
@@ -38,13 +38,13 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import ConfigError, FormatError
-from mpx.progress import bar as progress_bar
+from mpx.util.progress import bar as progress_bar
 from mpx.readers import gem5 as gem5_reader
-from mpx.record import CLEAN_ENV, RecordError
-from mpx.supervise import Supervised
+from mpx.recording.callgrind import CLEAN_ENV, RecordError
+from mpx.recording.supervise import Supervised
 from mpx.trace import Trace
 
-CONFIG = Path(__file__).resolve().parent / "data" / "gem5" / "se_periodic.py"
+CONFIG = Path(__file__).resolve().parents[1] / "data" / "gem5" / "se_periodic.py"
 """The gem5 configuration script (run by gem5's embedded Python, not imported here)."""
 
 GEM5_NAMES = ("gem5.fast", "gem5.opt", "gem5")
@@ -93,7 +93,7 @@ HARDWARE: dict[str, Any] = {
 """The machine of the shipped gem5 datasets: gem5's O3 defaults, made explicit; 32 KiB 8-way L1s, a 512 KiB
 16-way L2 with stride prefetchers on L1D and L2, 64-entry TLBs, one DDR4-2400 channel."""
 
-EVENTS = Path(__file__).resolve().parent / "data" / "gem5" / "events.txt"
+EVENTS = Path(__file__).resolve().parents[1] / "data" / "gem5" / "events.txt"
 """Additive stats every gem5 trace has (one per line): gem5 omits a zero ``nozero`` stat from a dump, and a
 stat no dump printed would be no event at all, so the event set would change with the workload. These
 (the union over short runs of the shipped workloads on `HARDWARE`) are added as zero columns when absent,
@@ -162,7 +162,7 @@ def record_gem5(
 
     Raises `RecordError` (gem5 missing, gem5 or the configuration failed or still running after
     ``timeout`` seconds, no dumps) and `ConfigError` (bad options). gem5 runs under
-    `mpx.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends).
+    `mpx.recording.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends).
     ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
     """
     say = log or (lambda _m: None)

@@ -10,10 +10,10 @@ compiled kernels):
 - **each registered scaler**: ``estimate(observation)`` on that replay (learned scalers are first fitted,
   untimed, on a second trace of the same kind with another seed); reported as read windows per second and
   event-windows per second, and as ratios to the ``linear`` scaler and to the replay measured in the run;
-- **grouping**: `mpx.grouping.group_events` on the benchmark's problem (the ``hypergraph`` scheduler's work);
-- **partitioners**: `mpx.partition.partition` (with `mpx.grouping.grouping_context`) against KaHyPar and
+- **grouping**: `mpx.grouping.partitioned.group_events` on the benchmark's problem (the ``hypergraph`` scheduler's work);
+- **partitioners**: `mpx.partition.partition` (with `mpx.grouping.partitioned.grouping_context`) against KaHyPar and
   Mt-KaHyPar, when importable (`mpx.partition.external`, each in a subprocess, timed around its partition
-  call), on one random event instance (`mpx.partition_instances`: n events, n metrics of 2–4 events, caps C)
+  call), on one random event instance (`mpx.grouping.instances`: n events, n metrics of 2–4 events, caps C)
   and optionally on an hMetis file (e.g. ISPD98 ibm01) under ε = 0.03; km1 and time relative to mpx's.
 
 The report describes the machine (CPU model, logical cores and the cores this process may use, load
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mpx.errors import ConfigError, MpxError
-from mpx.fmt import eng
+from mpx.util.fmt import eng
 
 __all__ = ["machine", "run_bench", "format_report"]
 
@@ -86,11 +86,11 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
     from mpx.metrics import builtin
     from mpx.pmu import preset as pmu_preset
     from mpx.problem import Problem
-    from mpx.replay import other_workloads
+    from mpx.scoring.scalers import other_workloads
 
     pmu = pmu_preset(f"generic-{counters}")
     if dataset is not None:
-        from mpx import datasets
+        from mpx.datasets import shipped as datasets
 
         names = datasets.names()
         if dataset not in names:
@@ -101,7 +101,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
         problem = Problem.from_catalog(builtin("callgrind"), pmu)
         desc = f"shipped dataset {dataset} ({trace.n_intervals} intervals; learned scalers fitted on {other})"
     else:
-        from mpx.synthetic import PRESETS, synth
+        from mpx.datasets.synthetic import PRESETS, synth
 
         if preset != "tma" or preset not in PRESETS:
             raise ConfigError(f"--preset {preset!r}: the benchmark needs a preset with a built-in metric catalog: tma")
@@ -138,7 +138,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     Defaults otherwise: 50,000 intervals, best of 3, 2,000 events with caps of 8. ``kahypar_ini`` is
     KaHyPar's configuration file (without it KaHyPar is reported as skipped)."""
     from mpx import scalers
-    from mpx.replay import scaler_spec
+    from mpx.scoring.scalers import scaler_spec
     from mpx.multiplex import multiplex, resolve_quantum
 
     say = log or (lambda s: None)
@@ -211,7 +211,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     report["scalers"] = rows
 
     # -- grouping (the hypergraph scheduler's work) -------------------------------------------------
-    from mpx.grouping import group_events
+    from mpx.grouping.partitioned import group_events
 
     say("grouping ...")
     group_events(problem, seed=0)
@@ -228,10 +228,10 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
 
 def _partitioners(n: int, cap: int, hgr: str | None, hgr_k: int, ini: str | None, tools: tuple[str, ...],
                   repeat: int, say: Callable[[str], None]) -> list[dict[str, Any]]:
-    from mpx.grouping import grouping_context
+    from mpx.grouping.partitioned import grouping_context
     from mpx.partition import Context, block_weights, imbalance, km1, partition, read_hmetis
     from mpx.partition.external import job_from_hypergraph, run_external, tool_status
-    from mpx.partition_instances import load_instance
+    from mpx.grouping.instances import load_instance
 
     cases = []
     hg, k, _, caps = load_instance({"family": "events", "n": n, "cap": cap, "instance_seed": 0})

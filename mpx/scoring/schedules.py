@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mpx import schedulers
-from mpx import synthetic as S
+from mpx.datasets import synthetic as S
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.problem import Problem
@@ -203,7 +203,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
                 step = span / min(n_q, run_trace.n_intervals)
                 obs = multiplex(run_trace, problem, sched, quantum=step, read_every=1, seed=seed)
                 sc = schedule_scores(obs)
-                row["trace"] = ("synthetic (mpx.synthetic, seed %d, %d quanta)" % (seed, obs.n_quanta)
+                row["trace"] = ("synthetic (mpx.datasets.synthetic, seed %d, %d quanta)" % (seed, obs.n_quanta)
                                 if trace is None else str(run_trace.meta.get("source") or "given trace"))
                 row["errors"] = dict(obs.errors)
                 row["event_groups"] = len(obs.groups)

@@ -51,8 +51,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpx.errors import ConfigError, FormatError, MpxError
-from mpx.progress import bar as progress_bar
-from mpx.supervise import Supervised
+from mpx.util.progress import bar as progress_bar
+from mpx.recording.supervise import Supervised
 from mpx.trace import Trace
 
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
@@ -397,8 +397,8 @@ def record(
     Raises `RecordError` (valgrind missing, program failed or still running after ``timeout`` seconds, no
     dumps, totals inconsistent) and `ConfigError` (bad geometry or options). See the module docstring for
     what makes it reproducible; ``aslr=True`` leaves address-space layout randomisation on, for repeated
-    runs that should differ as real runs do (`mpx.record_runs`). Valgrind runs under
-    `mpx.supervise.Supervised`: it dies with the caller, and its temporary folder (under ``$TMPDIR``,
+    runs that should differ as real runs do (`mpx.recording.runs`). Valgrind runs under
+    `mpx.recording.supervise.Supervised`: it dies with the caller, and its temporary folder (under ``$TMPDIR``,
     ``mpx-record-*``) is removed however the call ends.
     """
     say = log or (lambda _msg: None)

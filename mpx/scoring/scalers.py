@@ -1,0 +1,164 @@
+"""One replay, scored with several scalers: the choices `mpx evaluate` and an experiment's ``scaling`` cell share.
+
+- `resolve_trace`: a trace file or a shipped dataset name → the ground-truth Trace;
+- `default_catalog`: the built-in catalog with the most metrics computable from the events;
+- `other_workloads`: leave-one-workload-out, the rule that picks what learned scalers are fitted on
+  (never the scored workload); `training_traces` applies it to ``mpx evaluate --train``;
+- `scaler_spec`, `learned_scalers`: what a scaler is given, read from its tags (``needs_relations``,
+  ``learned``) — the one decision `mpx evaluate`, `mpx run`, `mpx bench` and the claims share; relations
+  are ``DEFAULT_RELATIONS`` (none) unless the caller names some (docs/scoring.md, "Relations");
+- `score_scalers`: every scaler estimates from the one Observation (learned ones fitted first), and
+  `mpx.scoring.score.score` compares each estimate with the truth.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from mpx import scalers
+
+from mpx.datasets import shipped as datasets
+from mpx.errors import ConfigError, MpxError
+from mpx.scoring.score import Scores, score, true_windows
+from mpx.metrics import builtin, builtin_names
+from mpx.readers import read_trace
+from mpx.trace import Trace
+
+__all__ = ["DEFAULT_RELATIONS", "resolve_trace", "default_catalog", "other_workloads", "training_traces",
+           "learned_scalers", "scaler_spec", "ScalerResult", "score_scalers"]
+
+#: the relations a scaler that takes them is given when the caller names none: none (each event alone).
+#: Relations are prior knowledge the user chooses (docs/scoring.md, "Relations"), never picked for them.
+DEFAULT_RELATIONS = None
+
+T = TypeVar("T")
+
+
+def resolve_trace(text: str) -> Trace:
+    """A Trace from a path (any format `mpx.readers` reads), or a shipped dataset by name."""
+    if os.path.exists(text):
+        return read_trace(text)
+    try:
+        known = datasets.names(None)
+    except FileNotFoundError:
+        known = []
+    if text in known:
+        return datasets.load(text)
+    raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
+                      f"({', '.join(known) or 'no dataset manifest found'})")
+
+
+def default_catalog(events: Iterable[str]) -> tuple[Any, int]:
+    """The built-in catalog with the most metrics computable from ``events`` and that number
+    (``(None, 0)`` when no built-in catalog has a metric over them); the first wins a tie."""
+    have = set(events)
+    best, n_best = None, 0
+    for name in builtin_names():
+        cat = builtin(name)
+        n = sum(1 for m in cat.metrics.values() if set(m.events) <= have)
+        if n > n_best:
+            best, n_best = cat, n
+    return best, n_best
+
+
+def other_workloads(candidates: Iterable[T], workload: str, workload_of: Callable[[T], str]) -> list[T]:
+    """Leave-one-workload-out: the candidates (in order) that record a workload other than ``workload``,
+    the scored one. Learned scalers are fitted on these only."""
+    return [c for c in candidates if workload_of(c) != workload]
+
+
+def scaler_spec(name: str, params: dict[str, Any] | None = None,
+                relations: Any = DEFAULT_RELATIONS) -> tuple[str, dict[str, Any]]:
+    """``(name, hyper-parameters)`` scaler ``name`` runs with: ``params``, plus ``relations`` when its tags
+    say it takes them (``needs_relations``), ``params`` does not set them and ``relations`` is not None."""
+    params = dict(params or {})
+    if relations is not None and "relations" not in params and scalers.REGISTRY.tags(name).needs_relations:
+        params["relations"] = relations
+    return name, params
+
+
+def learned_scalers(names: Iterable[str]) -> list[str]:
+    """The scalers among ``names`` that must be fitted on other workloads first (their ``learned`` tag)."""
+    return [n for n in names if scalers.REGISTRY.tags(n).learned]
+
+
+def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
+    """The traces learned scalers are fitted on for ``mpx evaluate`` (``--train``: comma-separated
+    trace files or dataset names), and how they were chosen; never the scored workload. Without
+    ``--train``, a shipped dataset trains on the other shipped datasets of its simulator (each records
+    one workload; callgrind and gem5 traces have different events)."""
+    if text is None:
+        sims = [sim for sim in datasets.SIMULATORS if scored in datasets.names(sim)]
+        if not sims:
+            return [], "none (give --train for learned scalers)"
+        names = other_workloads(datasets.names(sims[0]), scored, workload_of=lambda n: n)
+        return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    traces = [resolve_trace(t) for t in items]
+    same = [i for i, t in zip(items, traces) if i == scored or (workload and t.meta.get("workload") == workload)]
+    if same:
+        raise ConfigError(f"--train: {same} is the scored workload; learned scalers are trained on other workloads")
+    return traces, ", ".join(items)
+
+
+@dataclass
+class ScalerResult:
+    """One scaler on one replay. ``status``: ``done``; ``skipped`` (a `MpxError`: the scaler cannot
+    handle this replay; ``error`` holds it) or ``error`` (any other exception, when caught)."""
+
+    name: str
+    status: str
+    scaler: Any = None
+    estimate: Any = None
+    scores: Scores | None = None
+    seconds: float | None = None
+    cpu_seconds: float | None = None
+    error: BaseException | None = None
+
+    @property
+    def reason(self) -> str | None:
+        """``"ErrorType: message"`` of a scaler that was not scored."""
+        return None if self.error is None else f"{type(self.error).__name__}: {self.error}"
+
+
+def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], catalog: Any = None, *,
+                  train: Sequence[Trace] | Callable[[], Sequence[Trace]] | None = None,
+                  catch_errors: bool = False,
+                  no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
+    """Each scaler ``(name, params)`` of ``specs`` estimates from ``obs``, scored against ``trace`` with
+    ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
+    fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
+    a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
+    propagate unless ``catch_errors`` (a long run records them and goes on). The truth is binned once
+    per replay (per set of estimated events and window edges, normally one) and shared by every score."""
+    traces: Sequence[Trace] | None = None
+    truths: dict[tuple, Any] = {}
+    for name, params in specs:
+        res = ScalerResult(name, "done")
+        try:
+            s = res.scaler = scalers.get(name, **params)
+            if s.tags().learned:
+                if traces is None:
+                    traces = list(train() if callable(train) else (train or []))
+                if not traces:
+                    raise ConfigError(f"{name} is a learned scaler: {no_train}")
+                s.fit(traces)
+            t0, c0 = time.perf_counter(), time.process_time()
+            est = s.estimate(obs)
+            res.seconds, res.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+            res.estimate = est
+            key = (tuple(est.events), est.edges.tobytes())
+            if key not in truths:  # the true windows and their metric values, for every scaler
+                truths[key] = (true_windows(trace, est.events, est.edges), {})
+            res.scores = score(est, trace, catalog, truth=truths[key][0], truth_metrics=truths[key][1])
+        except MpxError as exc:
+            res.status, res.error = "skipped", exc
+        except Exception as exc:
+            if not catch_errors:
+                raise
+            res.status, res.error = "error", exc
+        yield res
