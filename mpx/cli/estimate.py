@@ -7,6 +7,11 @@ how running, enabled and raw are chosen is documented there), and
 `mpx.observation.Observation.from_read_view` makes the Observation, on the PMU given with ``--pmu`` or,
 without it, on no PMU at all (read-view scalers need none; nothing is made up).
 
+Beside each value: its coverage (the share of the interval the counter ran), a 90 % interval, and for a
+catalog with a top-down hierarchy (``--metrics``) the bottleneck per interval with its probability
+(`mpx.trust`); a value the counter saw for the whole interval is shown as counted, whatever the scaler's
+formula gives there.
+
 Only scalers that work from the read view (``view == "read"``) can run here: perf stat -I prints one
 value per interval, not the per-quantum samples that quantum-view scalers (BayesPerf's Student-t
 measurement model, PAPI's software multiplexing) need.
@@ -36,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pmu", metavar="NAME|FILE", help="the PMU the run counted on (a preset name or TOML file); "
                    "default: none declared")
     p.add_argument("--events", metavar="LIST", help="comma-separated counters to print (default: all)")
+    p.add_argument("--metrics", metavar="CATALOG", help="a catalog with a top-down hierarchy (e.g. tma, or Intel's "
+                   "perf JSON): print the bottleneck per interval with its probability")
+    p.add_argument("--level", type=float, default=0.90, help="the intervals' level (default 0.90)")
     p.add_argument("--plot", metavar="OUT.png", help="also plot perf's values and the estimates per counter")
     p.add_argument("--json", action="store_true", help="print JSON (one object per interval and counter)")
 
@@ -106,7 +114,17 @@ def run(args: argparse.Namespace) -> int:
     obs = Observation.from_read_view(view, pmu=pmu, meta={"workload": str(args.perfstat), "scheduler": None,
                                                           "source": "perf stat -I"})
     est = cls(**params).estimate(obs)
-    perf = np.where(np.asarray(run_.counted, dtype=bool), np.asarray(run_.value, dtype=np.float64), np.nan)
+    if not 0 < args.level < 1:
+        raise ConfigError(f"--level must be between 0 and 1, got {args.level}")
+    from mpx.trust import trust_report
+
+    catalog = None
+    if args.metrics is not None:
+        from mpx.cli.common import load_catalog_arg
+
+        catalog = load_catalog_arg(args.metrics)
+    rep = trust_report(run_, est, catalog=catalog, level=args.level)
+    perf = rep.perf
     show = list(range(len(labels)))
     if args.events:
         want = [e.strip() for e in args.events.split(",") if e.strip()]
@@ -114,22 +132,57 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ConfigError(f"--events: {unknown} not in {args.perfstat} (counters: {', '.join(labels)})")
         show = [labels.index(e) for e in want]
-    times = np.asarray(run_.timestamps, dtype=np.float64)
+    times = rep.times
     std = est.std
     if args.plot:
-        _plot(args.plot, times, [labels[i] for i in show], perf[:, show], est.counts[:, show],
+        _plot(args.plot, times, [labels[i] for i in show], perf[:, show], rep.estimate[:, show],
               None if std is None else std[:, show], args.scaler)
         notes.append(f"plot written to {args.plot}")
     if args.json:
-        out = [{"time": float(times[t]), "counter": labels[i], "perf": None if np.isnan(perf[t, i]) else float(perf[t, i]),
-                "estimate": None if not np.isfinite(est.counts[t, i]) else float(est.counts[t, i]),
-                "std": None if std is None or not np.isfinite(std[t, i]) else float(std[t, i]),
-                "not_estimated": bool(est.not_estimated[t, i]), "running_pct": float(run_.pct_running[t, i])}
-               for t in range(times.size) for i in show]
-        print(json.dumps({"scaler": args.scaler, "causal": est.causal, "time_unit": obs.time_unit,
-                          "pmu": None if obs.problem.pmu is None else obs.problem.pmu.name,
-                          "notes": notes + list(est.notes), "rows": out}, indent=1))
+        out = rep.to_json()
+        keep = {labels[i] for i in show}
+        out["rows"] = [r for r in out["rows"] if r["counter"] in keep]
+        out.update({"scaler": args.scaler, "causal": est.causal, "time_unit": obs.time_unit,
+                    "pmu": None if obs.problem.pmu is None else obs.problem.pmu.name})
+        out["notes"] = notes + list(est.notes) + out["notes"]
+        print(json.dumps(out, indent=1))
         return 0
+    import textwrap
+
+    print(textwrap.fill(f"{args.perfstat}: {times.size} intervals, {len(labels)} counters ({run_.format}); scaler "
+                        f"{args.scaler} ({'causal' if est.causal else 'offline'}); {100 * args.level:.0f} % intervals "
+                        f"from {rep.interval_from}", width=118, subsequent_indent="  "))
+
+    for n in notes + list(est.notes) + rep.notes:
+        print(textwrap.fill(f"note: {n}", width=118, subsequent_indent="  "))
+
+    def num(v: float) -> str:
+        return "<not counted>" if not np.isfinite(v) else f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3f}"
+
+    head = ("time", "counter", "cov%", "perf", args.scaler, f"{100 * args.level:.0f} % interval")
+    table = [head]
+    for t in range(times.size):
+        for i in show:
+            cov = rep.coverage[t, i]
+            interval = ("counted" if rep.counted[t, i] else
+                        "-" if not (np.isfinite(rep.lo[t, i]) and np.isfinite(rep.hi[t, i]))
+                        else f"{num(rep.lo[t, i])} .. {num(rep.hi[t, i])}")
+            table.append((f"{times[t]:.3f}", labels[i], "-" if not np.isfinite(cov) else f"{100 * cov:.0f}",
+                          num(perf[t, i]), num(rep.estimate[t, i]), interval))
+    tot_p, tot_e = np.nansum(perf, axis=0), np.nansum(rep.estimate, axis=0)
+    for i in show:
+        table.append(("total", labels[i], "", num(tot_p[i]), num(tot_e[i]), ""))
+    widths = [max(len(r[c]) for r in table) for c in range(len(head))]
+    for r in table:
+        print("  ".join(c.ljust(w) if j in (0, 1) else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip())
+    if rep.verdicts is not None:
+        print(f"\nbottleneck per interval (top-down level 1 of {catalog.name}; probability over the intervals above):")
+        for t, v in enumerate(rep.verdicts):
+            said = ", ".join(n if p is None else f"{n} {p:.2f}" for n, p in v[:3]) or \
+                "none (a level-1 share is undefined)"
+            perf_said = (rep.perf_verdicts or [None] * len(rep.verdicts))[t]
+            print(f"  {times[t]:.3f}  {said}" + (f"   (perf's values: {perf_said})" if perf_said else ""))
+    return 0
     print(f"{args.perfstat}: {times.size} intervals, {len(labels)} counters ({run_.format}); scaler {args.scaler} "
           f"({'causal' if est.causal else 'offline'})")
     for n in notes + list(est.notes):

@@ -31,8 +31,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--pmu", required=True, help="PMU preset (mpx.pmu.presets(), e.g. skylake, neoverse-n1, "
                    "generic-4) or a PMU TOML file")
-    p.add_argument("--metrics", required=True, help="metric catalog: a file or folder in any supported format, "
-                   "or a built-in catalog name")
+    p.add_argument("--metrics", help="metric catalog: a file or folder in any supported format, "
+                   "or a built-in catalog name (or --events)")
+    p.add_argument("--events", metavar="A,B,...", help="the events to schedule, comma-separated (instead of "
+                   "--metrics)")
+    p.add_argument("--check", action="store_true",
+                   help="pre-flight: does the event set fit without multiplexing on this PMU, with SMT on and off "
+                   "(where a NAME-htoff preset exists) and the NMI watchdog on and off; if not, the fewest groups "
+                   "and the share of counter time each event gets under perf, the grouping tools and mpx's "
+                   "grouping (mpx.problem.fit)")
     p.add_argument("--scheduler", action="append", metavar="NAME",
                    help="scheduler to run (repeatable; default: every registered scheduler)")
     p.add_argument("--counters", type=int, metavar="N",
@@ -82,9 +89,25 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--quanta must be >= 1, got {args.quanta}")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
-    catalog = load_catalog_arg(args.metrics)
+    if (args.metrics is None) == (args.events is None):
+        raise ConfigError("give the events to schedule: --metrics CATALOG or --events A,B,... (one of them)")
     pmu = pmu_arg(args.pmu, args.counters)
-    problem = Problem.from_catalog(catalog, pmu)
+    if args.events is not None:
+        events = tuple(dict.fromkeys(e.strip() for e in args.events.split(",") if e.strip()))
+        if not events:
+            raise ConfigError(f"--events names no event: {args.events!r}")
+        catalog = None
+
+        def make(p: Any) -> Problem:
+            return Problem(events, p)
+    else:
+        catalog = load_catalog_arg(args.metrics)
+
+        def make(p: Any) -> Problem:
+            return Problem.from_catalog(catalog, p)
+    problem = make(pmu)
+    if args.check:
+        return _check(args, make, pmu, problem)
     names = args.scheduler or schedulers.available()
     unknown = [n for n in names if n not in schedulers.available()]
     if unknown:
@@ -99,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=1, default=str))
         return 0
     free = problem.meta.get("free_events", {})
-    print(f"catalog {catalog.name}: {len(problem.metrics)} metrics, {problem.n_events} events "
+    what = f"catalog {catalog.name}" if catalog is not None else "events"
+    print(f"{what}: {len(problem.metrics)} metrics, {problem.n_events} events "
           f"({len(problem.free)} free, {len(free)} of them outside the core counters), "
           f"{len(problem.groups)} groups ({problem.meta.get('groups_from')}); PMU {pmu.name}: "
           f"{problem.n_counters()} programmable counters")
@@ -133,4 +157,61 @@ def run(args: argparse.Namespace) -> int:
                   f"of its set: {tool['group_count_spread']} (count x orders)")
     for r in skipped:
         print(f"skipped {r['scheduler']}: {r['skipped']}")
+    return 0
+
+
+#: the schedulers whose shares `--check` prints: perf's rotation, the grouping tools, mpx's grouping
+CHECK_SCHEDULERS = ("perf", "likwid", "hperf", "arm_topdown", "hypergraph")
+
+
+def _check(args: argparse.Namespace, make: Any, pmu: Any, problem: Any) -> int:
+    import json
+
+    from mpx import schedulers
+    from mpx.problem.fit import check_variants
+    from mpx.schedule_scores import score_schedulers
+
+    import textwrap
+
+    pairs = list(check_variants(make, pmu))
+    checks = [c for c, _ in pairs]
+    names = [n for n in (args.scheduler or CHECK_SCHEDULERS) if n in schedulers.available()]
+    tight = next(((c, p) for c, p in pairs if not c.fits), None)  # the first variant that multiplexes
+    rows = [] if tight is None else score_schedulers(tight[1], names, quanta=args.quanta, seed=args.seed)
+    if args.json:
+        print(json.dumps({"variants": [c.to_dict() for c in checks],
+                          "shares": [{k: r[k] for k in ("scheduler", "skipped", "groups", "mean_sampling_ratio",
+                                                          "min_sampling_ratio")} for r in rows]}, indent=1))
+        return 0
+    first = checks[0]
+    print(f"{len(problem.events)} events on {pmu.name}: {len(first.fixed)} on fixed counters, "
+          f"{len(first.programmable)} need a programmable counter"
+          + (f", {len(first.uncountable)} can never be counted here ({', '.join(sorted(first.uncountable))})"
+             if first.uncountable else ""))
+    head = ("variant", "counters", "programmable events", "fits", "perf places all", "groups needed")
+    table = [head]
+    for c in checks:
+        groups = "1" if c.fits else (str(c.exact_groups) if c.exact_groups else f"{c.min_groups}-{c.packed_groups}")
+        table.append((c.variant, "+".join(str(v) for v in c.counters.values()) or "0", str(len(c.programmable)),
+                      "yes" if c.fits else "no", "yes" if c.fits_perf else "no", groups))
+    widths = [max(len(t[i]) for t in table) for i in range(len(head))]
+    for t in table:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip())
+    print(textwrap.fill(
+        "counters = usable programmable counters; the watchdog's pinned cycles event holds the cycle counter (the "
+        "fixed one where the PMU has it), so a cycles event of yours then needs a programmable one; fits = an "
+        "exact placement exists; perf places all = Linux x86's weight-ordered greedy (perf_assign_events) finds "
+        "it; groups needed = the fewest groups (a range: a lower bound - a packing found)", width=110,
+        subsequent_indent="  "))
+    if tight is None:
+        print("no multiplexing in any variant: every event is counted all the time")
+        return 0
+    print(f"\nshare of counter time per event on {tight[0].variant} (sampling ratio, mpx.schedule_scores):")
+    for r in rows:
+        if r["skipped"]:
+            print(textwrap.shorten(f"  {r['scheduler']:<12} not applicable: {r['skipped']}", width=118,
+                                   placeholder=" ..."))
+        else:
+            print(f"  {r['scheduler']:<12} {r['groups']} configurations; mean {100 * r['mean_sampling_ratio']:.1f} %, "
+                  f"least counted event {100 * r['min_sampling_ratio']:.1f} %")
     return 0

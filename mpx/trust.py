@@ -1,0 +1,181 @@
+"""What a user can trust in a real multiplexed run: every re-estimated value with its coverage and an
+interval, values the counter saw whole shown as counted, and the top-down bottleneck with its probability.
+
+`trust_report` takes a real ``perf stat -I`` run (`mpx.readers.perfstat.PerfStatRun`) and a scaler's
+`mpx.scalers.base.Estimate` of it, and adds, per interval and counter:
+
+- **coverage**: the share of the interval the counter ran (perf's ``time_running / time_enabled``,
+  printed as a percentage by perf and toplev);
+- **counted values stay counted**: where the counter ran for the whole interval (perf printed 100 %),
+  the value is perf's own, whatever the scaler's formula gives there (NeoMPX's DCAM and CAM, cumulative
+  PAPI and TAM interpolate across windows even for a window counted whole: the scaler's own number is
+  kept beside it, ``scaler_estimate``, and the count of values changed is noted);
+- **an interval** at ``level`` (90 %), normal approximation, from the scaler's standard deviation where it
+  gives one; otherwise from Tintin's uncertainty rule applied to the read windows (`tintin_sigma`: σ = √V ×
+  the time the counter was enabled but not running, V the time-weighted variance of the rates measured so
+  far; OSDI 2025, ``../shared/peers/tintin``) — causal, and said in the notes (``interval_from``);
+- **negative values** (a derived or scaled value below 0, as papi#539 and pmu-tools#488 report) are
+  counted and noted, never clipped silently;
+- for a catalog that declares a top-down hierarchy (`mpx.metrics.topdown`), **the bottleneck** per
+  interval: the level-1 node with the largest share, and the probability of each node being it, from
+  ``draws`` samples of the counts within their intervals (independent normals, truncated at 0); where an
+  input has no interval yet, the verdict without a probability. perf's own values give their verdict beside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mpx.metrics.catalog import evaluate_metrics
+from mpx.metrics.topdown import TopDown
+
+__all__ = ["TrustReport", "tintin_sigma", "trust_report"]
+
+
+@dataclass
+class TrustReport:
+    """Per interval (rows) and counter (columns), see the module docstring."""
+
+    times: np.ndarray
+    labels: list[str]
+    perf: np.ndarray
+    estimate: np.ndarray
+    scaler_estimate: np.ndarray
+    coverage: np.ndarray
+    counted: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    level: float
+    interval_from: str = ""
+    verdicts: list[list[tuple[str, float | None]]] | None = None
+    perf_verdicts: list[str | None] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        def f(v: float) -> float | None:
+            return float(v) if np.isfinite(v) else None
+
+        rows = []
+        for t in range(self.times.size):
+            for i, lab in enumerate(self.labels):
+                rows.append({"time": float(self.times[t]), "counter": lab, "perf": f(self.perf[t, i]),
+                             "estimate": f(self.estimate[t, i]), "scaler_estimate": f(self.scaler_estimate[t, i]),
+                             "coverage": f(self.coverage[t, i]), "counted": bool(self.counted[t, i]),
+                             "lo": f(self.lo[t, i]), "hi": f(self.hi[t, i])})
+        out: dict[str, Any] = {"level": self.level, "interval_from": self.interval_from, "notes": list(self.notes),
+                               "rows": rows}
+        if self.verdicts is not None:
+            out["bottleneck"] = [{"time": float(self.times[t]), "perf": (self.perf_verdicts or [None] * len(self.verdicts))[t],
+                                  "nodes": [{"node": n, "probability": p} for n, p in v]}
+                                 for t, v in enumerate(self.verdicts)]
+        return out
+
+
+def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float = 0.90, draws: int = 1000,
+                 seed: int = 0) -> TrustReport:
+    """The trust report of ``estimate`` (a scaler's estimate of ``run``'s read view), module docstring."""
+    from scipy.stats import norm
+
+    labels = list(run.labels)
+    counted_cells = np.asarray(run.counted, dtype=bool)
+    perf = np.where(counted_cells, np.asarray(run.value, dtype=np.float64), np.nan)
+    raw_est = np.asarray(estimate.counts, dtype=np.float64)
+    whole = counted_cells & (np.asarray(run.pct_running, dtype=np.float64) >= 100.0)
+    est = np.where(whole, perf, raw_est)
+    notes = []
+    changed = whole & ~np.isclose(raw_est, perf, rtol=1e-9, atol=0.5)
+    if changed.any():
+        notes.append(f"{int(changed.sum())} values the counter saw for the whole interval shown as counted "
+                     f"(perf's value; the scaler's formula gave another there: scaler_estimate)")
+    enabled = np.asarray(run.read_view().enabled, dtype=np.float64)
+    running = np.asarray(run.running_ns, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        coverage = np.where(counted_cells & (enabled > 0), np.minimum(running / enabled, 1.0), np.nan)
+    coverage = np.where(whole, 1.0, coverage)
+    neg = np.isfinite(est) & (est < 0)
+    if neg.any():
+        notes.append(f"{int(neg.sum())} negative values (shown as given, not clipped)")
+    if estimate.std is not None:
+        std, source = np.asarray(estimate.std, dtype=np.float64), f"the scaler ({estimate.scaler})"
+    else:
+        view = run.read_view()
+        std, source = tintin_sigma(view.raw, view.enabled, view.running), "Tintin's rule on the read windows"
+        notes.append(f"scaler {estimate.scaler or '?'} gives no uncertainty: intervals from Tintin's rule "
+                     f"(sigma = sqrt(V) x time not running, V the time-weighted variance of the rates so far)")
+    std = np.where(whole, 0.0, std)
+    z = float(norm.ppf(0.5 + level / 2))
+    rep = TrustReport(np.asarray(run.timestamps, dtype=np.float64), labels, perf, est, raw_est, coverage, whole,
+                      est - z * std, est + z * std, level, interval_from=source, notes=notes)
+    td = TopDown.from_catalog(catalog) if catalog is not None else None
+    if td is not None:
+        _bottlenecks(rep, td, catalog, std, draws, seed)
+    return rep
+
+
+def tintin_sigma(raw: Any, enabled: Any, running: Any) -> np.ndarray:
+    """Tintin's uncertainty per read window and event, σ = √V · (ΔE − ΔR): V is the time-weighted population
+    variance of the rates raw/ΔR of the windows measured so far (this one included), weighted by ΔR
+    (``tintin_update_variance_by_Welfords_method``, kernel ``tintin_uncertainty.c:166-171``: "variance in
+    rate, weighted by time"). The kernel multiplies √V by the run's total unmonitored time to bound the
+    running total (``tintin_uncertainty_extrapolated``, ``tintin_estimation.c:157-164``); per window, the
+    window's own unmonitored time is the same rule for that window's count. NaN until two windows were
+    measured (one rate has no spread: the kernel would say 0, which would read as certainty). Causal."""
+    raw = np.asarray(raw, dtype=np.float64)
+    ena = np.asarray(enabled, dtype=np.float64)
+    run = np.asarray(running, dtype=np.float64)
+    ok = np.isfinite(raw) & (run > 0)
+    wt = np.where(ok, run, 0.0)
+    rate = np.where(ok, raw / np.where(ok, run, 1.0), 0.0)
+    s0, s1, s2 = (np.cumsum(wt * rate ** k, axis=0) for k in (0, 1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s1 / s0
+        var = np.maximum(s2 / s0 - mean ** 2, 0.0)
+    seen = np.cumsum(ok, axis=0)
+    return np.where(seen >= 2, np.sqrt(var) * np.maximum(ena - run, 0.0), np.nan)
+
+
+def _level1(catalog: Any, td: TopDown, counts: dict[str, np.ndarray]) -> np.ndarray | None:
+    vals = evaluate_metrics(catalog, counts, names=td.level1, missing="skip")
+    if len(vals) < len(td.level1):
+        return None
+    return np.vstack([vals[n] for n in td.level1])
+
+
+def _bottlenecks(rep: TrustReport, td: TopDown, catalog: Any, std: np.ndarray, draws: int, seed: int) -> None:
+    w = rep.times.size
+    counts = {lab: rep.estimate[:, i] for i, lab in enumerate(rep.labels)}
+    shares = _level1(catalog, td, counts)
+    if shares is None:
+        rep.notes.append(f"catalog {getattr(catalog, 'name', '?')}: its level-1 nodes need events this run did not "
+                         f"count; no bottleneck")
+        return
+    perf_shares = _level1(catalog, td, {lab: rep.perf[:, i] for i, lab in enumerate(rep.labels)})
+    rep.perf_verdicts = [None if perf_shares is None or not np.all(np.isfinite(perf_shares[:, t]))
+                         else td.level1[int(np.argmax(perf_shares[:, t]))] for t in range(w)]
+    used = set().union(*(catalog.metric(n).events for n in td.level1)) & set(rep.labels)
+    cols = [rep.labels.index(lab) for lab in used]
+    sure = np.all(np.isfinite(std[:, cols]) | ~np.isfinite(rep.estimate[:, cols]), axis=1)  # [W]
+    rng = np.random.default_rng(seed)
+    sampled = {}
+    for i, lab in enumerate(rep.labels):
+        mu, sd = rep.estimate[:, i], np.nan_to_num(std[:, i])
+        sampled[lab] = np.maximum(mu[None, :] + sd[None, :] * rng.standard_normal((draws, w)), 0.0).ravel()
+    s = _level1(catalog, td, sampled).reshape(len(td.level1), draws, w)
+    ok = np.all(np.isfinite(s), axis=0)
+    best = np.argmax(np.where(np.isfinite(s), s, -np.inf), axis=0)
+    rep.verdicts = []
+    for t in range(w):
+        n_ok = int(ok[:, t].sum())
+        if n_ok == 0:
+            rep.verdicts.append([])
+            continue
+        if not sure[t]:  # an input without an interval: the verdict, but no probability
+            rep.verdicts.append([(td.level1[int(np.argmax(shares[:, t]))], None)] if np.all(np.isfinite(shares[:, t]))
+                                else [])
+            continue
+        p = np.bincount(best[ok[:, t], t], minlength=len(td.level1)) / n_ok
+        order = np.argsort(-p, kind="stable")
+        rep.verdicts.append([(td.level1[k], float(p[k])) for k in order if p[k] > 0])

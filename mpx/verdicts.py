@@ -1,0 +1,104 @@
+"""Top-down verdicts, estimated against true: is the bottleneck a multiplexed run names the right one?
+
+What a user of toplev or the Arm tool reads is not a count but a verdict: the level-1 node with the largest
+share (Frontend Bound, Bad Speculation, Backend Bound, Retiring), then the level-2 child with the largest
+share under it. `verdict_scores` compares the verdicts read from estimated metric values with those read
+from the true ones, window by window (and for the whole run when given the totals as one window):
+
+- ``l1_agreement``: the share of windows whose estimated level-1 bottleneck is the true one;
+  ``l2_agreement``: ... whose level-1 *and* level-2 verdicts are both right (the level-2 verdict is read
+  under the level-1 node each side chose, as a user reads it);
+- ``l1_serious``: the share of windows where the estimate names a node whose *true* share is more than
+  ``margin`` (10 points) below the true bottleneck's — a wrong verdict that matters, as opposed to a tie;
+- ``no_verdict``: windows where the estimate leaves a level-1 share undefined (a scaler that fills nothing
+  there); they count as wrong in the agreement rates, as a missing window is charged in the error measures;
+- ``out_of_range``: the share of estimated node values outside the range of a share, below 0 or above 1
+  (toplev marks values outside -5 %…105 % as mismeasured; the strict range is reported, the truth's own
+  share beside it as ``out_of_range_true`` — the gem5 catalog's approximate level-2 nodes can leave it);
+- ``l1_confusion``: counts, true node × estimated node (the last column: no verdict).
+
+Windows whose true level-1 shares are undefined (no slots) are not scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from mpx.metrics.topdown import TopDown
+
+__all__ = ["verdict_scores", "VERDICT_MEASURES"]
+
+#: the scalar measures `verdict_scores` returns, in report order
+VERDICT_MEASURES = ("l1_agreement", "l2_agreement", "l1_serious", "no_verdict", "out_of_range",
+                    "out_of_range_true", "n_verdict_windows")
+
+
+def _stack(values: Mapping[str, np.ndarray], names: tuple[str, ...], n: int) -> np.ndarray:
+    return np.vstack([np.asarray(values.get(k, np.full(n, np.nan)), dtype=float).reshape(n) for k in names]) \
+        if names else np.empty((0, n))
+
+
+def _argmax(x: np.ndarray) -> np.ndarray:
+    """Row index of the largest value per column; -1 where any value of the column is undefined."""
+    ok = np.all(np.isfinite(x), axis=0)
+    out = np.full(x.shape[1], -1)
+    if x.shape[0]:
+        out[ok] = np.argmax(x[:, ok], axis=0)
+    return out
+
+
+def _level2(td: TopDown, values: Mapping[str, np.ndarray], l1: np.ndarray, n: int) -> np.ndarray:
+    """The level-2 verdict under each window's level-1 verdict: an index into ``td.nodes``, -1 for none."""
+    out = np.full(n, -1)
+    index = {name: i for i, name in enumerate(td.nodes)}
+    for p, parent in enumerate(td.level1):
+        kids = td.children.get(parent, ())
+        sel = l1 == p
+        if not kids or not sel.any():
+            continue
+        best = _argmax(_stack(values, kids, n))
+        out[sel] = np.where(best[sel] >= 0, [index[kids[b]] if b >= 0 else -1 for b in best[sel]], -1)
+    return out
+
+
+def verdict_scores(td: TopDown, true: Mapping[str, np.ndarray], est: Mapping[str, np.ndarray], *,
+                   margin: float = 0.10) -> dict:
+    """The verdict measures (module docstring) of estimated metric values ``est`` against ``true``: each a
+    mapping node name -> values per window (the same windows on both sides; missing names are undefined)."""
+    n = len(np.asarray(next(iter(true.values())))) if true else 0
+    t1, e1 = _stack(true, td.level1, n), _stack(est, td.level1, n)
+    lt, le = _argmax(t1), _argmax(e1)
+    scored = lt >= 0
+    m = int(scored.sum())
+    out: dict = {"n_verdict_windows": m}
+    confusion = np.zeros((len(td.level1), len(td.level1) + 1), dtype=int)
+    np.add.at(confusion, (lt[scored], np.where(le[scored] >= 0, le[scored], len(td.level1))), 1)
+    out["l1_confusion"] = confusion
+    out["l1_nodes"] = td.level1
+    if m == 0:
+        out.update({k: float("nan") for k in VERDICT_MEASURES if k != "n_verdict_windows"})
+        return out
+    right1 = scored & (lt == le)
+    out["l1_agreement"] = float(right1.sum() / m)
+    out["no_verdict"] = float((scored & (le < 0)).sum() / m)
+    cols = np.arange(n)
+    picked = np.where(le >= 0, t1[np.clip(le, 0, None), cols], np.nan)
+    gap = t1[lt.clip(0), cols] - picked
+    out["l1_serious"] = float((scored & (le >= 0) & (gap > margin)).sum() / m)
+    if td.children:
+        l2t, l2e = _level2(td, true, lt, n), _level2(td, est, le, n)
+        out["l2_agreement"] = float((right1 & (l2t == l2e)).sum() / m)
+    else:
+        out["l2_agreement"] = float("nan")
+    nodes_e = _stack(est, td.nodes, n)[:, scored]
+    nodes_t = _stack(true, td.nodes, n)[:, scored]
+    out["out_of_range"] = _outside(nodes_e)
+    out["out_of_range_true"] = _outside(nodes_t)
+    return out
+
+
+def _outside(x: np.ndarray) -> float:
+    fin = np.isfinite(x)
+    return float(((x < 0) | (x > 1))[fin].sum() / fin.sum()) if fin.any() else float("nan")

@@ -1,0 +1,67 @@
+"""The trust report of a real perf stat -I run (`mpx.trust`, `mpx estimate`): counted values stay counted,
+coverage and intervals beside every value, the top-down bottleneck with its probability."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpx.cli import main
+from mpx.trust import tintin_sigma
+
+DATA = Path(__file__).resolve().parent / "data" / "perfstat"
+
+
+def _csv(tmp_path: Path, rows: list[tuple[float, str, float, float]]) -> Path:
+    """A perf stat -I -x, file: (time, event, value, percent running); enabled 100 ms per interval."""
+    lines = ["# started on Fri Nov 27 20:00:00 2026", ""]
+    for t, ev, value, pct in rows:
+        lines.append(f"{t:14.9f},{value:.0f},,{ev},{int(1e8 * pct / 100)},{pct:.2f},,")
+    p = tmp_path / "tma.csv"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_a_value_counted_whole_is_shown_as_counted_by_every_scaler(capsys):
+    """perf printed context-switches 0 at 0.201 s with 100 % running; DCAM's a = 0 case gives 1 there."""
+    assert main(["estimate", str(DATA / "real_global_comma.csv"), "--scaler", "dcam", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = next(r for r in out["rows"] if r["counter"] == "context-switches" and abs(r["time"] - 0.2006) < 1e-3)
+    assert row["counted"] and row["estimate"] == 0.0 and row["scaler_estimate"] == 1.0
+    assert any("shown as counted" in n for n in out["notes"])
+
+
+def test_tintin_sigma_is_the_weighted_rate_spread_times_unmonitored_time():
+    """Two windows measured for 1 and 3 time units at rates 10 and 20: the weighted mean is 17.5, the
+    weighted population variance (1·7.5² + 3·2.5²)/4 = 18.75; window 1 was enabled 4, ran 3."""
+    raw = np.array([[10.0], [60.0]])
+    enabled = np.array([[2.0], [4.0]])
+    running = np.array([[1.0], [3.0]])
+    s = tintin_sigma(raw, enabled, running)
+    assert np.isnan(s[0, 0])  # one measured window: no spread yet
+    assert s[1, 0] == pytest.approx(np.sqrt(18.75) * 1.0)
+
+
+def test_bottleneck_with_probability_from_the_tma_catalog(tmp_path, capsys):
+    """Backend-bound slots dominate in every interval; the events rotate at 50 % coverage."""
+    rows = []
+    for k, t in enumerate((0.1, 0.2, 0.3, 0.4)):
+        big = 1.0 + 0.05 * k
+        rows += [(t, "slots_issued", 3e6 * big, 50.0), (t, "commit_num", 2.5e6 * big, 50.0),
+                 (t, "slots_frontend_bound", 1e6 * big, 50.0), (t, "slots_backend_bound", 6e6 * big, 50.0)]
+    path = _csv(tmp_path, rows)
+    assert main(["estimate", str(path), "--scaler", "linear", "--metrics", "tma", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["interval_from"].startswith("Tintin")
+    first, last = out["bottleneck"][0], out["bottleneck"][-1]
+    assert first["nodes"] == [{"node": "tma_backend_bound", "probability": None}]  # one window: no spread yet
+    assert last["perf"] == "tma_backend_bound"
+    assert last["nodes"][0]["node"] == "tma_backend_bound"
+    assert sum(n["probability"] for n in last["nodes"]) == pytest.approx(1.0)
+    assert main(["estimate", str(path), "--scaler", "linear", "--metrics", "tma"]) == 0
+    text = capsys.readouterr().out
+    assert "bottleneck per interval" in text and "tma_backend_bound" in text
+    assert max(len(line) for line in text.splitlines()) <= 120

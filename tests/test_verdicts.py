@@ -1,0 +1,75 @@
+"""Top-down verdict measures on hand-made windows (`mpx.verdicts`), and the hierarchy catalogs declare
+(`mpx.metrics.topdown`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpx.metrics import resolve_catalog
+from mpx.metrics.topdown import TopDown
+from mpx.verdicts import verdict_scores
+
+TD = TopDown(("fe", "bs", "be", "ret"), {"be": ("mem", "core"), "fe": ("lat", "bw")})
+
+
+def _w(**cols):
+    return {k: np.asarray(v, dtype=float) for k, v in cols.items()}
+
+
+def test_flipped_order_of_two_nodes_is_a_wrong_verdict():
+    """Window 0: truth backend 0.40 > frontend 0.35; the estimate flips them (0.34 / 0.41): wrong, but the
+    named node's true share is only 5 points below — not serious. Window 1: agree. Window 2: the estimate
+    names retiring, 30 points below the true bottleneck: serious."""
+    true = _w(fe=[0.35, 0.1, 0.1], bs=[0.05, 0.1, 0.1], be=[0.40, 0.6, 0.6], ret=[0.20, 0.2, 0.2],
+              mem=[0.3, 0.5, 0.5], core=[0.1, 0.1, 0.1], lat=[0.2, 0.05, 0.05], bw=[0.15, 0.05, 0.05])
+    est = _w(fe=[0.41, 0.1, 0.1], bs=[0.05, 0.1, 0.1], be=[0.34, 0.6, 0.2], ret=[0.20, 0.2, 0.6],
+             mem=[0.3, 0.5, 0.1], core=[0.04, 0.1, 0.1], lat=[0.3, 0.05, 0.05], bw=[0.11, 0.05, 0.05])
+    s = verdict_scores(TD, true, est)
+    assert s["n_verdict_windows"] == 3
+    assert s["l1_agreement"] == pytest.approx(1 / 3)
+    assert s["l1_serious"] == pytest.approx(1 / 3)
+    assert s["l2_agreement"] == pytest.approx(1 / 3)  # window 1: backend, then memory, both sides
+    conf = s["l1_confusion"]
+    assert conf[2, 0] == 1 and conf[2, 2] == 1 and conf[2, 3] == 1 and conf.sum() == 3
+
+
+def test_level2_wrong_under_the_right_level1():
+    true = _w(fe=[0.1], bs=[0.1], be=[0.6], ret=[0.2], mem=[0.4], core=[0.2])
+    est = _w(fe=[0.1], bs=[0.1], be=[0.6], ret=[0.2], mem=[0.25], core=[0.35])
+    s = verdict_scores(TD, true, est)
+    assert s["l1_agreement"] == 1.0 and s["l2_agreement"] == 0.0
+
+
+def test_negative_derived_value_is_out_of_range_and_a_missing_share_is_no_verdict():
+    true = _w(fe=[0.3, 0.3], bs=[0.1, 0.1], be=[0.4, 0.4], ret=[0.2, 0.2])
+    est = _w(fe=[0.5, np.nan], bs=[-0.1, 0.1], be=[0.4, 0.4], ret=[0.2, 0.2])
+    s = verdict_scores(TD, true, est)
+    assert s["no_verdict"] == 0.5 and s["l1_agreement"] == 0.0
+    assert s["out_of_range"] == pytest.approx(1 / 7)  # 7 finite estimated values, one negative
+    assert s["out_of_range_true"] == 0.0
+    assert s["l1_confusion"][2, 4] == 1  # the second window: no verdict
+
+
+def test_whole_run_verdict_is_one_window_of_totals():
+    s = verdict_scores(TD, _w(fe=[0.2], bs=[0.1], be=[0.5], ret=[0.2]), _w(fe=[0.2], bs=[0.1], be=[0.5], ret=[0.2]))
+    assert s["l1_agreement"] == 1.0 and s["n_verdict_windows"] == 1
+
+
+def test_windows_without_true_shares_are_not_scored():
+    s = verdict_scores(TD, _w(fe=[np.nan], bs=[0.1], be=[0.5], ret=[0.2]), _w(fe=[0.2], bs=[0.1], be=[0.5], ret=[0.2]))
+    assert s["n_verdict_windows"] == 0 and np.isnan(s["l1_agreement"])
+
+
+def test_the_gem5_catalog_declares_levels_1_and_2():
+    td = TopDown.from_catalog(resolve_catalog("gem5"))
+    assert set(td.level1) == {"tma_retiring", "tma_bad_speculation", "tma_frontend_bound", "tma_backend_bound"}
+    assert td.children["tma_backend_bound"] == ("tma_memory_bound", "tma_core_bound")
+    assert TopDown.from_catalog(resolve_catalog("callgrind")) is None
+
+
+def test_intel_perf_json_declares_its_hierarchy(shared):
+    from mpx.metrics import load_catalog
+
+    td = TopDown.from_catalog(load_catalog(shared("peers", "intel-perfmon", "skylakex", "skx-metrics.json")))
+    assert "tma_backend_bound" in td.level1 and "tma_memory_bound" in td.children["tma_backend_bound"]
