@@ -205,6 +205,13 @@ class RowParser:
         if not self.times:
             raise FormatError(self.path, None, "no interval rows: not perf stat -I output "
                               "(run perf stat with -I MS)")
+        if self.summary:  # perf prints the summary row of every counter: a partial block was cut off
+            lacking = [c for c, n in self.columns_of.items() if len(self.summary_lines.get(c, ())) < n]
+            if lacking:
+                more = f" (and {len(lacking) - 1} more)" if len(lacking) > 1 else ""
+                raise FormatError(self.path, self.summary[-1].line,
+                                  f"the --summary block has no row for {lacking[0][2]!r}{more}, which the "
+                                  "intervals count: truncated file?")
         order: dict[tuple, int] = {}
         for cell in self.cells:
             for key in cell:

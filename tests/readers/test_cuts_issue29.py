@@ -1,0 +1,80 @@
+"""Reproductions of issue 29, item 1 (silent changes) for perf stat and callgrind: each input used to load
+with other numbers and nothing noted; now each is an error naming the file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mpx.errors import FormatError
+from mpx.readers import read_trace
+from mpx.readers.perfstat import read_perf_stat
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@pytest.mark.parametrize("name", ["real_global_semicolon.csv", "real_nocsvsummary_semicolon.csv",
+                                  "real_summary.jsonl"])
+def test_perf_stat_cut_inside_the_leading_blanks_is_truncated(tmp_path, name):
+    """A cut inside a line's leading blanks (the file ends ``"\\n   "``) loaded as a shorter run, while a cut
+    one byte later was already "truncated file"."""
+    src = (DATA / "perfstat" / name).read_text()
+    lines = src.split("\n")
+    p = tmp_path / name
+    shorter = None
+    for k in range(len(lines) - 2, 2, -1):  # the last cut just after a newline that loads: a shorter run
+        p.write_text("\n".join(lines[:k]) + "\n")
+        try:
+            shorter = read_perf_stat(p)
+        except FormatError:
+            continue
+        break
+    whole = read_perf_stat(DATA / "perfstat" / name)
+    assert shorter is not None and (shorter.timestamps.size, len(shorter.summary)) < (whole.timestamps.size,
+                                                                                      len(whole.summary))
+    p.write_text("\n".join(lines[:k]) + "\n   ")  # the same cut three bytes later, inside the blanks
+    with pytest.raises(FormatError, match="truncated file") as info:
+        read_perf_stat(p)
+    assert str(p) in str(info.value)
+
+
+def _split_copy(tmp_path: Path) -> Path:
+    d = tmp_path / "split"
+    shutil.copytree(DATA / "callgrind" / "split", d)
+    return d
+
+
+@pytest.mark.parametrize("damage", ["bom", "delete"])
+def test_callgrind_one_unreadable_timerange_is_an_error(tmp_path, damage):
+    """One part's ``desc: Timerange:`` line unreadable removed ``bb_start``/``bb_stop`` of every interval."""
+    d = _split_copy(tmp_path)
+    ref = read_trace(DATA / "callgrind" / "split", format="callgrind")
+    assert ref.aux_names == ("bb_start", "bb_stop")
+    member = d / "cg.out.7"
+    text = member.read_text()
+    assert "\ndesc: Timerange:" in text
+    repl = "\n\ufeffdesc: Timerange:" if damage == "bom" else "\n"
+    if damage == "delete":
+        start = text.index("\ndesc: Timerange:")
+        text = text[:start] + text[text.index("\n", start + 1):]
+    else:
+        text = text.replace("\ndesc: Timerange:", repl, 1)
+    member.write_text(text)
+    with pytest.raises(FormatError, match="Timerange") as info:
+        read_trace(d, format="callgrind")
+    assert "cg.out.7" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["real_nocsvsummary_semicolon.csv", "real_summary_semicolon.csv", "real_summary.jsonl"])
+def test_perf_stat_partial_summary_block_is_truncated(tmp_path, name):
+    """A --summary block cut after some of its rows loaded with the other counters' summaries missing."""
+    src = (DATA / "perfstat" / name).read_text()
+    lines = src.split("\n")
+    last = max(i for i, ln in enumerate(lines) if ln.strip())
+    p = tmp_path / name
+    p.write_text("\n".join(lines[:last]) + "\n")  # the last summary row gone, the rest of the file intact
+    with pytest.raises(FormatError, match="--summary block has no row") as info:
+        read_perf_stat(p)
+    assert str(p) in str(info.value)
