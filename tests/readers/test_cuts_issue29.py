@@ -78,3 +78,19 @@ def test_perf_stat_partial_summary_block_is_truncated(tmp_path, name):
     with pytest.raises(FormatError, match="--summary block has no row") as info:
         read_perf_stat(p)
     assert str(p) in str(info.value)
+
+
+@pytest.mark.parametrize("count", [2**63, 2**64 - 1, 2**31])
+@pytest.mark.parametrize("name", ["real_persocket_semicolon.csv", "real_persocket.jsonl"])
+def test_perf_stat_cpu_count_beyond_int_is_an_error(tmp_path, name, count):
+    """A CPU count between 2**63 and 2**64-1 raised a raw OverflowError (issue 29, item 2); perf keeps it in
+    an int."""
+    src = (DATA / "perfstat" / name).read_text()
+    old = ";S0;2;" if name.endswith(".csv") else '"aggregate-number" : 2,'
+    new = f";S0;{count};" if name.endswith(".csv") else f'"aggregate-number" : {count},'
+    assert old in src
+    p = tmp_path / name
+    p.write_text(src.replace(old, new, 1))
+    with pytest.raises(FormatError, match=r"outside 0\.\.2\*\*31-1") as info:
+        read_perf_stat(p)
+    assert str(p) in str(info.value) and info.value.line is not None

@@ -128,7 +128,9 @@ def _tokens(text: str, ctx: _Ctx) -> Iterator[Token]:
                 lexeme = text[i:num_end]
                 try:
                     value = float(int(lexeme, 16)) if hexm else float(lexeme)
-                except OverflowError:  # a hex literal of 2**1024 or more (decimal ones become inf)
+                except OverflowError:  # a hex literal of 2**1024 or more
+                    value = math.inf
+                if not math.isfinite(value):  # one rule for hex and decimal (1e999, a 400-digit integer)
                     raise ctx.error(i, f"number {lexeme[:20]}{'...' if len(lexeme) > 20 else ''} is too "
                                        "large for a float") from None
                 yield Token("NUM", value, i, lexeme)
@@ -289,16 +291,16 @@ def depth(node: Node) -> int:
 
 
 def fmt_num(v: float) -> str:
-    """A number as the printer writes it (integers without a point). Infinity (a decimal literal beyond
-    the float range reads as inf, as perf's ``strtod`` does) prints as ``1e309``, which reads back as
-    inf: ``repr`` would give ``inf``, which reads back as an event named ``inf``; NaN likewise as
-    ``(1e309 - 1e309)``."""
+    """A number as the printer writes it (integers without a point). A literal beyond the float range is
+    a syntax error (decimal or hex: one rule), so infinity — only a tree built in code holds it — prints
+    as ``(1e308 * 10)``, which evaluates back to inf: ``repr`` would give ``inf``, which reads back as an
+    event named ``inf``; NaN likewise as ``(1e308 * 10 - 1e308 * 10)``."""
     if math.isfinite(v) and v.is_integer() and abs(v) < 1e15:
         return str(int(v))
     if math.isnan(v):
-        return "(1e309 - 1e309)"
+        return "(1e308 * 10 - 1e308 * 10)"
     if math.isinf(v):
-        return "1e309" if v > 0 else "-1e309"
+        return "(1e308 * 10)" if v > 0 else "(-1e308 * 10)"
     return repr(float(v))
 
 
