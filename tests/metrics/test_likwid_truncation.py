@@ -37,3 +37,14 @@ def test_cut_inside_long_without_newline_is_truncated(tmp_path, shared):
         likwid.load(p)
     p.write_text(src)
     assert likwid.load(p)["DATA/CPI"].events == {"CPU_CLK_UNHALTED_CORE", "INSTR_RETIRED_ANY"}
+
+
+def test_a_byte_order_mark_before_a_metric_line_is_an_error(tmp_path, shared):
+    """Found by the fuzz harness's new operators: a BOM before a METRICS line renamed the metric
+    (``\\ufeffRuntime (RDTSC) [s]``), nothing noted."""
+    src = shared("data", "metrics", "likwid", "skylake", "CLOCK.txt").read_text()
+    p = tmp_path / "CLOCK.txt"
+    p.write_text(src.replace("\nMETRICS\n", "\nMETRICS\n\ufeff", 1))
+    with pytest.raises(FormatError, match="byte-order mark") as info:
+        likwid.load(p)
+    assert info.value.line == src[: src.index("\nMETRICS\n")].count("\n") + 3
