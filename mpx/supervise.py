@@ -12,6 +12,11 @@ cleanup in the process it kills. So the cleanup does not live there:
   gone and removes the folder. It ignores the terminal's signals and needs nothing but the standard library.
 
 `Supervised` ties the three together, with a timeout and a progress callback.
+
+Not followed: a process the program moves into a session (and so a process group) of its own with
+``setsid`` — a daemon — is outside the group the janitor kills and survives a ``SIGKILL`` of mpx (children
+that merely ignore ``SIGTERM``/``SIGHUP`` do not: the group gets ``SIGKILL``). Following it would take a
+cgroup or a child subreaper above mpx; the README says so where it promises that nothing is left behind.
 """
 
 from __future__ import annotations

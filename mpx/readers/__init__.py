@@ -71,10 +71,8 @@ def detect_format(path: str | os.PathLike) -> str:
     for name in formats():
         if name != "mpx" and reader(name).sniff(path, head):
             return name
-    first = next((ln for ln in head.splitlines() if ln.strip()), "")[:80]
-    raise FormatError(
-        path, 1, f"unknown format (first line {first!r}); known formats: {', '.join(formats())}"
-    )
+    # nothing of the file is quoted: it may be anything (a config can name /proc/self/environ)
+    raise FormatError(path, None, f"unknown format: no reader recognises it (tried: {', '.join(formats())})")
 
 
 def read_trace(path: str | os.PathLike, format: str | None = None, **options) -> Trace:

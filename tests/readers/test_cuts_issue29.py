@@ -94,3 +94,24 @@ def test_perf_stat_cpu_count_beyond_int_is_an_error(tmp_path, name, count):
     with pytest.raises(FormatError, match=r"outside 0\.\.2\*\*31-1") as info:
         read_perf_stat(p)
     assert str(p) in str(info.value) and info.value.line is not None
+
+
+def test_unknown_format_quotes_nothing_of_the_file(tmp_path):
+    """The "unknown format" error quoted the file's first 80 characters: for a config's ``[data] files`` naming
+    /proc/self/environ, the process's environment went into the log. Now it says which formats were tried."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MPX_SECRET_FOR_TEST="s3cr3t-value-29", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[experiment]\nname = "leak"\n[data]\nfiles = ["/proc/self/environ"]\n[hardware]\n'
+                   'pmu = "generic-N"\ncounters = 2\nmetrics = "callgrind"\n[multiplex]\nquantum_intervals = 1\n'
+                   'read_every = 2\n[scalers]\nuse = ["linear"]\n[schedulers]\nuse = ["perf"]\n')
+    for argv in (["trace", "info", "/proc/self/environ"], ["run", str(cfg), "--out", str(tmp_path / "o")]):
+        proc = subprocess.run([sys.executable, "-m", "mpx", *argv], capture_output=True, text=True, env=env,
+                              timeout=120, cwd=tmp_path)
+        assert proc.returncode != 0
+        assert "s3cr3t-value-29" not in proc.stdout + proc.stderr and "MPX_SECRET" not in proc.stdout + proc.stderr
+    assert "unknown format" in proc.stderr or "unknown format" in proc.stdout
+    assert "tried: mpx, jsonl, gem5, callgrind, perfstat" in proc.stdout + proc.stderr
