@@ -10,7 +10,8 @@ Targets: ``gem5`` (gem5 ``stats.txt``), ``jsonl`` (``mpx-stats`` JSON lines), ``
 callgrind output), ``callgrind-split`` (a folder of split parts: one member mutated or deleted), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``npz`` (native traces), one
 per catalog format of `mpx.metrics.formats.REGISTRY` (``perfjson``, ``likwid``, ``armtelemetry``,
 ``hperf``, ``toml``) and ``expr`` (the metric-expression parser). Seeds are real files: the shipped
-datasets (``datasets/traces``), ``tests/data``, the built-in catalogs and ``../shared/data`` when present;
+datasets (``datasets/traces``), ``tests/data``, the built-in catalogs and ``../shared/data`` (or
+``$MPX_SHARED/data``) when present;
 a target without seeds is skipped, saying so. The ``jsonl`` seeds are real counts too: the first
 intervals of the shipped dataset ``kernels`` written by `mpx.stats.PeriodicDumper` (no real
 ``mpx-stats`` file ships).
@@ -45,6 +46,7 @@ import argparse
 import gzip
 import json
 import lzma
+import os
 import re
 import resource
 import shutil
@@ -59,7 +61,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "data"
+SHARED = Path(os.environ.get("MPX_SHARED", REPO.parent / "shared")) / "data"  # as tests/conftest.py finds it
 
 MUTATIONS = ("byteflip", "delete_line", "dup_line", "merge_lines", "truncate", "inflate_digits",
              "garbage_line", "gzip_corrupt",
