@@ -199,3 +199,20 @@ def test_ctrl_c_during_mpx_run_with_two_jobs(tmp_path, seed, group):
     assert code == 130 and "Traceback" not in err, err[-2000:]
     assert last_line(err).startswith("mpx run: interrupted; the finished cells are kept")
     assert not os.listdir(tmpdir) and not no_temporary_files(tmp_path / "out")
+
+
+def test_a_ctrl_c_wrapped_by_numba_is_recognised():
+    """A SIGINT inside a numba kernel surfaces as SystemError(s) whose cause is the KeyboardInterrupt (one to
+    several levels: ``_numba_unpickle`` wraps it again); anything else is not an interrupt."""
+    from mpx.cli import interrupted
+
+    def chain(n: int, root: BaseException) -> BaseException:
+        e = root
+        for _ in range(n):
+            s = SystemError("CPUDispatcher(...) returned a result with an exception set")
+            s.__cause__ = e
+            e = s
+        return e
+
+    assert [interrupted(chain(n, KeyboardInterrupt())) for n in (1, 2, 5)] == [True, True, True]
+    assert not interrupted(chain(2, ValueError())) and not interrupted(ValueError()) and not interrupted(SystemError())

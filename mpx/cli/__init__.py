@@ -106,7 +106,13 @@ def interrupted(exc: BaseException) -> bool:
     """Whether ``exc`` is a Ctrl-C in disguise: a SIGINT that lands inside a numba-compiled kernel surfaces
     as ``SystemError: CPUDispatcher(...) returned a result with an exception set``, the KeyboardInterrupt
     as its cause (found by tests/test_interrupts.py in ``mpx partition``)."""
-    return isinstance(exc, SystemError) and isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+    seen = 0
+    while isinstance(exc, SystemError) and seen < 50:  # numba may wrap it several times (_numba_unpickle)
+        nxt = exc.__cause__ or exc.__context__
+        if isinstance(nxt, KeyboardInterrupt):
+            return True
+        exc, seen = nxt, seen + 1
+    return False
 
 
 def error_line(exc: BaseException) -> str | None:
