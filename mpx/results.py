@@ -21,7 +21,12 @@
   (``kind = "alignment"``, `mpx.experiment.alignment`): the scalers' measures on the reference run, the
   EMD, run count and measurement cost;
 - ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
-  figures) take the cells of the latest run of each experiment unless told otherwise.
+  figures) take the cells of the latest run of each experiment unless told otherwise;
+- ``cell_checksums``: per cell, the SHA-256 of its rows as stored (`cell_checksum`), written in the cell's
+  transaction and checked on the first table read (`ResultsStore.verify`; `mpx report --verify`): SQLite
+  keeps no page checksums, so a flipped byte inside a record would otherwise read back as another value.
+  Readers open the store read-only (`open_store`): an empty file or a malformed page is a `FormatError`
+  and nothing is written into the file.
 
 Exports (`ResultsStore.export`) write each CSV or Parquet file under a temporary name and rename it
 (`write_atomic`): a reader never sees half a file.
