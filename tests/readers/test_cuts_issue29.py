@@ -115,3 +115,15 @@ def test_unknown_format_quotes_nothing_of_the_file(tmp_path):
         assert "s3cr3t-value-29" not in proc.stdout + proc.stderr and "MPX_SECRET" not in proc.stdout + proc.stderr
     assert "unknown format" in proc.stderr or "unknown format" in proc.stdout
     assert "tried: mpx, jsonl, gem5, callgrind, perfstat" in proc.stdout + proc.stderr
+
+
+def test_perf_stat_blank_line_inside_the_no_csv_summary_block(tmp_path):
+    """One blank line inserted before a ``--summary --no-csv-summary`` row turned that row into a metric of the
+    row before: page-faults' summary vanished, nothing noted (issue 29, item 1)."""
+    src = (DATA / "perfstat" / "real_nocsvsummary_semicolon.csv").read_text()
+    at = src.index("\n24438;;page-faults") + 1
+    p = tmp_path / "blank.csv"
+    p.write_text(src[:at] + "\n" + src[at:])
+    with pytest.raises(FormatError, match="no row for 'page-faults'") as info:
+        read_perf_stat(p)
+    assert str(p) in str(info.value)

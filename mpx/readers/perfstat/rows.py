@@ -222,7 +222,7 @@ class RowParser:
                 more = f" (and {len(lacking) - 1} more)" if len(lacking) > 1 else ""
                 raise FormatError(self.path, self.summary[-1].line,
                                   f"the --summary block has no row for {lacking[0][2]!r}{more}, which the "
-                                  "intervals count: truncated file?")
+                                  "intervals count: a truncated or damaged file?")
         order: dict[tuple, int] = {}
         for cell in self.cells:
             for key in cell:
