@@ -117,13 +117,21 @@ def test_unknown_format_quotes_nothing_of_the_file(tmp_path):
     assert "tried: mpx, jsonl, gem5, callgrind, perfstat" in proc.stdout + proc.stderr
 
 
-def test_perf_stat_blank_line_inside_the_no_csv_summary_block(tmp_path):
-    """One blank line inserted before a ``--summary --no-csv-summary`` row turned that row into a metric of the
-    row before: page-faults' summary vanished, nothing noted (issue 29, item 1)."""
+def test_perf_stat_newline_inside_a_no_csv_summary_row(tmp_path):
+    """A newline inserted into a ``--summary --no-csv-summary`` row (found by brute force over every byte
+    position) made page-faults' summary vanish into a metric of task-clock, nothing noted. A blank line
+    inserted before the summary block, or before any of its rows, loads the same numbers."""
     src = (DATA / "perfstat" / "real_nocsvsummary_semicolon.csv").read_text()
+    whole = read_perf_stat(DATA / "perfstat" / "real_nocsvsummary_semicolon.csv")
     at = src.index("\n24438;;page-faults") + 1
-    p = tmp_path / "blank.csv"
-    p.write_text(src[:at] + "\n" + src[at:])
+    p = tmp_path / "cut.csv"
+    p.write_text(src[:at + len("24438;;page-faults")] + "\n" + src[at + len("24438;;page-faults"):])
     with pytest.raises(FormatError, match="no row for 'page-faults'") as info:
         read_perf_stat(p)
     assert str(p) in str(info.value)
+    for before in ("\n437.92;msec", "\n24438;;page-faults", "\n<not supported>;;cycles"):
+        k = src.index(before) + 1
+        p.write_text(src[:k] + "\n" + src[k:])
+        run = read_perf_stat(p)
+        assert [(r.event, r.value) for r in run.summary][:2] == [(r.event, r.value) for r in whole.summary][:2]
+        assert len(run.summary) == len(whole.summary) and run.value.shape == whole.value.shape
