@@ -339,7 +339,8 @@ class ResultsStore:
                 self._verified = True
                 return []
             stored = dict(self.conn.execute(f"SELECT cell_key, sha256 FROM {CHECKSUMS}").fetchall())
-            bad = sorted(k for k, digest in stored.items() if cell_checksum(self.conn, k) != digest)
+            now = all_checksums(self.conn) if stored else {}
+            bad = sorted(k for k, digest in stored.items() if now.get(k, _digest({})) != digest)
         except sqlite3.DatabaseError as exc:
             raise FormatError(self.path, None, f"damaged results store ({exc})") from None
         self._verified = True
@@ -368,21 +369,45 @@ def _canon(v: Any) -> str:
     return ("i" if isinstance(v, int) else "s") + str(v)
 
 
-def cell_checksum(conn: sqlite3.Connection, key: str) -> str:
-    """SHA-256 of one cell's rows as stored: its ``cells`` row and its rows of every table of `TABLES`, each
-    row as its non-NULL columns (a column added later for other cells reads NULL here), rows sorted."""
+def _row_text(names: list[str], row: tuple) -> str:
+    # columns in table order (columns are only ever appended), NULLs left out: a column added later for other
+    # cells reads NULL in this cell's rows and changes nothing
+    return "\x1f".join(f"{n}={_canon(v)}" for n, v in zip(names, row) if v is not None)
+
+
+def _digest(parts: dict[str, list[str]]) -> str:
     import hashlib
 
     h = hashlib.sha256()
-    for table, col in [("cells", "key"), *((t, "cell_key") for t in TABLES)]:
-        cur = conn.execute(f"SELECT * FROM {table} WHERE {_q(col)} = ?", (key,))
-        names = [d[0] for d in cur.description]
-        rows = sorted("\x1f".join(f"{n}={_canon(v)}" for n, v in sorted(zip(names, r)) if v is not None)
-                      for r in cur.fetchall())
+    for table in ("cells", *TABLES):
+        rows = sorted(parts.get(table, ()))
         h.update(f"{table}\x1e{len(rows)}\x1e".encode())
         for r in rows:
             h.update(r.encode("utf-8", "surrogatepass") + b"\x1d")
     return h.hexdigest()
+
+
+def cell_checksum(conn: sqlite3.Connection, key: str) -> str:
+    """SHA-256 of one cell's rows as stored: its ``cells`` row and its rows of every table of `TABLES`, each
+    row as its non-NULL columns, rows sorted."""
+    parts: dict[str, list[str]] = {}
+    for table, col in [("cells", "key"), *((t, "cell_key") for t in TABLES)]:
+        cur = conn.execute(f"SELECT * FROM {table} WHERE {_q(col)} = ?", (key,))
+        names = [d[0] for d in cur.description]
+        parts[table] = [_row_text(names, r) for r in cur.fetchall()]
+    return _digest(parts)
+
+
+def all_checksums(conn: sqlite3.Connection) -> dict[str, str]:
+    """`cell_checksum` of every cell of the store, reading each table once (what `ResultsStore.verify` uses)."""
+    by_cell: dict[str, dict[str, list[str]]] = {}
+    for table, col in [("cells", "key"), *((t, "cell_key") for t in TABLES)]:
+        cur = conn.execute(f"SELECT * FROM {table}")
+        names = [d[0] for d in cur.description]
+        at = names.index(col)
+        for r in cur:
+            by_cell.setdefault(r[at], {}).setdefault(table, []).append(_row_text(names, r))
+    return {k: _digest(parts) for k, parts in by_cell.items() if k is not None}
 
 
 @contextlib.contextmanager
