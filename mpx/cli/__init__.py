@@ -49,8 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     from mpx.cli.common import show_warnings_as_one_line
 
     show_warnings_as_one_line()  # every command, mpx run included: an MpxWarning is one line
+    previous = _note_interrupts()
     try:
-        return int(modules[args.command].run(args) or 0)
+        code = int(modules[args.command].run(args) or 0)
+        from mpx.progress import interrupt_requested
+
+        return _interrupted_line(args.command) if interrupt_requested() else code  # a Ctrl-C swallowed on the way
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
@@ -65,6 +69,34 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"mpx {args.command}: error: {line}", file=sys.stderr)
         return 1
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, previous)
+
+
+def _note_interrupts() -> object | None:
+    """Install a SIGINT handler that also notes the interrupt (`mpx.progress.request_interrupt`) where Python's
+    own is installed (not where SIGINT is ignored); returns the previous handler, None when none was set."""
+    import signal
+
+    from mpx.progress import request_interrupt
+
+    request_interrupt(False)
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.default_int_handler:
+            return None
+
+        def on_sigint(signum: int, frame: object) -> None:
+            request_interrupt()
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, on_sigint)
+        return previous
+    except ValueError:  # not the main thread
+        return None
 
 
 def _interrupted_line(command: str) -> int:
