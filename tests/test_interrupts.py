@@ -39,7 +39,10 @@ needs_valgrind = pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not i
 
 
 def _running(token: str) -> list[int]:
-    """Pids of live (not zombie) processes whose command line holds ``token``."""
+    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
+    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
+    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
+    nothing holding ``token`` is left."""Pids of live (not zombie) processes whose command line holds ``token``."""
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -59,7 +62,10 @@ def _running(token: str) -> list[int]:
 def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env: dict | None = None,
               token: str | None = None, timeout: float = 240, group: bool = True,
               ready: str | None = None) -> tuple[int, str, Path]:
-    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when given), sleep a random delay, send SIGINT to its group
+    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
+    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
+    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
+    nothing holding ``token`` is left."""Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when given), sleep a random delay, send SIGINT to its group
     (a terminal's Ctrl-C; ``group=False``: to mpx alone, as ``kill -INT PID``); return (exit code, stderr,
     TMPDIR). Asserts nothing of the group and nothing holding ``token`` is left."""
     tmpdir = tmp_path / "tmp"
@@ -108,7 +114,10 @@ def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env:
 
 
 def last_line(stderr: str) -> str:
-    """The last line of stderr without the progress bar's cursor moves (forced on into a pipe here)."""
+    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
+    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
+    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
+    nothing holding ``token`` is left."""The last line of stderr without the progress bar's cursor moves (forced on into a pipe here)."""
     import re
 
     return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", stderr).replace("\r", "\n").strip().splitlines()[-1].strip()
@@ -193,7 +202,10 @@ use = ["perf", "round_robin"]
 @pytest.mark.slow
 @pytest.mark.parametrize("seed, group", [(4, True), (6, False)])
 def test_ctrl_c_during_mpx_run_with_two_jobs(tmp_path, seed, group):
-    """Ctrl-C (the whole group) and ``kill -INT`` of mpx alone; issue 29 saw it ignored for 2.5-4 minutes
+    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
+    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
+    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
+    nothing holding ``token`` is left."""Ctrl-C (the whole group) and ``kill -INT`` of mpx alone; issue 29 saw it ignored for 2.5-4 minutes
     (the runner's fix is the speed issue's): here it must end within a minute."""
     cfg = tmp_path / "ctrlc.toml"
     cfg.write_text(CONFIG)
@@ -207,7 +219,10 @@ def test_ctrl_c_during_mpx_run_with_two_jobs(tmp_path, seed, group):
 
 
 def test_a_ctrl_c_wrapped_by_numba_is_recognised():
-    """A SIGINT inside a numba kernel surfaces as SystemError(s) whose cause is the KeyboardInterrupt (one to
+    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
+    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
+    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
+    nothing holding ``token`` is left."""A SIGINT inside a numba kernel surfaces as SystemError(s) whose cause is the KeyboardInterrupt (one to
     several levels: ``_numba_unpickle`` wraps it again); anything else is not an interrupt."""
     from mpx.cli import interrupted
 
