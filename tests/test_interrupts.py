@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -39,10 +38,7 @@ needs_valgrind = pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not i
 
 
 def _running(token: str) -> list[int]:
-    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
-    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
-    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
-    nothing holding ``token`` is left."""Pids of live (not zombie) processes whose command line holds ``token``."""
+    """Pids of live (not zombie) processes whose command line holds ``token``."""
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -60,14 +56,11 @@ def _running(token: str) -> list[int]:
 
 
 def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env: dict | None = None,
-              token: str | None = None, timeout: float = 240, group: bool = True,
-              ready: str | None = None) -> tuple[int, str, Path]:
+              token: str | None = None, timeout: float = 240, group: bool = True) -> tuple[int, str, Path]:
     """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
     given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
     alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
-    nothing holding ``token`` is left."""Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when given), sleep a random delay, send SIGINT to its group
-    (a terminal's Ctrl-C; ``group=False``: to mpx alone, as ``kill -INT PID``); return (exit code, stderr,
-    TMPDIR). Asserts nothing of the group and nothing holding ``token`` is left."""
+    nothing holding ``token`` is left."""
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(exist_ok=True)
     e = dict(os.environ, TMPDIR=str(tmpdir), MPX_PROGRESS="1", PYTHONPATH=str(REPO), **(env or {}))
@@ -83,8 +76,7 @@ def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env:
             if not b:
                 break
             err.append(b)
-            if ready is None or re.search(ready.encode(), b"".join(err)):
-                started.set()
+            started.set()
 
     threading.Thread(target=pump, daemon=True).start()
     out_thread = threading.Thread(target=proc.stdout.read, daemon=True)
@@ -114,10 +106,7 @@ def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env:
 
 
 def last_line(stderr: str) -> str:
-    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
-    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
-    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
-    nothing holding ``token`` is left."""The last line of stderr without the progress bar's cursor moves (forced on into a pipe here)."""
+    """The last line of stderr without the progress bar's cursor moves (forced on into a pipe here)."""
     import re
 
     return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", stderr).replace("\r", "\n").strip().splitlines()[-1].strip()
@@ -144,9 +133,7 @@ def test_ctrl_c_during_mpx_record(tmp_path, seed):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_ctrl_c_during_mpx_partition(tmp_path, shared, seed):
     hgr = shared("data", "hypergraphs", "ISPD98_ibm01.hgr")
-    # from the first finished phase on: a Ctrl-C while numba loads or compiles the kernels (the first second)
-    # ended in SIGSEGV in 2 of 42 trials (issue 29's report: llvmlite's callback), not fixed here
-    code, err, tmpdir = interrupt(["partition", str(hgr), "-k", "4"], tmp_path, seed, 3.0, ready=r"[1-9][0-9]* phases")
+    code, err, tmpdir = interrupt(["partition", str(hgr), "-k", "4"], tmp_path, seed, 3.0)
     assert code == 130 and "Traceback" not in err, err[-2000:]
     assert last_line(err) == "mpx partition: interrupted; nothing was written"
     assert not os.listdir(tmpdir) and not no_temporary_files(tmp_path)
@@ -202,10 +189,7 @@ use = ["perf", "round_robin"]
 @pytest.mark.slow
 @pytest.mark.parametrize("seed, group", [(4, True), (6, False)])
 def test_ctrl_c_during_mpx_run_with_two_jobs(tmp_path, seed, group):
-    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
-    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
-    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
-    nothing holding ``token`` is left."""Ctrl-C (the whole group) and ``kill -INT`` of mpx alone; issue 29 saw it ignored for 2.5-4 minutes
+    """Ctrl-C (the whole group) and ``kill -INT`` of mpx alone; issue 29 saw it ignored for 2.5-4 minutes
     (the runner's fix is the speed issue's): here it must end within a minute."""
     cfg = tmp_path / "ctrlc.toml"
     cfg.write_text(CONFIG)
@@ -219,10 +203,7 @@ def test_ctrl_c_during_mpx_run_with_two_jobs(tmp_path, seed, group):
 
 
 def test_a_ctrl_c_wrapped_by_numba_is_recognised():
-    """Run ``mpx ARGV``, wait for its first progress output (matching the regular expression ``ready`` when
-    given), sleep a random delay, send SIGINT to its group (a terminal's Ctrl-C; ``group=False``: to mpx
-    alone, as ``kill -INT PID``); return (exit code, stderr, TMPDIR). Asserts nothing of the group and
-    nothing holding ``token`` is left."""A SIGINT inside a numba kernel surfaces as SystemError(s) whose cause is the KeyboardInterrupt (one to
+    """A SIGINT inside a numba kernel surfaces as SystemError(s) whose cause is the KeyboardInterrupt (one to
     several levels: ``_numba_unpickle`` wraps it again); anything else is not an interrupt."""
     from mpx.cli import interrupted
 
