@@ -53,6 +53,15 @@ def interrupt_requested() -> bool:
     return _interrupt[0]
 
 
+def close_all() -> None:
+    """Close (and so clear) every bar still drawn: a line printed after a Ctrl-C starts on a clean line."""
+    for b in list(getattr(tqdm, "_instances", ())):
+        try:
+            b.close()
+        except Exception:  # noqa: BLE001 - a bar half torn down by the interrupt: nothing more to clear
+            pass
+
+
 class _Bar(tqdm):
     def update(self, n: float | None = 1) -> Any:
         if _interrupt[0]:

@@ -64,7 +64,11 @@ def janitor_main(prefix: str) -> None:
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
     folder = tempfile.mkdtemp(prefix=prefix)
-    print(folder, flush=True)
+    try:
+        print(folder, flush=True)
+    except OSError:  # mpx is gone already (a Ctrl-C while it waited for this line): nothing to watch
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(0)  # not sys.exit: flushing stdout at exit would fail on the broken pipe again
     groups = []
     for line in sys.stdin:  # until mpx closes the pipe or dies
         word, _, value = line.partition(" ")

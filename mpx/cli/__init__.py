@@ -110,6 +110,9 @@ def _interrupted_line(command: str) -> int:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from mpx.progress import close_all
+
+    close_all()  # the bar a Ctrl-C left drawn: the line starts on a clean line
     try:
         ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
     except (AttributeError, ValueError, OSError):  # another interpreter, or a CPython that keeps it elsewhere
