@@ -48,3 +48,19 @@ def test_a_byte_order_mark_before_a_metric_line_is_an_error(tmp_path, shared):
     with pytest.raises(FormatError, match="byte-order mark") as info:
         likwid.load(p)
     assert info.value.line == src[: src.index("\nMETRICS\n")].count("\n") + 3
+
+
+def test_a_huge_counter_name_is_read_in_linear_time(tmp_path):
+    """Found by the fuzz harness (huge_line): a 1 MiB counter name in the EVENTSET was compiled into a 1 MiB
+    regular expression per metric line (a 3 MiB group: 15 s). 10 metric lines and a 1 MiB name now take a
+    fraction of a second (bounded generously here: the old way takes minutes)."""
+    import time
+
+    name = "X" * 2**20
+    metrics = "".join(f"M{i} [x] PMC0/{name}\n" for i in range(10))
+    p = tmp_path / "BIG.txt"
+    p.write_text(f"SHORT big\nEVENTSET\nPMC0 A\n{name} B\nMETRICS\n{metrics}LONG\n")
+    t = time.monotonic()
+    cat = likwid.load(p)
+    assert time.monotonic() - t < 20
+    assert len(cat.metrics) == 10 and cat["BIG/M3 [x]"].events == {"A", "B"}
