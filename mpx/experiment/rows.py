@@ -117,14 +117,16 @@ def event_class(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls: np.ndarray,
-               sampling_ratio: dict[str, float]) -> list[dict[str, Any]]:
-    """The ``events`` rows of one scaler's `mpx.evaluate.Scores` ``sc``."""
+               sampling_ratio: dict[str, float], median: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """The ``events`` rows of one scaler's `mpx.evaluate.Scores` ``sc``; ``median``: each event's median
+    true read-window count (``median_true``: the floor of the floored headline, `mpx.compare.floored_headline`)."""
     return [clean_row({
         "cell_key": cell["key"], "dataset": prov["dataset"], "workload": prov["workload"],
         "dataset_checksum": prov["dataset_checksum"], "code_version": prov["code_version"],
         "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
         **{k: prov.get(k) for k in SETTINGS}, "n_events": prov["n_events"], "event": r.event,
-        "event_class": str(cls[i]), "cv": cv[i], "sampling_ratio": sampling_ratio.get(r.event),
+        "event_class": str(cls[i]), "cv": cv[i],
+        "median_true": None if median is None else float(median[i]), "sampling_ratio": sampling_ratio.get(r.event),
         "n_windows": r.n_windows, "n_meaningful": r.n_meaningful, "n_flagged": r.n_flagged,
         "never_estimated": r.never_estimated, "window_mape": r.window_mape,
         "window_mape_ran": r.window_mape_ran, "total_error": r.total_error, "total_error_windows": r.total_error_windows, "total_true": r.total_true,
