@@ -47,7 +47,7 @@ from mpx.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, floored_rows, hard
                          varying_settings)
 from mpx.measures import HEADLINE, HEADLINE_COLUMN
 
-__all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "incomplete_text", "partition_table",
+__all__ = ["LINUX_DEFAULT", "event_class_tables", "floor_table", "headline_table", "incomplete_text", "partition_table",
            "protocol_tables", "rank_pairs",
            "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
 
@@ -294,7 +294,41 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
     if shown is not None:
         others = f"; the other {len(scheds) - 1} schedulers: csv/scores.csv" if len(scheds) > 1 else ""
         out.update(protocol_tables(ok[ok["scheduler"] == shown], f", scheduler {shown}{others}{where}"))
+        if events is not None and not events.empty:
+            out.update(floor_table(ok[ok["scheduler"] == shown], events, f", scheduler {shown}{where}"))
     return out
+
+
+def floor_table(ok: pd.DataFrame, events: pd.DataFrame, where: str = "") -> dict[str, Any]:
+    """Per scaler (the rows of one scheduler and one setting): the headline on every event and on the events
+    that carry counts (`mpx.compare.floored_rows`), each with its 95% paired interval, and the share of the
+    headline the hard events carry (`mpx.compare.hard_share`). Empty when the rows lack the measures."""
+    if HEADLINE_COLUMN not in ok or "median_true" not in events:
+        return {}
+    ev = events[events["cell_key"].isin(set(ok["cell_key"]))]
+    fl = floored_rows(ok, ev)
+    col = f"{HEADLINE_COLUMN}_floored"
+    t = pd.DataFrame(index=pd.Index(sorted(ok["scaler"].dropna().unique()), name="scaler"))
+    for name, c, frame in (("all events %", HEADLINE_COLUMN, ok), ("events with counts %", col, fl)):
+        per = per_workload(frame, c).reindex(t.index)
+        samples = 100 * paired_bootstrap(per)
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.nanpercentile(samples, [2.5, 97.5], axis=0) if np.isfinite(samples).any() else (
+                np.full(len(t), np.nan),) * 2
+        t[name] = [("n/a" if not np.isfinite(m) else f"{m:.1f} [{a:.1f}, {b:.1f}]")
+                   for m, a, b in zip(100 * per.mean(axis=1, skipna=False), lo, hi)]
+    hs = hard_share(ev, by=("scaler",))
+    t["hard events' share %"] = (100 * hs["share"]).reindex(t.index).round(1)
+    t["_order"] = per_workload(ok, HEADLINE_COLUMN).reindex(t.index).mean(axis=1)
+    t = t.sort_values("_order").drop(columns="_order")
+    n_all = fl.groupby("workload")["events_scored"].median().mean()
+    n_kept = fl.groupby("workload")["events_floored"].median().mean()
+    hard = hs["hard_pairs"].max() if len(hs) else 0
+    pairs = hs["pairs"].max() if len(hs) else 0
+    return {f"the headline with and without the floor{where}: {HEADLINE_COLUMN} %, mean over workloads [95% paired "
+            f"interval]; events with counts: median true read-window count >= {FLOOR_MEDIAN:g} ({n_kept:.1f} of "
+            f"{n_all:.1f} events per workload); hard events: every scaler >= {100 * HARD:.0f}% wrong "
+            f"({int(hard)} of {int(pairs)} (workload, event) pairs; docs/scoring.md)": t}
 
 
 def event_class_tables(events: pd.DataFrame) -> dict[str, Any]:
