@@ -117,7 +117,7 @@ from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
 from mpx.scalers.inference.ep import ep_chain
 from mpx.scalers.inference.mode import chain_mode
-from mpx.scalers.inference.relations import RelationSet, relation_set
+from mpx.scalers.inference.relations import RelationSet, marginalize_latent, relation_set
 
 __all__ = ["BayesPerfScaler", "BayesPerfSmoother", "Measurements", "window_measurements"]
 
@@ -360,7 +360,12 @@ class BayesPerfScaler(Scaler):
     measurement variance and random walk are pooled, see the module docstring), ``point`` (``"mode"``,
     the paper's posterior maximum, or ``"mean"``, EP's posterior mean: mpx's deviation, see the module
     docstring; ``std`` is EP's either way). ``ep_iterations = 0`` leaves the truncations out of EP (the
-    mean and std); the mode honours them whatever ``ep_iterations``.
+    mean and std); the mode honours them whatever ``ep_iterations``. ``latent``: the prior of a relation's
+    member that no counter measures — ``"flat"`` (default): a flat prior on ``x >= 0``, integrated out
+    exactly (`mpx.scalers.inference.relations.marginalize_latent`: an identity through it becomes the
+    inequality its non-negativity implies); ``"zero"``: mpx's earlier choice, a Gaussian centred at 0 with
+    std ``prior_scale`` times the component's rate level and a random walk as loose, which pulls the
+    latent towards 0 and the identity's other members with it (issue 28).
     """
 
     name: ClassVar[str] = "bayesperf"
@@ -375,12 +380,12 @@ class BayesPerfScaler(Scaler):
         "ep_iterations": Interval(int, 0, None), "damping": Interval(float, 0, 1, closed="right"),
         "tol": Interval(float, 0, None, closed="neither"), "min_rel_std": Interval(float, 0, None, closed="neither"),
         "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance")),
-        "point": StrOptions(("mode", "mean"))}
+        "point": StrOptions(("mode", "mean")), "latent": StrOptions(("flat", "zero"))}
 
     def __init__(self, relations: Any = None, k: int = 4, prior_dof: float = 4.0, drift: bool = False,
                  process: Any = "auto", nonnegative: bool = True, ep_iterations: int = 30, damping: float = 1.0,
                  tol: float = 1e-3, min_rel_std: float = 1e-3, prior_scale: float = 10.0, pool: str = "dispersion",
-                 point: str = "mode"):
+                 point: str = "mode", latent: str = "flat"):
         self.relations = relations
         self.k = k
         self.prior_dof = prior_dof
@@ -394,12 +399,15 @@ class BayesPerfScaler(Scaler):
         self.prior_scale = prior_scale
         self.pool = pool
         self.point = point
+        self.latent = latent
 
     # -- the estimate ------------------------------------------------------------------------------
 
     def _estimate(self, obs: Any) -> Estimate:
         causal = not self._smooth
         rs = relation_set(self.relations, obs.events)
+        if self.latent == "flat":
+            rs = marginalize_latent(rs, nonnegative=bool(self.nonnegative))
         self.relations_: RelationSet = rs
         m = window_measurements(obs.quanta.counts, obs.quanta.running, obs.quanta.edges, obs.reads.quanta,
                                 prior_dof=float(self.prior_dof), min_rel_std=float(self.min_rel_std), causal=causal,
