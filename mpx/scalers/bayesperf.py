@@ -117,7 +117,7 @@ from mpx.params import Interval, StrOptions
 from mpx.scalers.base import Estimate, Scaler
 from mpx.scalers.inference.ep import ep_chain
 from mpx.scalers.inference.mode import chain_mode
-from mpx.scalers.inference.relations import RelationSet, marginalize_latent, relation_set
+from mpx.scalers.inference.relations import RelationSet, informative_identities, marginalize_latent, relation_set
 
 __all__ = ["BayesPerfScaler", "BayesPerfSmoother", "Measurements", "window_measurements"]
 
@@ -365,7 +365,10 @@ class BayesPerfScaler(Scaler):
     exactly (`mpx.scalers.inference.relations.marginalize_latent`: an identity through it becomes the
     inequality its non-negativity implies); ``"zero"``: mpx's earlier choice, a Gaussian centred at 0 with
     std ``prior_scale`` times the component's rate level and a random walk as loose, which pulls the
-    latent towards 0 and the identity's other members with it (issue 28).
+    latent towards 0 and the identity's other members with it (issue 28). ``identities``: ``"informative"``
+    (default, with ``latent="flat"``) keeps an identity only when some read window counts all but one of its
+    members (`mpx.scalers.inference.relations.informative_identities`: otherwise it pins nothing and only
+    spreads its large terms' residual onto its small ones); ``"all"`` keeps every one.
     """
 
     name: ClassVar[str] = "bayesperf"
@@ -380,12 +383,13 @@ class BayesPerfScaler(Scaler):
         "ep_iterations": Interval(int, 0, None), "damping": Interval(float, 0, 1, closed="right"),
         "tol": Interval(float, 0, None, closed="neither"), "min_rel_std": Interval(float, 0, None, closed="neither"),
         "prior_scale": Interval(float, 0, None, closed="neither"), "pool": StrOptions(("dispersion", "variance")),
-        "point": StrOptions(("mode", "mean")), "latent": StrOptions(("flat", "zero"))}
+        "point": StrOptions(("mode", "mean")), "latent": StrOptions(("flat", "zero")),
+        "identities": StrOptions(("informative", "all"))}
 
     def __init__(self, relations: Any = None, k: int = 4, prior_dof: float = 4.0, drift: bool = False,
                  process: Any = "auto", nonnegative: bool = True, ep_iterations: int = 30, damping: float = 1.0,
                  tol: float = 1e-3, min_rel_std: float = 1e-3, prior_scale: float = 10.0, pool: str = "dispersion",
-                 point: str = "mode", latent: str = "flat"):
+                 point: str = "mode", latent: str = "flat", identities: str = "informative"):
         self.relations = relations
         self.k = k
         self.prior_dof = prior_dof
@@ -400,6 +404,7 @@ class BayesPerfScaler(Scaler):
         self.pool = pool
         self.point = point
         self.latent = latent
+        self.identities = identities
 
     # -- the estimate ------------------------------------------------------------------------------
 
@@ -408,6 +413,8 @@ class BayesPerfScaler(Scaler):
         rs = relation_set(self.relations, obs.events)
         if self.latent == "flat":
             rs = marginalize_latent(rs, nonnegative=bool(self.nonnegative))
+            if self.identities == "informative":
+                rs = informative_identities(rs, np.asarray(obs.reads.running) > 0)
         self.relations_: RelationSet = rs
         m = window_measurements(obs.quanta.counts, obs.quanta.running, obs.quanta.edges, obs.reads.quanta,
                                 prior_dof=float(self.prior_dof), min_rel_std=float(self.min_rel_std), causal=causal,

@@ -518,3 +518,15 @@ def test_a_latent_member_no_longer_pulls_the_measured_ones_towards_the_identity(
     # the flat prior is exactly the inequality its non-negativity implies
     ineq = BayesPerfScaler(relations="m <= a").estimate(obs)
     np.testing.assert_allclose(flat.counts, ineq.counts, rtol=1e-9, equal_nan=True)
+
+
+def test_an_identity_is_used_only_where_a_window_counts_all_but_one_of_its_members():
+    from mpx.scalers.inference.relations import informative_identities
+
+    rs = relation_set(["c == a + b", "d <= a"], ["a", "b", "c", "d"])
+    apart = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], dtype=bool)   # never two members together
+    got = informative_identities(rs, apart)
+    assert got.eq.shape == (0, 4) and got.ineq.shape == rs.ineq.shape and "1 identity dropped" in got.notes[-1]
+    together = apart.copy()
+    together[1, 0] = True                                                       # a and b in one window: c is pinned
+    assert informative_identities(rs, together) is rs
