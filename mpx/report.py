@@ -153,7 +153,9 @@ def _selection_lines(sel: dict[str, Any], by: str, interval: str) -> list[str]:
                 f"{sel['n'] - 1} pairs the data cannot separate from it (ratio to the lowest, simultaneous "
                 f"{100 * TIE_LEVEL:.0f}% lower bound <= 1): {shown}{more}")
     often = rows[rows["p_best"] > 0].sort_values("p_best", ascending=False)
-    others = ", ".join(f"{_name(k)} {100 * p:.1f}%" for k, p in often["p_best"].items() if k != best)
+    rest = [(k, p) for k, p in often["p_best"].items() if k != best]
+    others = ", ".join(f"{_name(k)} {100 * p:.1f}%" for k, p in rest[:4]) + (
+        f" and {len(rest) - 4} more" if len(rest) > 4 else "")
     return [head, f"the choice, redone in each of {sel['boot']} resamples of the {sel['workloads']} workloads: "
             f"{_name(best)} lowest in {100 * rows.loc[[best], 'p_best'].iloc[0]:.1f}% of them"
             + (f" (then {others})" if others else "")
