@@ -13,7 +13,13 @@ mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the
   with their error ratios to the winner and intervals; the baseline is `LINUX_DEFAULT`, Linux's default
   — perf's rotation (scheduler ``perf``) with perf's linear scaling (scaler ``linear``) — unless the
   caller names another. Pairs without a value on every workload are listed apart, not ranked
-  (`rank_pairs`); coverage is printed beside every error below 100%;
+  (`rank_pairs`); coverage is printed beside every error below 100%. The choice of the best is redone
+  in every resample (`mpx.compare.select_best`): "winner" only when every other pair is worse with
+  simultaneous 95% confidence, otherwise "no single winner ... tied with"; the same on the events that
+  carry counts (`mpx.compare.floored_rows`), and the share of the headline the hard events carry
+  (`mpx.compare.hard_share`);
+- **the headline with and without the floor** (`floor_table`): per scaler of the shown scheduler;
+- a run that did not finish (or lacks cells) is said first (`incomplete_text`);
 - **scalers**: per scaler (medians over cells) the headline measure, coverage, window MAPE on the
   windows it filled, whole-run total error (the tool's own total and the sum of the windows), metric
   MAPE, calibration and throughput (event-windows per second);
