@@ -70,6 +70,19 @@ posterior (the quickstart on callgrind, median window MAPE over its cells: 86.8 
 with the mode). The count is the point estimate times the window length; ``std`` is EP's
 posterior standard deviation in both cases (the mode has no spread of its own).
 
+**Relation members no counter measures** (issue 28). The paper's relations are among *measured*
+events: its scheduler chains configurations so that the members of an identity are counted together and
+one counted configuration pins the others; it says nothing of a member that is never counted, so nothing
+in it implies a prior for one. mpx's default (``latent="flat"``) is the prior that carries no information
+but that a count is not negative: flat on ``x >= 0``, integrated out exactly, which turns an identity
+through such a member into the inequality its non-negativity implies (``demandHits`` never measured:
+``demandMisses <= demandAccesses``). The earlier choice (``latent="zero"``: a Gaussian centred at 0)
+claimed the member is probably near 0 and pulled the identity's other members towards it. An identity
+among measured events is kept only when some read window counts all but one of its members
+(``identities="informative"``); where that happens in a few windows only, the identity is still
+conditioned on in every window (a per-window rule is not built): on the gem5 catalog at 2 counters the
+rename-stage identity still spreads the residual of its large terms onto ``serializeStallCycles``.
+
 **Not estimated.** A window is flagged ``not_estimated`` when the posterior variance of the event's rate
 is not below a tenth of the prior's: nothing informed it (it did not run within the sub-problem's
 windows and no relation determines it). The count there is the point estimate under the diffuse prior
