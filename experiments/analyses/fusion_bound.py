@@ -29,7 +29,9 @@ The in-sample oracle trains on the scored trace on purpose: `mpx.scalers.base.Sc
 (a scaler fitted on the trace it estimates), so `in_sample` lifts the guard for that one oracle, by name.
 
 Run: ``python experiments/analyses/fusion_bound.py [--counters 4] [--heldout datasets/heldout/traces/*.npz]
-[--json FILE]`` (~4 min per counter count on a 2-core machine).
+[--json FILE]`` (~4 min per counter count on an idle 2-core machine); ``--baselines`` prints only the
+baselines' headline per workload (linear, DIRA, DCAM, CAM, TAM: the best of them is what the halving target
+is set against).
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fusion as bf  # noqa: E402
 
 from mpx import datasets, scalers  # noqa: E402
-from mpx.evaluate import true_windows  # noqa: E402
+from mpx.evaluate import score, true_windows  # noqa: E402
+from mpx.measures import HEADLINE_COLUMN  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.scalers.base import Estimate, sum_quanta  # noqa: E402
@@ -127,6 +130,8 @@ def main() -> None:
     ap.add_argument("--read-every", type=int, default=10)
     ap.add_argument("--heldout", nargs="*", default=[])
     ap.add_argument("--json")
+    ap.add_argument("--baselines", action="store_true",
+                    help="print only the baselines' headline measure per workload (linear, DIRA, DCAM, CAM, TAM)")
     args = ap.parse_args()
     cat = builtin("callgrind")
     shipped = {n: datasets.load(n) for n in datasets.names()}
@@ -142,6 +147,12 @@ def main() -> None:
             truth = true_windows(tr, ev, obs.quanta.edges)  # the trace's counts per quantum
             dur = np.diff(np.asarray(obs.quanta.edges, dtype=float))[:, None]
             cache[wl] = (tr, obs, truth, dur, np.log(truth / dur + 0.5 / q))
+        if args.baselines:  # the best baseline on the headline, to set the oracles against
+            for wl, (tr, obs, *_) in cache.items():
+                got = {s: 100 * score(scalers.get(s).estimate(obs), tr).summary[HEADLINE_COLUMN]
+                       for s in ("linear", "dira", "dcam", "cam", "tam")}
+                print(f"  k={k} {wl}: " + ", ".join(f"{s} {v:.1f}%" for s, v in got.items()), flush=True)
+            continue
         res = {}
         for wl, (tr, obs, truth, dur, z) in cache.items():
             train_names = [n for n in shipped if n != wl]
