@@ -60,6 +60,8 @@ def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
     shipped = shipped_datasets.names(None)
     groups = {"all": shipped_datasets.names()}  # "all": the callgrind datasets, as it always meant
     groups.update({f"all-{sim}": shipped_datasets.names(sim) for sim in shipped_datasets.SIMULATORS})
+    groups.update({f"all-{c}": shipped_datasets.names(sim, c) for c in shipped_datasets.collections()
+                   for sim in shipped_datasets.SIMULATORS if shipped_datasets.names(sim, c)})
     for n in names:
         if n in groups:
             out += [{"kind": "shipped", "name": s} for s in groups[n]]
