@@ -8,8 +8,8 @@ for pid in $(pgrep -f 'gem5[.](fast|opt).*se_periodic[.]py'); do
     out=$(sed -n 's/.*--outdir=\([^ ]*\).*/\1/p' <<< "$args")
     name=$(sed -n 's/.*--cwd \/tmp\/mpx-datasets\/\([^ ]*\).*/\1/p' <<< "$args")
     max=$(sed -n 's/.*--max-dumps \([0-9]*\).*/\1/p' <<< "$args")
-    n=$(grep -c 'Begin Simulation' "$out/stats.txt" 2>/dev/null || echo 0)
-    ff=$(grep -c 'measured from tick' "$out/../gem5.log" 2>/dev/null || echo 0)
+    n=$(grep -c 'Begin Simulation' "$out/stats.txt" 2>/dev/null); n=${n:-0}
+    ff=$(grep -c 'measured from tick' "$out/../gem5.log" 2>/dev/null); ff=${ff:-0}
     printf '%-22s pid %-7s dumps %5s / %-5s %s  cpu %s  wall %s\n' "${name:-?}" "$pid" "$n" "${max:-exit}" \
         "$([ "$ff" = 0 ] && grep -q -- '--fast-forward-insts' <<< "$args" && echo '(fast-forwarding)')" \
         "$(ps -o time= -p "$pid")" "$(ps -o etime= -p "$pid")"
