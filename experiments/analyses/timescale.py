@@ -1,8 +1,8 @@
 """Issue 25's scale study: does the ranking of the scalers hold when the multiplexing quantum grows from the
 5 us grain of the gem5 recordings to the 0.4-4 ms of real multiplexing, and across three callgrind grains?
 
-Reads the results of ``mpx run experiments/timescale.toml`` (``csv/scores.csv`` and ``csv/events.csv`` of the
-store) and prints, in markdown, the tables of docs/timescale.md; draws ``timescale.png`` next to them:
+Reads the results of ``mpx run experiments/timescale.toml`` (the ``scores`` and ``events`` tables of the
+store's results.sqlite, every experiment of the suite) and prints, in markdown, the tables of docs/timescale.md; draws ``timescale.png`` next to them:
 
     python experiments/analyses/timescale.py results/timescale [--scheduler perf] [--figure docs/timescale.png]
 
@@ -12,7 +12,7 @@ steady-state 50 ms ones; callgrind: basic blocks per quantum), per scaler: the h
 the programs with the lowest and highest program beside it, and the rank of that mean; then Kendall's tau
 of each scale's ranking against the finest scale of its family (same programs), and how variable the truth
 is at that scale (median over events and programs of the coefficient of variation of the true read-window
-counts: ``cv`` of csv/events.csv). Only scales with at least ``--min-windows`` read windows per trace are
+counts: ``cv`` of the events table). Only scales with at least ``--min-windows`` read windows per trace are
 ranked (fewer windows: listed, marked).
 """
 
@@ -48,8 +48,14 @@ def _scale(row: pd.Series) -> tuple[str, float, str]:
 
 
 def load(store: Path, scheduler: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    scores = pd.read_csv(store / "csv" / "scores.csv")
-    events = pd.read_csv(store / "csv" / "events.csv", usecols=["cell_key", "scaler", "event", "cv"])
+    from mpx.results import open_store
+
+    db = store / "results.sqlite"
+    if not db.is_file():
+        sys.exit(f"{store}: no results.sqlite (run: mpx run experiments/timescale.toml --out {store})")
+    st = open_store(db)  # every experiment of the suite (csv/ holds the last config's only)
+    scores, events = st.table("scores", None, None), st.table("events", None, None)
+    events = events[["cell_key", "scaler", "event", "cv"]]
     scores = scores[(scores["status"] == "done") & (scores["scheduler"] == scheduler)].copy()
     scores["wape_all"] = 100 * scores["wape_all"]  # stored as a fraction
     if scores.empty:
@@ -84,6 +90,12 @@ def tables(scores: pd.DataFrame, events: pd.DataFrame, min_windows: int) -> str:
                 if ok:
                     ranks[label] = mean.rank(method="min")
                 cells = c.drop_duplicates("cell_key")["cell_key"]
+                quantum = float(np.median(c["read_window"] / c["read_every"]))
+                if fam == "callgrind":  # callgrind dumps at valgrind's thread time slices: say the real grain
+                    label = f"{label} ({quantum / 1e6:.2f}M insts)"
+                    rows[label] = rows.pop(c["scale"].iloc[0])
+                    if ok:
+                        ranks[label] = ranks.pop(c["scale"].iloc[0])
                 info.append((label, len(progs), int(c["n_windows"].min()), int(c["n_windows"].max()),
                              float(np.nanmedian(cv.reindex(cells))), float(c["rotation_quanta"].median()),
                              ok))
@@ -142,9 +154,10 @@ def figure(scores: pd.DataFrame, path: Path) -> None:
         s = s[s["read_every"] == re_min] if (s["read_every"] == re_min).any() else s
         for sc, c in s.groupby("scaler"):
             m = c.groupby("scale_key")["wape_all"].mean()
-            ax.plot(m.index, m.to_numpy(), marker="o", label=sc)
+            x = m.index.to_numpy() / (1.0 if fam == "callgrind" else 1e9)  # gem5 ticks are ps: ms
+            ax.plot(x, m.to_numpy(), marker="o", label=sc)
         ax.set_xscale("log")
-        ax.set_xlabel("basic blocks per quantum" if fam == "callgrind" else "quantum (ps of simulated time)")
+        ax.set_xlabel("basic blocks per quantum (nominal)" if fam == "callgrind" else "quantum (ms of simulated time)")
         ax.set_ylabel("wape_all % (mean over programs)")
         ax.set_title(f"{fam}, read every {re_min} quanta", fontsize=9)
     axes[0][-1].legend(fontsize=7)
