@@ -81,7 +81,7 @@ def collection(e: dict) -> str:
 
 def names(simulator: str | None = "callgrind", collection_name: str | None = MAIN) -> list[str]:
     """Names of the shipped datasets recorded with ``simulator``, in manifest order; ``None``: all of them
-    (every collection).
+    (every collection; ``names(None, "gem5-long")``: one collection of any simulator).
 
     The default is the callgrind datasets of the main collection, the meaning "all shipped datasets" has
     had everywhere (experiments' ``datasets = ["all"]``, benchmarks): their traces share one event set and
@@ -89,17 +89,17 @@ def names(simulator: str | None = "callgrind", collection_name: str | None = MAI
     """
     if simulator is not None and simulator not in SIMULATORS:
         raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)} or None, got {simulator!r}")
-    if simulator is None:
+    if simulator is None and collection_name == MAIN:
         return [d["name"] for d in manifest()["datasets"]]
     return [d["name"] for d in manifest()["datasets"]
-            if d.get("recipe", {}).get("simulator", "callgrind") == simulator
+            if (simulator is None or d.get("recipe", {}).get("simulator", "callgrind") == simulator)
             and (collection_name is None or collection(d) == collection_name)]
 
 
 def collections() -> list[str]:
-    """The collections other than `MAIN` in the manifest, in first-appearance order."""
+    """The collections other than `MAIN` in the manifest and the recipes, in first-appearance order."""
     out: list[str] = []
-    for d in manifest()["datasets"]:
+    for d in [*manifest()["datasets"], *recipes()]:
         c = collection(d)
         if c != MAIN and c not in out:
             out.append(c)

@@ -108,6 +108,13 @@ def test_collections_keep_other_sets_out_of_all_gem5(tmp_path: Path, monkeypatch
     assert ds.collections() == ["callgrind-grains", "gem5-long"]
     specs = dataset_specs({"data": {"datasets": ["all-gem5", "all-gem5-long", "all-callgrind-grains"]}}, tmp_path, "t")
     assert [s["name"] for s in specs] == ["gem5-xz", "gem5-long-xz", "xz-bb30k"]
+    assert ds.names(None, "gem5-long") == ["gem5-long-xz"]
+    (tmp_path / "gem5").mkdir()  # a collection with recipes but nothing recorded: a clear error, not no data
+    (tmp_path / "gem5" / "recipes.json").write_text(json.dumps({"datasets": [
+        {"name": "gem5-x", "collection": "gem5-later", "recipe": {"simulator": "gem5"}}]}))
+    assert "gem5-later" in ds.collections()
+    with pytest.raises(ConfigError, match="'all-gem5-later' has no recorded dataset yet"):
+        dataset_specs({"data": {"datasets": ["all-gem5-later"]}}, tmp_path, "t")
 
 
 @pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
