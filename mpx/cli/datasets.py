@@ -141,4 +141,14 @@ def _gem5_machine(meta: dict) -> str:
     return (f"  recorded with gem5 {rec.get('gem5_version')} ({rec.get('mode')}), stats dumped and reset every "
             f"{rec.get('period_ps', 0) / 1e6:g} us ({rec.get('period_cycles')} cycles)\n"
             f"  machine: {hw.get('cpu_model')} at {hw.get('clock')}, {core.get('renameWidth')}-wide, ROB "
-            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}")
+            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}"
+            + _skipped_line(rec.get("skipped") or {}))
+
+
+def _skipped_line(sk: dict) -> str:
+    """How a steady-state recording started (empty for one that starts at the program's first instruction)."""
+    if not sk.get("fast_forward_insts"):
+        return ""
+    return (f"\n  steady state: {sk['fast_forward_insts']:,} instructions fast-forwarded ({sk.get('fast_forward_cpu')}, "
+            f"to {sk.get('fast_forward_ticks', 0) / 1e9:.3f} ms), {sk.get('warmup_insts', 0):,} of warm-up on the O3 core; "
+            f"first interval at {sk.get('ticks_before_first_interval', 0) / 1e9:.3f} ms")
