@@ -102,7 +102,7 @@ def tables(scores: pd.DataFrame, events: pd.DataFrame, min_windows: int) -> str:
             q = "basic blocks per quantum" if fam == "callgrind" else "quantum"
             out.append(f"### {fam}, a read every {read_every} quanta\n")
             out.append(f"| {q} | programs | read windows per trace | median cv of true window counts | "
-                       f"perf rotation (quanta) | ranked |")
+                       f"rotation (quanta) | ranked |")
             out.append("| --- | --- | --- | --- | --- | --- |")
             for label, n, lo, hi, c_, rot, ok in info:
                 out.append(f"| {label} | {n} | {lo}-{hi} | {c_:.2f} | {rot:g} | "
