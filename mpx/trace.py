@@ -24,6 +24,7 @@ Traces are immutable in spirit: every operation returns a new Trace; arrays are 
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import io
@@ -32,8 +33,8 @@ import os
 import tokenize
 import zipfile
 import zlib
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any
 
 import numpy as np
 
@@ -411,15 +412,17 @@ class Trace:
             "edges": self.edges,
             "aux": self.aux,
         }
-        tmp = f"{os.fspath(path)}.tmp"
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-            for name, array in members.items():
-                buf = io.BytesIO()
-                np.lib.format.write_array(buf, np.ascontiguousarray(array), allow_pickle=False)
-                info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                zf.writestr(info, buf.getvalue(), compresslevel=9)
-        os.replace(tmp, path)
+
+        def write(fh: IO[bytes]) -> None:
+            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+                for name, array in members.items():
+                    buf = io.BytesIO()
+                    np.lib.format.write_array(buf, np.ascontiguousarray(array), allow_pickle=False)
+                    info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    zf.writestr(info, buf.getvalue(), compresslevel=9)
+
+        save_whole(path, write)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Trace:
@@ -556,3 +559,44 @@ def _check_names(names: tuple, what: str) -> None:
 def load_trace(path: str | os.PathLike) -> Trace:
     """Load a native trace file (see `Trace.save`)."""
     return Trace.load(path)
+
+
+def save_whole(path: str | os.PathLike, write: Callable[[IO[bytes]], None]) -> None:
+    """Write a file whole or not at all: ``write(fh)`` fills an *unnamed* file in the target's folder
+    (Linux ``O_TMPFILE``), which gets a name only when complete (a link, then a rename over ``path``). A
+    full disk, an error or a ``SIGKILL`` while writing leaves nothing behind: an unnamed file vanishes
+    with its last descriptor. Where ``O_TMPFILE`` is missing, a named temporary file is removed on any
+    error (a ``SIGKILL`` may then leave it). An ``OSError`` without a file name gets ``path``'s."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        fd = -1
+        if hasattr(os, "O_TMPFILE"):
+            try:
+                fd = os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o666)
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                    raise
+        if fd >= 0:
+            with os.fdopen(fd, "w+b") as fh:
+                write(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+                proc_fd = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+                try:  # a dir_fd makes Python call linkat(..., AT_SYMLINK_FOLLOW): link() would not follow
+                    os.link(str(fh.fileno()), tmp, src_dir_fd=proc_fd, follow_symlinks=True)
+                finally:
+                    os.close(proc_fd)
+        else:
+            with open(tmp, "w+b") as fh:
+                write(fh)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), path) from None
+        raise

@@ -9,11 +9,11 @@ import time
 import numpy as np
 import pytest
 
-from mpx.datasets import shipped as ds
+from mpx.datasets.shipped import shipped as ds
 from mpx.recording.gem5 import HOST_STATS, standard_events
 
 GEM5 = ds.names("gem5")
-RECIPES = {d["name"]: d for d in ds.recipes()}
+RECIPES = {d["name"]: d for d in ds.recipes() if ds.collection(d) == ds.MAIN}  # the 5 ms set
 
 pytestmark = pytest.mark.skipif(not GEM5, reason="no gem5 dataset recorded in datasets/manifest.json yet "
                                 "(datasets/gem5/record_all.sh)")
@@ -56,3 +56,24 @@ def test_gem5_dataset_matches_manifest_and_recipe(name: str):
     # the program ran: instructions retired in every interval after the first
     insts = trace["system.cpu.commitStats0.numInsts"]
     assert (insts[1:] > 0).all()
+
+
+LONG = ds.names("gem5", "gem5-long")
+
+
+@pytest.mark.parametrize("name", LONG or [pytest.param("none", marks=pytest.mark.skip(
+    reason="no gem5-long dataset recorded yet (datasets/gem5/record_long.sh)"))])
+def test_long_steady_state_dataset_records_what_was_skipped(name: str):
+    """A gem5-long dataset: the recipe's fast-forward and warm-up are in the trace's metadata and the
+    manifest, its first interval starts where the warm-up ended, the intervals are the recipe's period, and
+    the fast-forward CPU's stats are not among the events."""
+    e, trace = ds.entry(name), ds.load(name)
+    recipe, sk = e["recipe"], trace.meta["recording"]["skipped"]
+    assert sk["fast_forward_insts"] == recipe["fast_forward_insts"] > 0
+    assert sk["warmup_insts"] == recipe["warmup_insts"]
+    assert e["recording"]["skipped"] == sk
+    assert trace.edges[0] == sk["ticks_before_first_interval"] > sk["fast_forward_ticks"] > 0
+    assert trace.n_intervals == recipe["max_dumps"]
+    np.testing.assert_array_equal(trace.durations, recipe["period_ps"])
+    assert not [x for x in trace.events if "ff_cpu" in x]
+    assert set(standard_events()) <= set(trace.events)

@@ -1,5 +1,6 @@
 """The reader fuzz harness (``benchmarks/fuzz_readers.py``) for a short fixed budget on every change: every
-target, 0.8 s each (about 15 s in all on a 2-core machine); any finding fails the test with its
+target, 0.8 s each (about 15 s in all on a 2-core machine before the 1 MiB mutants of issue 29; over 120 s
+while two 10-minute fuzz runs shared the machine, hence the 400 s bound); any finding fails the test with its
 reproducer path. The harness itself is checked to report a reader that breaks the invariant."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def harness():
 @pytest.mark.slow
 def test_every_target_for_a_short_budget(tmp_path):
     proc = subprocess.run([sys.executable, str(HARNESS), "--all", "--seconds", "0.8", "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=400)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = {ln.split()[0]: ln for ln in proc.stdout.splitlines()[1:]}
     assert set(rows) == set(harness().targets())
@@ -46,6 +47,25 @@ def test_mutations_change_the_input():
     assert fz.mutate(b, "inflate_digits", 0, 1) == b"a 1999\nb 22\nc 333\n"
     assert fz.mutate(b, "byteflip", 0, 0) == b"` 1\nb 22\nc 333\n"
     assert fz.mutate(b, "garbage_line", 1, 0) == b"a 1\nhello world\nb 22\nc 333\n"
+
+
+def test_the_independent_fuzzers_operators_change_the_input():
+    """The operators of issue 29's independent fuzzer (they found what the first eight missed)."""
+    fz = harness()
+    b = b"a 1\nb 22.5\nc 333\n"
+    assert fz.mutate(b, "swap_lines", 0, 0) == b"b 22.5\na 1\nc 333\n"
+    assert fz.mutate(b, "num_plus1", 4, 0) == b"a 1\nb 23.5\nc 333\n"
+    assert fz.mutate(b, "num_minus1", 0, 0) == b"a 0\nb 22.5\nc 333\n"
+    assert fz.mutate(b, "num_times10", 11, 0) == b"a 1\nb 22.5\nc 3330\n"
+    assert fz.mutate(b, "crlf", 0, 0) == b"a 1\r\nb 22.5\r\nc 333\r\n"
+    assert fz.mutate(b, "bom", 0, 1) == b"\xef\xbb\xbf" + b and fz.mutate(b, "bom", 1, 0) == b"a 1\n\xef\xbb\xbfb 22.5\nc 333\n"
+    assert fz.mutate(b, "empty_line", 2, 0) == b"a 1\nb 22.5\n\nc 333\n"
+    assert fz.mutate(b, "truncate16", 0, 7) == b[: len(b) * 8 // 16]
+    assert fz.mutate(b, "chunk_dup", 0, 1) == b"a a 1\nb 22.5\nc 333\n"
+    assert fz.mutate(b, "unicode_name", 0, 0) == "aé 1\nb 22.5\nc 333\n".encode()
+    huge = fz.mutate(b, "huge_line", 1, 1)
+    assert len(huge) > 2**20 and huge.startswith(b"a 1\ne 999") and huge.endswith(b"\nb 22.5\nc 333\n")
+    assert set(fz.SILENT_KINDS) <= set(fz.MUTATIONS) | {"delete_member"}
 
 
 @pytest.mark.parametrize("raise_, kind", [(KeyError("x"), "KeyError"), (None, "unnamed")])

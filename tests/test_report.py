@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mpx.studies.compare import measure_intervals, ranking_stability
+from mpx.studies.compare import floored_rows, hard_share, measure_intervals, ranking_stability, select_best
 from mpx.studies.report import LINUX_DEFAULT, rank_pairs, winner_text
 
 
@@ -30,13 +30,16 @@ def test_winner_runner_up_and_the_linux_default_baseline():
     assert pairs.loc[("perf", "linear"), "error"] == pytest.approx(0.30)  # mean over workloads
     lines = winner_text(ok).splitlines()
     assert lines[0] == ("winner by the headline measure (WAPE on all windows): hypergraph + fusion, 10.00% "
-                        "(95% interval [10.00, 10.00])")
-    assert lines[1].startswith("runner-up: perf + dira: 15.00% (1.50x the winner's error, 95% interval [1.50, 1.50]")
+                        "(95% interval [10.00, 10.00]); each of the other 2 pairs is worse with simultaneous 95% "
+                        "confidence")
+    assert lines[1].startswith("the choice, redone in each of 2000 resamples of the 3 workloads: hypergraph + fusion "
+                               "lowest in 100.0% of them;")
+    assert lines[2].startswith("runner-up: perf + dira: 15.00% (1.50x the lowest error, 95% interval [1.50, 1.50]")
     assert LINUX_DEFAULT == ("perf", "linear")
     # a ratio interval from paired resamples of the three workloads: between 2x and 4x, coverage stated
-    assert lines[2].startswith("Linux default (perf + linear): 30.00% (3.00x the winner's error, 95% interval [2.")
-    assert "80.0% of event-windows with a value, the rest charged as 0" in lines[2]
-    assert lines[3] == "not ranked: 1 pair(s) without a value on every workload: tintin + cam"
+    assert lines[3].startswith("Linux default (perf + linear): 30.00% (3.00x the lowest error, 95% interval [2.")
+    assert "80.0% of event-windows with a value, the rest charged as 0" in lines[3]
+    assert lines[4] == "not ranked: 1 pair(s) without a value on every workload: tintin + cam"
     other = winner_text(ok, baseline=("perf", "dira"))
     assert "baseline (perf + dira): 15.00%" in other and "Linux default" not in other
     assert winner_text(ok.drop(columns="wape_all")) is None  # a store recorded before the measures
@@ -139,3 +142,118 @@ def test_report_keeps_skip_reasons_whole_and_prints_run_times_as_dates(tmp_path,
     runs = capsys.readouterr().out
     assert "started (UTC)" in runs and "e+09" not in runs
     assert re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d:\d\d\b", runs)
+
+
+# -- issue 28: the floor, the hard events, the selection; issue 27: a partial store says so ------------------
+
+def _events(cells):
+    """``events`` rows: per (cell, scaler) a list of (event, median_true, wape_all)."""
+    return pd.DataFrame([{"cell_key": c, "workload": wl, "seed": 0, "scheduler": sch, "scaler": sc, "event": e,
+                          "median_true": m, "wape_all": w}
+                         for (c, wl, sch, sc), evs in cells.items() for e, m, w in evs])
+
+
+def test_the_floored_headline_keeps_only_events_that_carry_counts():
+    ev = _events({("k1", "a", "perf", "linear"): [("big", 50.0, 0.2), ("rare", 0.0, 9.0), ("edge", 1.0, 0.4)],
+                  ("k1", "a", "perf", "dcam"): [("big", 50.0, 0.1), ("rare", 0.0, 1.0), ("edge", 1.0, 0.3)],
+                  ("k2", "b", "perf", "linear"): [("rare", 0.5, 2.0), ("nan", 3.0, float("nan"))]})
+    ok = pd.DataFrame([{"cell_key": c, "workload": wl, "scheduler": "perf", "scaler": sc, "seed": 0}
+                       for c, wl in (("k1", "a"), ("k2", "b")) for sc in ("linear", "dcam")])
+    fl = floored_rows(ok, ev).set_index(["cell_key", "scaler"])
+    # median read-window count >= 1 keeps `big` and `edge` (the floor is inclusive), never `rare`
+    assert fl.loc[("k1", "linear"), "wape_all_floored"] == pytest.approx((0.2 + 0.4) / 2)
+    assert fl.loc[("k1", "dcam"), "wape_all_floored"] == pytest.approx((0.1 + 0.3) / 2)
+    assert fl.loc[("k1", "linear"), "events_floored"] == 2 and fl.loc[("k1", "linear"), "events_scored"] == 3
+    # a cell whose only scored event is under the floor has no floored headline (NaN, 0 events), not 0 %
+    assert np.isnan(fl.loc[("k2", "linear"), "wape_all_floored"]) and fl.loc[("k2", "linear"), "events_floored"] == 0
+    # rows recorded before median_true existed: no floored number rather than a wrong one
+    assert floored_rows(ok, ev.drop(columns="median_true"))["wape_all_floored"].isna().all()
+
+
+def test_the_hard_events_share_of_the_headline():
+    # event h is >= 80 % wrong for every scaler of its cell: hard; event m is not (dcam gets it)
+    ev = _events({("k1", "a", "perf", "linear"): [("e", 1, 0.1), ("h", 1, 0.9), ("m", 1, 1.0)],
+                  ("k1", "a", "perf", "dcam"): [("e", 1, 0.2), ("h", 1, 3.0), ("m", 1, 0.5)],
+                  ("k2", "b", "perf", "linear"): [("e", 1, 0.3), ("h", 1, 0.1)],
+                  ("k2", "b", "perf", "dcam"): [("e", 1, 0.3), ("h", 1, 0.2)]})
+    hs = hard_share(ev)
+    # linear: headline = mean over workloads of (0.1+0.9+1.0)/3 and (0.3+0.1)/2; h carries 0.9/3 of workload a
+    assert hs.loc[("perf", "linear"), "share"] == pytest.approx((0.9 / 3 / 2) / ((2.0 / 3 + 0.2) / 2))
+    assert hs.loc[("perf", "dcam"), "share"] == pytest.approx((3.0 / 3 / 2) / ((3.7 / 3 + 0.25) / 2))
+    assert hs.loc[("perf", "linear"), "hard_pairs"] == 1 and hs.loc[("perf", "linear"), "pairs"] == 5
+
+
+def test_the_winner_accounts_for_choosing_among_many_pairs():
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.1, 0.5, 8)
+    # 30 pairs that are the same method up to noise, and one clearly better: the noisy ones tie with each
+    # other, the better one wins outright
+    per = pd.DataFrame({f"w{i}": base[i] * (1 + 0.05 * rng.standard_normal(30)) for i in range(8)},
+                       index=[f"same{j}" for j in range(30)])
+    sel = select_best(per)
+    assert sel["best"] in sel["rows"].index and len(sel["tied"]) >= 5
+    rows = sel["rows"]
+    assert rows["p_best"].sum() == pytest.approx(1.0) and rows.loc[sel["best"], "p_best"] < 0.9
+    # the simultaneous bound is below every pair's own paired bound: it allows for the many comparisons
+    varied = rows.drop(index=sel["best"])
+    assert (varied["ratio_simul"] <= varied["ratio_lo"] + 1e-12).all()
+    assert (varied["ratio_simul"] < varied["ratio_lo"]).any()
+    # the re-selected lowest, judged on the workloads its resample left out, is no better than it looked
+    assert sel["oob"] >= sel["apparent"] - 1e-12
+    better = pd.concat([per, pd.DataFrame({c: [0.5 * per[c].min()] for c in per.columns}, index=["better"])])
+    sel2 = select_best(better)
+    assert sel2["best"] == "better" and sel2["tied"] == []
+    assert sel2["rows"].loc["better", "p_best"] == pytest.approx(1.0)
+    # a row missing a workload is not ranked
+    assert "same0" not in select_best(per.assign(w0=[np.nan] + list(per["w0"][1:])))["rows"].index
+
+
+def test_winner_text_says_tied_when_the_runner_up_cannot_be_separated():
+    ok = _rows({("a", "x"): ((0.10, 0.20, 0.30, 0.12), 1.0), ("a", "y"): ((0.11, 0.19, 0.33, 0.12), 1.0),
+                ("perf", "linear"): ((0.40, 0.50, 0.60, 0.45), 1.0)}, workloads="abcd")
+    lines = winner_text(ok).splitlines()
+    assert lines[0].startswith("no single winner by the headline measure (WAPE on all windows): lowest a + x, 18.00%")
+    assert "tied with 1 of the other 2 pairs" in lines[0] and "a + y (1.04x" in lines[0]
+    assert "winner" not in lines[0].replace("no single winner", "")
+    assert lines[2].startswith("runner-up: a + y: 18.75% (1.04x the lowest error") and lines[2].endswith("tied)")
+    assert "simultaneous lower bound" in lines[3] and "separated" in lines[3]
+
+
+def test_winner_text_with_events_prints_the_floored_headline_and_the_hard_share():
+    ok = _rows({("perf", "dcam"): ((0.10, 0.20, 0.30), 1.0), ("perf", "linear"): ((0.40, 0.50, 0.60), 1.0)})
+    ok["cell_key"] = ok["workload"]
+    ev = _events({(wl, wl, "perf", sc): [("big", 9.0, err), ("rare", 0.1, 0.9 if sc == "dcam" else 2.0)]
+                  for sc, errs in (("dcam", (0.1, 0.2, 0.3)), ("linear", (0.4, 0.5, 0.6)))
+                  for wl, err in zip("abc", errs)})
+    text = winner_text(ok, events=ev)
+    assert "the headline on events that carry counts (median true read-window count >= 1: 1.0 of 2.0 events" in text
+    assert "on events that carry counts: perf + dcam 20.00% (all events 20.00%); perf + linear 50.00%" in text
+    # rare is >= 80 % wrong for both scalers in every workload: 3 of 6 pairs, its part of each headline
+    assert "hard events (every scaler >= 80% wrong on it): 3 of 6 (workload, event) pairs under perf" in text
+    assert f"perf + dcam {100 * 0.9 / (0.9 + 0.2):.1f}%" in text
+
+
+def test_report_of_an_interrupted_store_says_so_first(tmp_path, capsys):
+    import sqlite3
+
+    from mpx.cli import main
+    from tests._exp_helpers import write_config
+
+    cfg = write_config(tmp_path)
+    out = tmp_path / "r"
+    assert main(["run", str(cfg), "--out", str(out), "--no-progress", "--no-figures"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    assert "INCOMPLETE" not in capsys.readouterr().out
+    with sqlite3.connect(out / "results.sqlite") as con:  # as a kill leaves it: one cell never written
+        key = con.execute("select key from cells where status = 'done' limit 1").fetchone()[0]
+        for table, col in (("cells", "key"), ("scores", "cell_key"), ("events", "cell_key"),
+                           ("metrics", "cell_key"), ("schedule", "cell_key"), ("series", "cell_key")):
+            con.execute(f"delete from {table} where {col} = ?", (key,))
+        con.execute("update runs set status = 'interrupted', finished = null")
+        n = con.execute("select n_cells from runs").fetchone()[0]
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out.strip()
+    assert text.splitlines()[0].startswith("INCOMPLETE STORE: run 1 of ")
+    assert f"is interrupted: {n - 1} of {n} cells stored, 1 missing" in text.splitlines()[0]
+    assert "PARTIAL RESULTS: run 1 of " in text

@@ -46,7 +46,7 @@ def test_store_roundtrip_and_cache_hits(tmp_path):
         assert all(p.stat().st_size > 0 for p in files)
     # a changed config computes only the new cells
     p = write_config(tmp_path, extra='[sweep]\n"hardware.counters" = [2, 3]\n')
-    with open_store(tmp_path / "out") as st:
+    with open_store(tmp_path / "out", read_only=False) as st:
         third = run_experiment(load_config(p), st, progress=False)
         assert third["cached"] == 6 and third["computed"] == 6
         assert st.table("scores")["cell_key"].nunique() == 12  # latest run's cells only

@@ -49,6 +49,7 @@ from mpx import scalers  # noqa: E402
 from mpx.datasets import shipped as datasets
 from mpx.errors import ConfigError  # noqa: E402
 from mpx.scoring.score import score  # noqa: E402
+from mpx.scoring.measures import HEADLINE_COLUMN  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
@@ -99,6 +100,7 @@ def per_workload(tr, obs, ests: dict, cat) -> dict[str, dict]:
         e_ran = df[df.ran & df.has].groupby("event")["rel_error"].mean()
         e_all = df[df.has].groupby("event")["rel_error"].mean()
         res[label] = {"ran": float(e_ran.mean()), "all": float(e_all.mean()),
+                      "headline": float(sc.summary.get(HEADLINE_COLUMN, float("nan"))),
                       "miss": float((~has).mean()), "cal90": sc.summary.get("calibration_90"),
                       "per_event_ran": e_ran.to_dict()}
         mr = sc.metric_rows

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpx.datasets import shipped as datasets
+    from mpx.datasets.shipped import shipped as datasets
     from mpx.util.progress import bar as progress_bar
 
     cmd = args.datasets_command
@@ -32,12 +32,17 @@ def run(args: argparse.Namespace) -> int:
             e = datasets.entry(name)
             t = e.get("trace") or {}
             rows.append((name, e.get("behaviour", ""), str(len(t.get("events", [])) or "-"),
-                         f"{t['intervals']:,}" if "intervals" in t else "not recorded", e.get("description", "")))
-        head = ("name", "behaviour", "events", "intervals", "description")
-        widths = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
-        print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4])
-        for r in rows:
-            print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+                         f"{t['intervals']:,}" if "intervals" in t else "not recorded", *_grain_span_skipped(e),
+                         e.get("description", "")))
+        recorded = set(datasets.names(None))
+        for e in datasets.recipes():  # recipes not recorded yet (mpx datasets rebuild NAME records one)
+            if e["name"] not in recorded:
+                rows.append((e["name"], e.get("behaviour", ""), "-", "not recorded", *_grain_span_skipped(e),
+                             e.get("description", "")))
+        head = ("name", "behaviour", "events", "intervals", "grain", "span", "skipped", "description")
+        widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head) - 1)]
+        for r in [head, *rows]:
+            print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
         return 0
     if cmd == "show":
         e = datasets.entry(args.name)
@@ -109,6 +114,25 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def _grain_span_skipped(e: dict) -> tuple[str, str, str]:
+    """A manifest entry's interval (gem5: dump period; callgrind: basic blocks), recorded span (gem5:
+    simulated time; callgrind: instructions) and what was skipped before the first interval (gem5
+    fast-forward + warm-up instructions)."""
+    recipe, t = e.get("recipe", {}), e.get("trace") or {}
+    span = t.get("span")
+    if recipe.get("simulator") == "gem5":
+        grain = f"{recipe.get('period_ps', 0) / 1e6:g} us"
+        length = f"{(span[1] - span[0]) / 1e9:g} ms" if span else "-"
+        sk = (e.get("recording") or {}).get("skipped") or {}
+        ff, wu = sk.get("fast_forward_insts", recipe.get("fast_forward_insts", 0)), sk.get(
+            "warmup_insts", recipe.get("warmup_insts", 0))
+        skipped = f"{ff / 1e6:g}M+{wu / 1e6:g}M insts" if ff else "none"
+        return grain, length, skipped
+    grain = f"{recipe['interval_bb']:,} bb" if "interval_bb" in recipe else "-"
+    length = f"{(span[1] - span[0]) / 1e6:,.0f}M insts" if span else "-"
+    return grain, length, "none"
+
+
 def _gem5_machine(meta: dict) -> str:
     """Two lines on how a gem5 dataset was recorded: simulator, period, core, caches, memory."""
     rec, hw = meta.get("recording", {}), meta.get("hardware", {})
@@ -117,4 +141,14 @@ def _gem5_machine(meta: dict) -> str:
     return (f"  recorded with gem5 {rec.get('gem5_version')} ({rec.get('mode')}), stats dumped and reset every "
             f"{rec.get('period_ps', 0) / 1e6:g} us ({rec.get('period_cycles')} cycles)\n"
             f"  machine: {hw.get('cpu_model')} at {hw.get('clock')}, {core.get('renameWidth')}-wide, ROB "
-            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}")
+            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}"
+            + _skipped_line(rec.get("skipped") or {}))
+
+
+def _skipped_line(sk: dict) -> str:
+    """How a steady-state recording started (empty for one that starts at the program's first instruction)."""
+    if not sk.get("fast_forward_insts"):
+        return ""
+    return (f"\n  steady state: {sk['fast_forward_insts']:,} instructions fast-forwarded ({sk.get('fast_forward_cpu')}, "
+            f"to {sk.get('fast_forward_ticks', 0) / 1e9:.3f} ms), {sk.get('warmup_insts', 0):,} of warm-up on the O3 core; "
+            f"first interval at {sk.get('ticks_before_first_interval', 0) / 1e9:.3f} ms")

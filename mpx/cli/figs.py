@@ -27,11 +27,11 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from mpx.figures import draw, draw_supported
-    from mpx.experiment.store import open_store
+    from mpx.experiment.store import damage_as_error, open_store
 
     base = Path(args.results)
     out = Path(args.out) if args.out else (base if base.is_dir() else base.parent) / "figures"
-    with open_store(args.results) as store:
+    with damage_as_error(args.results), open_store(args.results) as store:
         if args.figures:
             written = draw(store, args.figures, out, experiment=args.experiment)
         else:  # every figure the store has data for; say which could not be drawn and why

@@ -45,6 +45,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="gem5: stop after N dumps (deterministic; default: run until the program exits)")
     p.add_argument("--hardware", metavar="JSON",
                    help="gem5: the machine as a JSON file (same keys as mpx.recording.gem5.HARDWARE; default: that)")
+    p.add_argument("--fast-forward", type=int, default=None, metavar="INSTS",
+                   help="gem5: run the first INSTS instructions on the atomic CPU (caches attached), then switch "
+                        "to the out-of-order core (steady state instead of start-up; default: no fast-forward)")
+    p.add_argument("--warmup", type=int, default=None, metavar="INSTS",
+                   help="gem5, with --fast-forward: run INSTS more instructions on the out-of-order core before "
+                        "the stats are reset and the dumps start (warms branch predictor, prefetchers, TLBs)")
     p.add_argument("--keep-stats", metavar="FILE", help="gem5: also keep gem5's stats.txt (.xz to compress)")
     p.add_argument("--interval-bb", type=int, default=None, metavar="N",
                    help="dump every N basic blocks (valgrind --dump-every-bb; default 1000000; >= ~300000 sensible)")
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.simulator == "gem5":
         return _run_gem5(args, argv, env)
     gem5_only = [o for o, v in (("--gem5", args.gem5), ("--period", args.period), ("--max-dumps", args.max_dumps),
+                                ("--fast-forward", args.fast_forward), ("--warmup", args.warmup),
                                 ("--hardware", args.hardware), ("--keep-stats", args.keep_stats)) if v is not None]
     if gem5_only:
         raise ConfigError(f"{', '.join(gem5_only)}: only with --simulator gem5")
@@ -161,6 +168,8 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
         gem5=args.gem5,
         period_ps=args.period or PERIOD_PS,
         max_dumps=args.max_dumps,
+        fast_forward_insts=args.fast_forward or 0,
+        warmup_insts=args.warmup or 0,
         hardware=hardware,
         env=env,
         cwd=args.cwd,

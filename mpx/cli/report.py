@@ -26,38 +26,61 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", type=int, metavar="ID", help="one run id (see --runs)")
     p.add_argument("--runs", action="store_true", help="list the runs stored")
     p.add_argument("--latex", action="store_true", help="print LaTeX tables (booktabs) instead")
+    p.add_argument("--verify", action="store_true",
+                   help="check every cell's rows against the checksum written with them; name the cells that "
+                   "no longer match (exit 1 when any)")
     p.add_argument("--claims", nargs="?", const="-", metavar="FILE",
                    help="the claims ledger of `mpx run experiments/claims.toml` (mpx.studies.claims); with FILE, write it "
                    "there as markdown (e.g. docs/claims.md) and its figure beside the store (DIR/figures/claims.*)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from mpx.experiment.store import damage_as_error, open_store
+
+    with damage_as_error(args.results), open_store(args.results) as store:
+        return _report(store, args)
+
+
+def _report(store: Any, args: argparse.Namespace) -> int:
     import re
 
     from mpx.studies.report import runs_table, summary_tables, summary_text
-    from mpx.experiment.store import open_store, to_latex
+    from mpx.experiment.store import to_latex
 
-    with open_store(args.results) as store:
-        if args.runs:
-            print(runs_table(store).to_string(index=False))
-            return 0
-        if args.claims:
-            return claims(store, args)
-        if not args.latex:
-            print(summary_text(store, args.experiment, args.run))
-            return 0
-        names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
-        for name in names or [None]:
-            if len(names) > 1:
-                print(f"% ---- experiment {name}")
-            for title, t in summary_tables(store, name, args.run).items():
-                if isinstance(t, str):
-                    print("% " + t.replace("\n", "\n% "))
-                    continue
-                slug = re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48]
-                print(to_latex(t, title if len(names) < 2 else f"{name}: {title}", "tab:" + slug))
-                print()
+    if args.verify:
+        return verify(store)
+    if args.runs:
+        print(runs_table(store).to_string(index=False))
+        return 0
+    if args.claims:
+        return claims(store, args)
+    if not args.latex:
+        print(summary_text(store, args.experiment, args.run))
+        return 0
+    names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
+    for name in names or [None]:
+        if len(names) > 1:
+            print(f"% ---- experiment {name}")
+        for title, t in summary_tables(store, name, args.run).items():
+            if isinstance(t, str):
+                print("% " + t.replace("\n", "\n% "))
+                continue
+            slug = re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48]
+            print(to_latex(t, title if len(names) < 2 else f"{name}: {title}", "tab:" + slug))
+            print()
     return 0
+
+
+def verify(store: Any) -> int:
+    """Print which cells no longer match their checksum (one line each), or that all do."""
+    damaged = store.verify()
+    n = store.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    unchecked = store.unchecked()
+    note = f" ({unchecked} written before checksums existed: not checked)" if unchecked else ""
+    for key in damaged:
+        print(f"{store.path}: cell {key}: its rows no longer match the checksum written with them")
+    print(f"{store.path}: {n - unchecked - len(damaged)} of {n - unchecked} checked cell(s) match{note}")
+    return 1 if damaged else 0
 
 
 def claims(store: Any, args: argparse.Namespace) -> int:

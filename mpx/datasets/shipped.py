@@ -70,17 +70,43 @@ def manifest() -> dict:
 SIMULATORS = ("callgrind", "gem5")
 
 
-def names(simulator: str | None = "callgrind") -> list[str]:
-    """Names of the shipped datasets recorded with ``simulator``, in manifest order; ``None``: all of them.
+MAIN = "main"
+"""The collection of a manifest entry without a ``collection`` key: the datasets experiments mean by
+``all`` / ``all-gem5``. Other collections (``gem5-long``: steady-state 50 ms gem5 recordings;
+``callgrind-grains``: the callgrind workloads at other intervals) are named explicitly
+(``all-gem5-long``), so adding one moves no experiment that uses the main sets."""
 
-    The default is the callgrind datasets, the meaning "all shipped datasets" has had everywhere
-    (experiments' ``datasets = ["all"]``, benchmarks): their traces share one event set and catalog,
-    which the gem5 traces do not.
+
+def collection(e: dict) -> str:
+    """The collection of a manifest entry or recipe (`MAIN` when it names none)."""
+    return str(e.get("collection", MAIN))
+
+
+def names(simulator: str | None = "callgrind", collection_name: str | None = MAIN) -> list[str]:
+    """Names of the shipped datasets recorded with ``simulator``, in manifest order; ``None``: all of them
+    (every collection; ``names(None, "gem5-long")``: one collection of any simulator).
+
+    The default is the callgrind datasets of the main collection, the meaning "all shipped datasets" has
+    had everywhere (experiments' ``datasets = ["all"]``, benchmarks): their traces share one event set and
+    catalog, which the gem5 traces do not. ``collection_name``: which collection (``None``: any).
     """
     if simulator is not None and simulator not in SIMULATORS:
         raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)} or None, got {simulator!r}")
+    if simulator is None and collection_name == MAIN:
+        return [d["name"] for d in manifest()["datasets"]]
     return [d["name"] for d in manifest()["datasets"]
-            if simulator is None or d.get("recipe", {}).get("simulator", "callgrind") == simulator]
+            if (simulator is None or d.get("recipe", {}).get("simulator", "callgrind") == simulator)
+            and (collection_name is None or collection(d) == collection_name)]
+
+
+def collections() -> list[str]:
+    """The collections other than `MAIN` in the manifest and the recipes, in first-appearance order."""
+    out: list[str] = []
+    for d in [*manifest()["datasets"], *recipes()]:
+        c = collection(d)
+        if c != MAIN and c not in out:
+            out.append(c)
+    return out
 
 
 def entry(name: str) -> dict:
@@ -385,6 +411,8 @@ def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path,
         out,
         period_ps=int(recipe["period_ps"]),
         max_dumps=recipe.get("max_dumps"),
+        fast_forward_insts=int(recipe.get("fast_forward_insts", 0)),
+        warmup_insts=int(recipe.get("warmup_insts", 0)),
         hardware=HARDWARE if hw == "default" else hw,
         env=recipe.get("env", {}),
         cwd=workdir,
@@ -398,7 +426,7 @@ def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path,
 def _recording_summary(trace: Trace) -> dict:
     rec = trace.meta.get("recording", {})
     keep = ("gem5_version", "config", "config_sha256", "config_ini_sha256", "mode", "period_ps", "period_cycles",
-            "max_dumps", "exit")
+            "max_dumps", "skipped", "exit")
     return {k: rec.get(k) for k in keep}
 
 
@@ -421,6 +449,12 @@ def _run_step(step: dict, workdir: Path, values: dict[str, str]) -> None:
 
 def _update_manifest(name: str, e: dict, fields: dict) -> None:
     """Write what a recording gave into the manifest entry of ``name`` (appended from its recipe ``e`` if new)."""
+    with open(manifest_path().with_suffix(".json.lock"), "w") as lock:  # parallel rebuilds write one file
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _update_manifest_locked(name, e, fields)
+
+
+def _update_manifest_locked(name: str, e: dict, fields: dict) -> None:
     data = manifest()
     if not any(d["name"] == name for d in data["datasets"]):
         data["datasets"].append({k: v for k, v in e.items()})

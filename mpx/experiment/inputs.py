@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import mpx
-from mpx.datasets import shipped as shipped_datasets
+from mpx.datasets.shipped import shipped as shipped_datasets
 from mpx.errors import ConfigError
 from mpx.readers import read_trace
 from mpx.datasets.synthetic import synth
@@ -60,7 +60,11 @@ def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
     shipped = shipped_datasets.names(None)
     groups = {"all": shipped_datasets.names()}  # "all": the callgrind datasets, as it always meant
     groups.update({f"all-{sim}": shipped_datasets.names(sim) for sim in shipped_datasets.SIMULATORS})
+    groups.update({f"all-{c}": shipped_datasets.names(None, c) for c in shipped_datasets.collections()})
     for n in names:
+        if n in groups and not groups[n]:
+            raise ConfigError(f"{where}: [data] datasets: {n!r} has no recorded dataset yet (mpx datasets list; "
+                              "record its recipes with mpx datasets rebuild NAME or datasets/gem5/record_long.sh)")
         if n in groups:
             out += [{"kind": "shipped", "name": s} for s in groups[n]]
         elif n in shipped:

@@ -130,8 +130,10 @@ def event_class(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls: np.ndarray,
-               sampling_ratio: dict[str, float]) -> list[dict[str, Any]]:
-    """The ``events`` rows of one scaler's `mpx.scoring.score.Scores` ``sc`` (made from its per-event arrays)."""
+               sampling_ratio: dict[str, float], median: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """The ``events`` rows of one scaler's `mpx.scoring.score.Scores` ``sc`` (made from its per-event arrays);
+    ``median``: each event's median true read-window count (``median_true``: the floor of the floored
+    headline, `mpx.studies.compare.floored_headline`)."""
     ev = sc.per_event
     sets = [f"{m}_{s}" for m in (*MEASURES, "coverage") for s in WINDOW_SETS]
     cols = ("n_windows", "n_meaningful", "n_flagged", "never_estimated", "window_mape", "window_mape_ran",
@@ -143,8 +145,10 @@ def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls
             "scheduler": prov["scheduler"], "scaler": scaler, "seed": cell["seed"],
             **{k: prov.get(k) for k in SETTINGS}, "n_events": prov["n_events"]}
     cv_, cls_ = cv.tolist(), cls.tolist()
+    med_ = None if median is None else [float(v) for v in median]
     return [clean_row({
-        **head, "event": name, "event_class": str(cls_[i]), "cv": cv_[i], "sampling_ratio": sampling_ratio.get(name),
+        **head, "event": name, "event_class": str(cls_[i]), "cv": cv_[i],
+        "median_true": None if med_ is None else med_[i], "sampling_ratio": sampling_ratio.get(name),
         **{k: values[k][i] for k in cols[:11]}, **{k: values[k][i] for k in sets}, "over10_all": values["over10_all"][i]})
         for i, name in enumerate(sc.event_names)]
 

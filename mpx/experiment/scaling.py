@@ -197,7 +197,7 @@ class ScalingKind(CellKind):
                      "mux_seconds": mux_s, "skipped": None}
         sr = dict(zip(ss.events, np.asarray(ss.sampling_ratio, dtype=float)))
         out: dict[str, list] = {"scores": [], "events": [], "metrics": [], "series": []}
-        cv = cls = None
+        cv = cls = med = None
         specs = [scaler_spec(spec["name"], spec["params"]) for spec in cell["scalers"]]
         results = score_scalers(obs, trace, specs, catalog, catch_errors=True,
                                 train=lambda: [load_dataset(t["dataset"]) for t in cell["train"]])
@@ -216,8 +216,10 @@ class ScalingKind(CellKind):
                                             "estimate_seconds": dt,
                                             "event_windows_per_s": (w * e / dt) if dt > 0 else None}))
             if cv is None:
-                cv, cls = event_class(sc.windows["truth"])
-            out["events"] += event_rows(cell, prov, spec["name"], sc, cv, cls, sr)
+                truth = sc.windows["truth"]
+                cv, cls = event_class(truth)
+                med = np.median(truth, axis=0) if truth.shape[0] else np.zeros(truth.shape[1])
+            out["events"] += event_rows(cell, prov, spec["name"], sc, cv, cls, sr, med)
             out["metrics"] += metric_rows(cell, prov, spec["name"], sc)
             if cell.get("series_events"):
                 out["series"] += series_rows(cell, spec["name"], sc,

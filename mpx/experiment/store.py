@@ -24,7 +24,12 @@ store's own tables are ``cells`` and ``runs``; the built-in kinds declare the ot
   (``kind = "alignment"``, `mpx.experiment.alignment`): the scalers' measures on the reference run, the
   EMD, run count and measurement cost;
 - ``runs``: every ``mpx run`` (config, the cells of its grid, start, end). Readers (`mpx report`, the
-  figures) take the cells of the latest run of each experiment unless told otherwise.
+  figures) take the cells of the latest run of each experiment unless told otherwise;
+- ``cell_checksums``: per cell, the SHA-256 of its rows as stored (`cell_checksum`), written in the cell's
+  transaction and checked on the first table read (`ResultsStore.verify`; `mpx report --verify`): SQLite
+  keeps no page checksums, so a flipped byte inside a record would otherwise read back as another value.
+  Readers open the store read-only (`open_store`): an empty file or a malformed page is a `FormatError`
+  and nothing is written into the file.
 
 Exports (`ResultsStore.export`) write each CSV or Parquet file under a temporary name and rename it
 (`write_atomic`): a reader never sees half a file.
@@ -38,6 +43,7 @@ rows; only the wall-clock columns (`mpx.experiment.TIMING_COLUMNS`) differ betwe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -45,7 +51,7 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
 
@@ -62,16 +68,31 @@ def _q(name: str) -> str:
 class ResultsStore:
     """A SQLite results file (created on first use). Use as a context manager or call `close`."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, read_only: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
+        self.read_only = read_only
         self._columns: dict[str, list[str]] = {}
         self._tables: dict[str, tuple[str, ...]] | None = None
         self._lock: Any = None  # the run lock's file while a run is open (`begin_run`)
+        self._verified = False
+        if read_only:  # a reader (mpx report, figures) never writes: not even a schema into a damaged file
+            _check_not_empty(self.path)
+            self.conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None,
+                                        timeout=60)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
         try:
+            if read_only:
+                have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if not {"cells", "runs"} <= have:
+                    raise FormatError(self.path, None, "not a results store (no cells or runs table)")
+                return
             self.conn.execute("PRAGMA synchronous=FULL")
             self._init()
+        except FormatError:
+            self.conn.close()
+            raise
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, disk full: not the file's fault
@@ -104,6 +125,7 @@ class ResultsStore:
             for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN "
                                   "('cells', 'runs', 'row_tables', 'sqlite_sequence') ORDER BY rowid").fetchall():
                 c.execute("INSERT INTO row_tables (name, keys) VALUES (?, ?)", (t, json.dumps(["cell_key"])))
+        c.execute(f"CREATE TABLE IF NOT EXISTS {CHECKSUMS} (cell_key TEXT PRIMARY KEY, sha256 TEXT)")
         c.execute("COMMIT")
 
     def tables(self) -> dict[str, tuple[str, ...]]:
@@ -182,6 +204,8 @@ class ResultsStore:
                 c.executemany(sql, [tuple(r.get(k) for k in cols) for r in rows])
             c.execute(f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) VALUES "
                       f"({', '.join('?' * len(_CELL_COLUMNS))})", tuple(cell.get(k) for k in _CELL_COLUMNS))
+            c.execute(f"INSERT OR REPLACE INTO {CHECKSUMS} (cell_key, sha256) VALUES (?, ?)",
+                      (key, cell_checksum(c, key, tables)))  # of the rows as stored, read back in this transaction
             c.execute("COMMIT")
         except BaseException:
             if c.in_transaction:  # SQLite rolls back by itself on some errors (disk full): keep their message
@@ -293,9 +317,21 @@ class ResultsStore:
         tables = self.tables()
         if name != "cells" and name not in tables:
             raise ConfigError(f"no table {name!r}; tables: cells, {', '.join(tables)}")
+        if not self._verified:  # the checksums are checked once, on the first read of a table
+            damaged = self.verify()
+            if damaged:
+                raise FormatError(self.path, None, f"{len(damaged)} cell(s) no longer match their checksum "
+                                  f"(first: {damaged[0]}): the store was changed outside mpx or damaged; "
+                                  "`mpx report --verify` lists them")
         keys = list(keys) if keys is not None else self.run_cells(experiment, run_id)
         col = "key" if name == "cells" else "cell_key"
-        df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
+        try:
+            df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
+        except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:  # pandas wraps SQLite's errors
+            cause = exc if isinstance(exc, sqlite3.DatabaseError) else exc.__cause__ or exc
+            if isinstance(cause, sqlite3.OperationalError):
+                raise cause from None
+            raise FormatError(self.path, None, f"damaged results store ({cause})") from None
         if keys is not None:
             df = df[df[col].isin(set(keys))]
         order = ("key",) if name == "cells" else tables[name]
@@ -330,6 +366,107 @@ class ResultsStore:
         return written
 
 
+    def verify(self) -> list[str]:
+        """Keys of the cells whose stored rows no longer match the checksum written with them (SQLite keeps
+        no page checksums: a flipped byte in a record reads back as another value). Cells written before
+        checksums existed have none and are not counted. A store SQLite itself cannot read raises
+        `FormatError` (one line)."""
+        try:
+            have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if CHECKSUMS not in have:
+                self._verified = True
+                return []
+            stored = dict(self.conn.execute(f"SELECT cell_key, sha256 FROM {CHECKSUMS}").fetchall())
+            now = all_checksums(self.conn, self.tables()) if stored else {}
+            bad = sorted(k for k, digest in stored.items() if now.get(k, _digest({})) != digest)
+        except sqlite3.DatabaseError as exc:
+            raise FormatError(self.path, None, f"damaged results store ({exc})") from None
+        self._verified = True
+        return bad
+
+    def unchecked(self) -> int:
+        """How many stored cells carry no checksum (written before checksums existed)."""
+        have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        n = self.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+        if CHECKSUMS not in have:
+            return int(n)
+        return int(self.conn.execute(f"SELECT COUNT(*) FROM cells WHERE key NOT IN (SELECT cell_key FROM {CHECKSUMS})")
+                   .fetchone()[0])
+
+
+#: the table of per-cell checksums (`cell_checksum`), written with each cell in its transaction
+CHECKSUMS = "cell_checksums"
+
+
+def _canon(v: Any) -> str:
+    """One stored value as text that tells every SQLite value apart (floats exactly, as hex)."""
+    if isinstance(v, float):
+        return "f" + v.hex()
+    if isinstance(v, bytes):
+        return "b" + v.hex()
+    return ("i" if isinstance(v, int) else "s") + str(v)
+
+
+def _row_text(names: list[str], row: tuple) -> str:
+    # columns in table order (columns are only ever appended), NULLs left out: a column added later for other
+    # cells reads NULL in this cell's rows and changes nothing
+    return "\x1f".join(f"{n}={_canon(v)}" for n, v in zip(names, row) if v is not None)
+
+
+def _digest(parts: dict[str, list[str]]) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    # the tables holding rows of the cell: a table declared later (empty for it) leaves its checksum as it was
+    for table in ("cells", *sorted(t for t, rows in parts.items() if t != "cells" and rows)):
+        rows = sorted(parts.get(table, ()))
+        h.update(f"{table}\x1e{len(rows)}\x1e".encode())
+        for r in rows:
+            h.update(r.encode("utf-8", "surrogatepass") + b"\x1d")
+    return h.hexdigest()
+
+
+def cell_checksum(conn: sqlite3.Connection, key: str, tables: Iterable[str]) -> str:
+    """SHA-256 of one cell's rows as stored: its ``cells`` row and its rows of every row table of ``tables``
+    that holds some, each row as its non-NULL columns, rows sorted."""
+    parts: dict[str, list[str]] = {}
+    for table, col in [("cells", "key"), *((t, "cell_key") for t in tables)]:
+        cur = conn.execute(f"SELECT * FROM {table} WHERE {_q(col)} = ?", (key,))
+        names = [d[0] for d in cur.description]
+        parts[table] = [_row_text(names, r) for r in cur.fetchall()]
+    return _digest(parts)
+
+
+def all_checksums(conn: sqlite3.Connection, tables: Iterable[str]) -> dict[str, str]:
+    """`cell_checksum` of every cell of the store, reading each table once (what `ResultsStore.verify` uses)."""
+    by_cell: dict[str, dict[str, list[str]]] = {}
+    for table, col in [("cells", "key"), *((t, "cell_key") for t in tables)]:
+        cur = conn.execute(f"SELECT * FROM {table}")
+        names = [d[0] for d in cur.description]
+        at = names.index(col)
+        for r in cur:
+            by_cell.setdefault(r[at], {}).setdefault(table, []).append(_row_text(names, r))
+    return {k: _digest(parts) for k, parts in by_cell.items() if k is not None}
+
+
+@contextlib.contextmanager
+def damage_as_error(path: str | os.PathLike) -> Iterator[None]:
+    """Turn SQLite's "malformed" errors while reading the store at ``path`` into one `FormatError` naming it
+    (a locked, read-only or full disk stays an ``OperationalError``: not the file's fault)."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError):
+            raise
+        raise FormatError(path, None, f"damaged results store ({exc})") from None
+
+
+def _check_not_empty(path: Path) -> None:
+    """A zero-length file is a destroyed store (SQLite would take it as a new, empty database)."""
+    if path.is_file() and path.stat().st_size == 0:
+        raise FormatError(path, None, "empty file (0 bytes): a destroyed results store, left as it is")
+
+
 def write_atomic(path: Path, write: Any) -> None:
     """``write(tmp)`` into a fresh temporary file beside ``path``, then rename it over ``path``: a full
     disk or a kill leaves the old file (or none), never a part of the new one, and two exports to one
@@ -348,14 +485,16 @@ def write_atomic(path: Path, write: Any) -> None:
         raise
 
 
-def open_store(path: str | os.PathLike) -> ResultsStore:
-    """A store from a results file or from a folder holding ``results.sqlite`` (``mpx run --out``)."""
+def open_store(path: str | os.PathLike, read_only: bool = True) -> ResultsStore:
+    """A store from a results file or from a folder holding ``results.sqlite`` (``mpx run --out``); read-only
+    by default (`mpx report`, figures): nothing is written into it, an empty or damaged file is a
+    `FormatError`, and the cells' checksums are checked on the first read (`ResultsStore.verify`)."""
     p = Path(path)
     if p.is_dir():
         p = p / "results.sqlite"
     if not p.is_file():
         raise ConfigError(f"no results store at {path} (expected a results.sqlite file or a folder holding one)")
-    return ResultsStore(p)
+    return ResultsStore(p, read_only=read_only)
 
 
 def _tex(x: Any) -> str:

@@ -398,6 +398,11 @@ def read(path: str | os.PathLike, time_axis: str = "instructions") -> Trace:
 
     ranges = [p.timerange for p in parts]
     have_ranges = all(r is not None for r in ranges)
+    if not have_ranges and any(r is not None for r in ranges):  # one part's line lost: never drop them all
+        lost = next(p for p in parts if p.timerange is None)
+        has = next(p for p in parts if p.timerange is not None)
+        raise FormatError(lost.path, lost.line, f"part {lost.number} has no readable 'desc: Timerange:' line "
+                          f"but part {has.number} has one ({has.path}:{has.timerange_line}): a damaged part")
     if have_ranges:
         for a, b in zip(parts, parts[1:]):
             if a.timerange[1] != b.timerange[0]:  # type: ignore[index]

@@ -138,13 +138,19 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 
 
 def read_text(path: str | os.PathLike) -> str:
-    """The whole decompressed content of ``path`` as text (UTF-8; undecodable bytes are an error)."""
+    """The whole decompressed content of ``path`` as text (UTF-8; undecodable bytes and a byte-order mark
+    after the first character are an error)."""
     data = read_bytes(path)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError(path, line, f"not UTF-8 text (byte {data[exc.start]:#04x})") from None
+    bom = text.find("\ufeff", 1)
+    if bom > 0:  # invisible inside a name ("\ufeffCPI" is not "CPI"): only a spliced or damaged file has one
+        raise FormatError(path, text.count("\n", 0, bom) + 1, "a byte-order mark (U+FEFF) inside the text: "
+                                                               "a spliced or damaged file?")
+    return text
 
 
 def head_text(path: str | os.PathLike, n_bytes: int = 4096) -> str:

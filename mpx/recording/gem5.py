@@ -12,7 +12,14 @@ parameter); its sha256 goes into the meta, so two recordings with the same diges
 
 **Bounded and deterministic**: with ``max_dumps`` the simulation stops at tick max_dumps × period + period/2
 and the partial last dump is dropped, so the trace has exactly ``max_dumps`` intervals of one period each
-(the program need not finish). gem5 is deterministic: the same binary, program, inputs, arguments,
+(the program need not finish).
+
+**Steady state** (``fast_forward_insts``, ``warmup_insts``): the program first runs F instructions on gem5's
+atomic CPU (caches attached, so they warm), switches to the out-of-order core (``m5.switchCpus``), runs W
+more instructions there to warm the branch predictor, prefetchers and TLBs, and only then are the stats
+reset and the periodic dumps started (see ``se_periodic.py``). ``meta['recording']['skipped']`` records the
+instructions fast-forwarded and warmed up and the simulated ticks before the first interval (the first
+edge). gem5 is deterministic: the same binary, program, inputs, arguments,
 environment, working directory and hardware give the same stats, except the host stats
 (``hostSeconds``, ``hostInstRate``, ``hostOpRate``, ``hostTickRate``, ``hostMemUsage``), which are
 dropped (``meta['dropped']``). The program gets a clean environment (`mpx.recording.callgrind.CLEAN_ENV` plus
@@ -148,6 +155,8 @@ def record_gem5(
     gem5: str | os.PathLike | None = None,
     period_ps: int = PERIOD_PS,
     max_dumps: int | None = None,
+    fast_forward_insts: int = 0,
+    warmup_insts: int = 0,
     hardware: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike | None = None,
@@ -171,6 +180,12 @@ def record_gem5(
     period_ps = parse_period(period_ps)
     if max_dumps is not None and (int(max_dumps) != max_dumps or max_dumps < 1):
         raise ConfigError(f"max_dumps: {max_dumps!r} must be a positive integer")
+    for what, v in (("fast_forward_insts", fast_forward_insts), ("warmup_insts", warmup_insts)):
+        if isinstance(v, bool) or int(v) != v or v < 0:
+            raise ConfigError(f"{what}: {v!r} must be a whole number of instructions >= 0")
+    if warmup_insts and not fast_forward_insts:
+        raise ConfigError("warmup_insts needs fast_forward_insts > 0 (the warm-up runs after the switch to the "
+                          "out-of-order core)")
     if not argv:
         raise RecordError("no program given (mpx record --simulator gem5 -o OUT -- PROGRAM ARGS)")
     if output is not None and not Path(output).resolve().parent.is_dir():
@@ -199,18 +214,12 @@ def record_gem5(
         hw_file = tmp / "hardware.json"
         hw_file.write_text(json.dumps(hw, indent=1, sort_keys=True) + "\n")
         outdir = tmp / "m5out"
-        cmd = [binary, f"--outdir={outdir}", str(CONFIG), "--hardware", str(hw_file), "--period-ps",
-               str(period_ps), "--cwd", str(workdir)]
-        if max_dumps:
-            cmd += ["--max-dumps", str(max_dumps)]
-        if stdin:
-            cmd += ["--stdin", str(workdir / stdin)]
-        if stdout:
-            cmd += ["--stdout", stdout]
-        for k, v in sorted(prog_env.items()):
-            cmd += ["--env", f"{k}={v}"]
-        cmd += ["--", *sim_argv]
-        say(f"gem5: {binary}  period {period_ps} ps  max dumps {max_dumps or 'until exit'}")
+        cmd = gem5_command(binary, outdir, hw_file, period_ps, workdir, sim_argv, prog_env, max_dumps=max_dumps,
+                           fast_forward_insts=fast_forward_insts, warmup_insts=warmup_insts, stdin=stdin,
+                           stdout=stdout)
+        say(f"gem5: {binary}  period {period_ps} ps  max dumps {max_dumps or 'until exit'}"
+            + (f"  fast-forward {fast_forward_insts:,} + warm-up {warmup_insts:,} instructions"
+               if fast_forward_insts else ""))
         say(f"program: {' '.join(sim_argv)}  (cwd {workdir})")
         log_path = tmp / "gem5.log"
         with open(log_path, "wb") as fh:
@@ -230,6 +239,7 @@ def record_gem5(
                               + "\n".join(text.splitlines()[-15:]))
         m = re.search(r"se_periodic\.py: exit at tick (\d+): (.*) \(code (-?\d+)\)", text)
         exit_info = {"tick": int(m.group(1)), "cause": m.group(2), "code": int(m.group(3))} if m else None
+        skipped = _skipped(text, fast_forward_insts, warmup_insts)
         v = re.search(r"gem5 version (\S+)", text)
         version = v.group(1) if v else "unknown"
         stats = outdir / "stats.txt"
@@ -263,6 +273,7 @@ def record_gem5(
             "period_ps": period_ps,
             "period_cycles": round(period_ps / _clock_period_ps(hw["clock"]), 3),
             "max_dumps": max_dumps,
+            "skipped": skipped,
             "exit": exit_info,
             "command": list(argv),
             "simulated_argv": sim_argv,
@@ -281,6 +292,45 @@ def record_gem5(
     return trace
 
 
+def gem5_command(binary: str, outdir: Path, hw_file: Path, period_ps: int, workdir: Path, sim_argv: Sequence[str],
+                 prog_env: Mapping[str, str], *, max_dumps: int | None = None, fast_forward_insts: int = 0,
+                 warmup_insts: int = 0, stdin: str | None = None, stdout: str | None = None) -> list[str]:
+    """The gem5 command line that runs ``se_periodic.py`` (no option is passed at its default, so a
+    recording without fast-forward runs exactly the command of the shipped 5 ms datasets)."""
+    cmd = [binary, f"--outdir={outdir}", str(CONFIG), "--hardware", str(hw_file), "--period-ps",
+           str(period_ps), "--cwd", str(workdir)]
+    if max_dumps:
+        cmd += ["--max-dumps", str(max_dumps)]
+    if fast_forward_insts:
+        cmd += ["--fast-forward-insts", str(int(fast_forward_insts))]
+    if warmup_insts:
+        cmd += ["--warmup-insts", str(int(warmup_insts))]
+    if stdin:
+        cmd += ["--stdin", str(workdir / stdin)]
+    if stdout:
+        cmd += ["--stdout", stdout]
+    for k, v in sorted(prog_env.items()):
+        cmd += ["--env", f"{k}={v}"]
+    return [*cmd, "--", *sim_argv]
+
+
+def _skipped(log_text: str, fast_forward_insts: int, warmup_insts: int) -> dict[str, Any]:
+    """What ran before the first interval, from se_periodic.py's ``measured from`` line (RecordError if a
+    fast-forward was asked for and the line is missing)."""
+    if not fast_forward_insts:
+        return {"fast_forward_insts": 0, "warmup_insts": 0, "ticks_before_first_interval": 0,
+                "fast_forward_cpu": None}
+    m = re.search(r"se_periodic\.py: measured from tick (\d+): fast-forward (\d+) instructions to tick (\d+), "
+                  r"warm-up (\d+) instructions", log_text)
+    if not m:
+        raise RecordError("gem5 ran without reporting the end of the fast-forward (se_periodic.py's 'measured "
+                          "from' line); last lines:\n" + "\n".join(log_text.splitlines()[-15:]))
+    return {"fast_forward_insts": int(m.group(2)), "fast_forward_cpu": "X86AtomicSimpleCPU (caches attached)",
+            "fast_forward_ticks": int(m.group(3)), "warmup_insts": int(m.group(4)),
+            "warmup_cpu": "X86O3CPU (the measured core)", "warmup_ticks": int(m.group(1)) - int(m.group(3)),
+            "ticks_before_first_interval": int(m.group(1))}
+
+
 def _clock_period_ps(clock: str) -> float:
     """gem5's clock period in ticks for ``"3GHz"`` (it rounds 1/f to whole picoseconds: 333)."""
     m = re.fullmatch(r"([0-9.]+)\s*(GHz|MHz)", clock)
@@ -292,8 +342,19 @@ def _clock_period_ps(clock: str) -> float:
 
 def _finish(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
     """Drop the host stats and a partial last interval (gem5's exit dump); keep at most ``max_dumps``."""
-    keep_aux = [i for i, n in enumerate(raw.aux_names) if n not in HOST_STATS]
+    keep_aux = [i for i, n in enumerate(raw.aux_names) if n not in HOST_STATS and not _ff_stat(n)]
     dropped = list(raw.meta.get("dropped", []))
+    ff_ev = [j for j, e in enumerate(raw.events) if _ff_stat(e)]
+    ff_aux = [n for n in raw.aux_names if _ff_stat(n)]
+    if ff_ev or ff_aux:
+        nonzero = int(np.count_nonzero(np.any(raw.counts[:, ff_ev] != 0, axis=0))) if ff_ev else 0
+        dropped.append({"what": f"{len(ff_ev)} events and {len(ff_aux)} aux values of the fast-forward CPU "
+                        "(system.ff_cpu.*, and cache occupancy by its requestors ::ff_cpu.*)",
+                        "why": "switched out in every interval; its counters are not the measured core's",
+                        "nonzero_events": nonzero})
+        keep_ev = [j for j, e in enumerate(raw.events) if not _ff_stat(e)]
+        raw = Trace([raw.events[j] for j in keep_ev], raw.counts[:, keep_ev], raw.edges, raw.time_unit, raw.meta,
+                    raw.aux_names, raw.aux)
     gone = [n for n in raw.aux_names if n in HOST_STATS]
     if gone:
         dropped.append({"what": ", ".join(gone), "why": "host machine and wall-clock stats: differ between "
@@ -318,6 +379,11 @@ def _finish(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
     counts = np.concatenate([raw.counts[:n], np.zeros((n, len(added)))], axis=1)
     return Trace(list(raw.events) + added, counts, raw.edges[: n + 1], raw.time_unit, meta,
                  [raw.aux_names[i] for i in keep_aux], raw.aux[:n, keep_aux])
+
+
+def _ff_stat(name: str) -> bool:
+    """A stat of the fast-forward CPU ``system.ff_cpu`` (or a per-requestor entry naming it)."""
+    return name.startswith("system.ff_cpu.") or "::ff_cpu." in name
 
 
 def standard_events() -> list[str]:

@@ -12,6 +12,11 @@ cleanup in the process it kills. So the cleanup does not live there:
   gone and removes the folder. It ignores the terminal's signals and needs nothing but the standard library.
 
 `Supervised` ties the three together, with a timeout and a progress callback.
+
+Not followed: a process the program moves into a session (and so a process group) of its own with
+``setsid`` — a daemon — is outside the group the janitor kills and survives a ``SIGKILL`` of mpx (children
+that merely ignore ``SIGTERM``/``SIGHUP`` do not: the group gets ``SIGKILL``). Following it would take a
+cgroup or a child subreaper above mpx; the README says so where it promises that nothing is left behind.
 """
 
 from __future__ import annotations
@@ -59,7 +64,11 @@ def janitor_main(prefix: str) -> None:
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
     folder = tempfile.mkdtemp(prefix=prefix)
-    print(folder, flush=True)
+    try:
+        print(folder, flush=True)
+    except OSError:  # mpx is gone already (a Ctrl-C while it waited for this line): nothing to watch
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(0)  # not sys.exit: flushing stdout at exit would fail on the broken pipe again
     groups = []
     for line in sys.stdin:  # until mpx closes the pipe or dies
         word, _, value = line.partition(" ")

@@ -28,8 +28,9 @@ from scipy.stats import kendalltau
 from mpx.experiment.rows import SETTINGS
 from mpx.scoring.measures import HEADLINE_COLUMN, MEASURES
 
-__all__ = ["BOOT", "SETTINGS", "headline", "headline_methods", "measure_intervals", "paired_bootstrap",
-           "per_workload", "ranking_stability", "varying_settings"]
+__all__ = ["BOOT", "FLOOR_MEDIAN", "HARD", "SETTINGS", "TIE_LEVEL", "floored_rows", "hard_share", "headline",
+           "headline_methods", "measure_intervals", "paired_bootstrap", "per_workload", "ranking_stability",
+           "select_best", "varying_settings"]
 
 #: bootstrap resamples of every interval (seed 0 unless a caller says otherwise)
 BOOT = 2000
@@ -159,3 +160,122 @@ def headline(scores: Any, methods: list[str], error: str = HEADLINE_COLUMN, boot
                          "ratio_lo": float(np.percentile(r, 2.5)), "ratio_hi": float(np.percentile(r, 97.5)),
                          "calibration_90": float(g[g["scaler"] == m]["calibration_90"].mean())})
     return pd.DataFrame(rows)
+
+
+# -- issue 28: a headline near-empty events cannot decide, and winners that account for the selection --------
+
+#: the floor of the floored headline (``docs/scoring.md``): an event counts in it when its median true
+#: read-window count is at least this (``median_true`` of the ``events`` rows): a typical window of it holds a
+#: count to estimate; the same events for every scheduler and scaler of a workload (it depends on the truth only)
+FLOOR_MEDIAN = 1.0
+#: a (workload, event) pair is **hard** when every scaler of its cell is at least this wrong on it (the
+#: headline measure): no method got it, so its error measures luck rather than a method
+HARD = 0.8
+#: the simultaneous level of `select_best`'s ties: a pair is separated from the lowest only when its ratio's
+#: simultaneous lower bound (every pair at once, 2.5 % one-sided) is above 1
+TIE_LEVEL = 0.95
+
+
+def floored_rows(ok: pd.DataFrame, events: pd.DataFrame, floor: float = FLOOR_MEDIAN,
+                 column: str = HEADLINE_COLUMN) -> pd.DataFrame:
+    """The score rows ``ok`` with ``{column}_floored``: the mean over the events of the cell whose median true
+    read-window count is at least ``floor`` (``events`` rows with ``median_true``) of their ``column``, and
+    ``events_floored`` / ``events_scored``: how many events that mean and the all-event one hold. NaN (and 0
+    events) for a cell none of whose events reaches the floor or whose rows lack ``median_true``."""
+    ok = ok.copy()
+    name = f"{column}_floored"
+    ev = events.copy()
+    ev[column] = pd.to_numeric(ev.get(column), errors="coerce")
+    med = pd.to_numeric(ev["median_true"], errors="coerce") if "median_true" in ev else pd.Series(np.nan, ev.index)
+    ev["_keep"] = med >= floor
+    scored = ev[ev[column].notna()]
+    key = ["cell_key", "scaler"]
+    allv = scored.groupby(key).size().rename("events_scored")
+    kept = scored[scored["_keep"]]
+    g = kept.groupby(key)[column].agg(["mean", "size"]).rename(columns={"mean": name, "size": "events_floored"})
+    ok = ok.drop(columns=[c for c in (name, "events_floored", "events_scored") if c in ok])
+    ok = ok.join(g, on=key).join(allv, on=key)
+    ok["events_floored"] = ok["events_floored"].fillna(0).astype(int)
+    return ok
+
+
+def hard_share(events: pd.DataFrame, hard: float = HARD, column: str = HEADLINE_COLUMN,
+               by: tuple[str, ...] = ("scheduler", "scaler")) -> pd.DataFrame:
+    """How much of the headline the hardest events carry. A (cell, event) is hard when every scaler of the
+    cell has ``column`` ≥ ``hard`` on it. Per ``by`` (a pair): ``hard_pairs`` and ``pairs`` ((workload, event)
+    pairs of its cells, mean over seeds) and ``share``: the part of its headline (mean over workloads of
+    the mean over events) that the hard events contribute."""
+    ev = events[["cell_key", "workload", "seed", *by, "event", column]].copy()
+    ev[column] = pd.to_numeric(ev[column], errors="coerce")
+    ev = ev[ev[column].notna()]
+    if ev.empty:
+        return pd.DataFrame(columns=["hard_pairs", "pairs", "share"])
+    ev["_hard"] = ev.groupby(["cell_key", "event"])[column].transform("min") >= hard
+    n = ev.groupby([*by, "cell_key"])[column].transform("size")
+    ev["_part"] = ev[column] / n                      # the event's part of its cell's mean over events
+    ev["_hpart"] = ev["_part"].where(ev["_hard"], 0.0)
+    cell = ev.groupby([*by, "workload", "seed"]).agg(total=("_part", "sum"), hardpart=("_hpart", "sum"),
+                                                     hard_pairs=("_hard", "sum"), pairs=("_hard", "size"))
+    per = cell.groupby([*by, "workload"]).mean()      # mean over seeds
+    out = per.groupby(list(by)).agg(total=("total", "mean"), hardpart=("hardpart", "mean"),
+                                    hard_pairs=("hard_pairs", "sum"), pairs=("pairs", "sum"))
+    out["share"] = out["hardpart"] / out["total"].where(out["total"] > 0)
+    return out[["hard_pairs", "pairs", "share"]]
+
+
+def select_best(per: pd.DataFrame, boot: int = BOOT, seed: int = 0, level: float = TIE_LEVEL) -> dict[str, Any]:
+    """The best row of ``per`` (pairs × workloads, lower is better; rows with a missing workload left out),
+    with intervals that account for having chosen it among every row (``docs/scoring.md``, "Choosing the
+    best of many"). The workloads are resampled ``boot`` times (the resamples of `paired_bootstrap`) and the
+    selection is redone in each resample:
+
+    - ``p_best``: per row, the share of resamples in which it is the best (how often the choice holds);
+    - ``best_lo``/``best_hi``: 95% interval of the re-selected best's mean in the resample;
+    - ``oob``/``oob_lo``/``oob_hi``: the re-selected best's mean on the workloads that resample left out
+      (how much a choice made on some workloads is worth on others), beside ``apparent`` (the best's mean);
+    - ``ratio``, ``ratio_lo``/``ratio_hi`` (per row: its mean over the best's, paired 95% interval) and
+      ``ratio_simul``: the lower bound of that ratio simultaneous over every row (bootstrap max-t on the
+      log ratio, one-sided ``(1 - level) / 2``): a row is **tied** with the best when it is ≤ 1 (the data
+      cannot say the best is better than it, allowing for the many comparisons);
+    - ``best``: the best row's label, ``tied``: the tied rows, best first, ``n``: rows ranked.
+
+    Empty dict when no row is complete."""
+    per = per[per.notna().all(axis=1)]
+    if per.empty:
+        return {}
+    a = per.to_numpy(np.float64)
+    w = a.shape[1]
+    idx = np.random.default_rng(seed).integers(0, w, (boot, w))   # the resamples of paired_bootstrap
+    samples = a[:, idx].mean(axis=2).T                              # [boot, rows]
+    mean = a.mean(axis=1)
+    order = np.argsort(mean, kind="mergesort")
+    b0 = int(order[0])
+    pick = np.argmin(samples, axis=1)
+    p_best = np.bincount(pick, minlength=len(a)) / boot
+    best_b = samples[np.arange(boot), pick]
+    inb = np.zeros((boot, w), dtype=bool)
+    inb[np.arange(boot)[:, None], idx] = True
+    oob_n = (~inb).sum(axis=1)
+    oob_sum = np.where(~inb, a[pick], 0.0).sum(axis=1)
+    have = oob_n > 0
+    oob = oob_sum[have] / oob_n[have]
+    tiny = 1e-300
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_b = np.log(np.maximum(samples, tiny)) - np.log(np.maximum(samples[:, [b0]], tiny))
+        d = np.log(np.maximum(mean, tiny)) - np.log(max(mean[b0], tiny))
+        sd = d_b.std(axis=0)
+        t = (d_b - d) / np.where(sd > 0, sd, np.nan)
+    others = [j for j in range(len(a)) if j != b0 and sd[j] > 0]
+    q = float(np.percentile(np.nanmax(-t[:, others], axis=1), 100 * (1 + level) / 2)) if others else 0.0
+    simul = np.where(sd > 0, d - q * sd, d)                 # identical rows (sd = 0) keep their exact ratio
+    ratio = np.exp(d)
+    lo, hi = np.percentile(np.exp(d_b), [2.5, 97.5], axis=0)
+    labels = list(per.index)
+    tied = [labels[j] for j in order[1:] if simul[j] <= 1e-12]
+    rows = pd.DataFrame({"mean": mean, "p_best": p_best, "ratio": ratio, "ratio_lo": lo, "ratio_hi": hi,
+                         "ratio_simul": np.exp(simul)}, index=per.index).iloc[order]
+    blo, bhi = np.percentile(best_b, [2.5, 97.5])
+    olo, ohi = (np.percentile(oob, [2.5, 97.5]) if oob.size else (np.nan, np.nan))
+    return {"best": labels[b0], "tied": tied, "n": len(a), "rows": rows, "apparent": float(mean[b0]),
+            "best_lo": float(blo), "best_hi": float(bhi), "oob": float(oob.mean()) if oob.size else float("nan"),
+            "oob_lo": float(olo), "oob_hi": float(ohi), "boot": boot, "workloads": w}

@@ -13,7 +13,13 @@ mean over seeds, with 95% intervals from 2,000 paired bootstrap resamples of the
   with their error ratios to the winner and intervals; the baseline is `LINUX_DEFAULT`, Linux's default
   — perf's rotation (scheduler ``perf``) with perf's linear scaling (scaler ``linear``) — unless the
   caller names another. Pairs without a value on every workload are listed apart, not ranked
-  (`rank_pairs`); coverage is printed beside every error below 100%;
+  (`rank_pairs`); coverage is printed beside every error below 100%. The choice of the best is redone
+  in every resample (`mpx.studies.compare.select_best`): "winner" only when every other pair is worse with
+  simultaneous 95% confidence, otherwise "no single winner ... tied with"; the same on the events that
+  carry counts (`mpx.studies.compare.floored_rows`), and the share of the headline the hard events carry
+  (`mpx.studies.compare.hard_share`);
+- **the headline with and without the floor** (`floor_table`): per scaler of the shown scheduler;
+- a run that did not finish (or lacks cells) is said first (`incomplete_text`);
 - **scalers**: per scaler (medians over cells) the headline measure, coverage, window MAPE on the
   windows it filled, whole-run total error (the tool's own total and the sum of the windows), metric
   MAPE, calibration and throughput (event-windows per second);
@@ -42,11 +48,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.studies.compare import (BOOT, headline, headline_methods, measure_intervals, paired_bootstrap, per_workload,
-                         ranking_stability, varying_settings)
+from mpx.studies.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, floored_rows, hard_share, headline, headline_methods,
+                         measure_intervals, paired_bootstrap, per_workload, ranking_stability, select_best,
+                         varying_settings)
 from mpx.scoring.measures import HEADLINE, HEADLINE_COLUMN
 
-__all__ = ["LINUX_DEFAULT", "event_class_tables", "headline_table", "kind_sections", "partition_table", "protocol_tables", "rank_pairs",
+__all__ = ["LINUX_DEFAULT", "event_class_tables", "floor_table", "headline_table", "incomplete_text", "kind_sections",
+           "partition_table", "protocol_tables", "rank_pairs",
            "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text", "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
@@ -74,11 +82,17 @@ def _interval(samples: np.ndarray) -> str:
     return f"[{lo:.2f}, {hi:.2f}]"
 
 
-def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT) -> str | None:
-    """The winner, the runner-up and ``baseline`` (by default `LINUX_DEFAULT`) by the headline measure,
-    with their error ratios to the winner and 95% paired bootstrap intervals over workloads, from the
-    ``done`` score rows ``ok`` (`rank_pairs`); None when nothing is ranked or the rows predate the
-    measures."""
+def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, events: pd.DataFrame | None = None,
+                partial: str | None = None) -> str | None:
+    """The best pair, the runner-up and ``baseline`` (by default `LINUX_DEFAULT`) by the headline measure,
+    with their error ratios to the best and 95% paired bootstrap intervals over workloads, from the ``done``
+    score rows ``ok`` (`rank_pairs`); None when nothing is ranked or the rows predate the measures.
+
+    "winner" only when every other pair is separated from it allowing for the choice among all of them
+    (`mpx.studies.compare.select_best`: simultaneous bound above 1); otherwise the pairs it is tied with. With the
+    ``events`` rows: the same on the events that carry counts (`mpx.studies.compare.floored_rows`) and the share of
+    the headline carried by the hard events (`mpx.studies.compare.hard_share`). ``partial`` (what is missing) is
+    said first: a ranking of a partial set of cells."""
     if HEADLINE_COLUMN not in ok:
         return None
     pairs = rank_pairs(ok)
@@ -86,35 +100,106 @@ def winner_text(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT) -> 
     if not len(ranked):
         return None
     measure = f"{HEADLINE[0].upper()} on {HEADLINE[1]} windows"
+    pair = ("scheduler", "scaler")
+    sel = select_best(per_workload(ok, HEADLINE_COLUMN, pair))
 
     def cov(key: tuple[str, str]) -> str:
         c = pairs.loc[key, "coverage"]
         return "" if not c < 0.9995 else f"; {100 * c:.1f}% of event-windows with a value, the rest charged as 0"
 
-    (s1, c1), top = ranked.index[0], ranked.iloc[0]
-    lines = [f"winner by the headline measure ({measure}): {s1} + {c1}, {100 * top['error']:.2f}% "
-             f"(95% interval {_interval(100 * top['samples'])}{cov((s1, c1))})"]
+    (s1, c1), top = sel["best"], pairs.loc[sel["best"]]
+    lines = [f"PARTIAL RESULTS: {partial}; the ranking below is of the cells stored so far"] if partial else []
+    lines += _selection_lines(sel, f"the headline measure ({measure})",
+                              f"95% interval {_interval(100 * top['samples'])}{cov((s1, c1))}")
+    rows = sel["rows"]
 
     def against(key: tuple[str, str], label: str) -> str:
         r = pairs.loc[key]
         ratio = r["samples"] / np.maximum(top["samples"], 1e-300)
-        return (f"{label}: {100 * r['error']:.2f}% ({_ratio(r['error'], top['error'])} the winner's error, "
-                f"95% interval {_interval(ratio)}{cov(key)})")
+        simul = (f", simultaneous lower bound {rows.loc[[key], 'ratio_simul'].iloc[0]:.2f}: "
+                 + ("tied" if key in sel["tied"] else "separated")) if key in rows.index else ""
+        return (f"{label}: {100 * r['error']:.2f}% ({_ratio(r['error'], top['error'])} the lowest error, "
+                f"95% interval {_interval(ratio)}{simul}{cov(key)})")
 
     if len(ranked) > 1:
-        k2 = ranked.index[1]
+        k2 = rows.index[1]
         lines.append(against(k2, f"runner-up: {k2[0]} + {k2[1]}"))
     if baseline in pairs.index and pairs.loc[baseline, "complete"] and (s1, c1) != baseline:
         lines.append(against(baseline, f"Linux default ({baseline[0]} + {baseline[1]})" if baseline == LINUX_DEFAULT
                              else f"baseline ({baseline[0]} + {baseline[1]})"))
+    if events is not None and not events.empty:
+        lines += _floor_lines(ok, events, (s1, c1), baseline if baseline in pairs.index else None)
     gaps = pairs[~pairs["complete"]]
     if len(gaps):
         lines.append(f"not ranked: {len(gaps)} pair(s) without a value on every workload: "
                      + ", ".join(f"{a} + {b}" for a, b in gaps.index[:5]))
     lines.append(f"({len(pairs)} scheduler+scaler pairs, {ok['workload'].nunique()} workload(s), "
                  f"{ok['seed'].nunique()} seed(s); means over workloads; intervals: {BOOT} paired bootstrap "
-                 "resamples of the workloads; docs/scoring.md)")
+                 "resamples of the workloads, the best re-selected in each; docs/scoring.md)")
     return "\n".join(lines)
+
+
+def _name(key: Any) -> str:
+    return " + ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
+def _selection_lines(sel: dict[str, Any], by: str, interval: str) -> list[str]:
+    """The winner (or the tie) and how the choice holds up under resampling (`mpx.studies.compare.select_best`)."""
+    best, rows = sel["best"], sel["rows"]
+    err = f"{100 * sel['apparent']:.2f}% ({interval})"
+    if not sel["tied"]:
+        head = (f"winner by {by}: {_name(best)}, {err}; each of the other {sel['n'] - 1} pairs is worse with "
+                f"simultaneous {100 * TIE_LEVEL:.0f}% confidence")
+    else:
+        tied = sel["tied"]
+        shown = ", ".join(f"{_name(k)} ({rows.loc[[k], 'ratio'].iloc[0]:.2f}x, bound "
+                          f"{rows.loc[[k], 'ratio_simul'].iloc[0]:.2f})" for k in tied[:4])
+        more = f" and {len(tied) - 4} more" if len(tied) > 4 else ""
+        head = (f"no single winner by {by}: lowest {_name(best)}, {err}, tied with {len(tied)} of the other "
+                f"{sel['n'] - 1} pairs the data cannot separate from it (ratio to the lowest, simultaneous "
+                f"{100 * TIE_LEVEL:.0f}% lower bound <= 1): {shown}{more}")
+    often = rows[rows["p_best"] > 0].sort_values("p_best", ascending=False)
+    rest = [(k, p) for k, p in often["p_best"].items() if k != best]
+    others = ", ".join(f"{_name(k)} {100 * p:.1f}%" for k, p in rest[:4]) + (
+        f" and {len(rest) - 4} more" if len(rest) > 4 else "")
+    return [head, f"the choice, redone in each of {sel['boot']} resamples of the {sel['workloads']} workloads: "
+            f"{_name(best)} lowest in {100 * rows.loc[[best], 'p_best'].iloc[0]:.1f}% of them"
+            + (f" (then {others})" if others else "")
+            + f"; the re-selected lowest: {100 * sel['best_lo']:.2f}-{100 * sel['best_hi']:.2f}% on its resample, "
+            f"{100 * sel['oob']:.2f}% [{100 * sel['oob_lo']:.2f}, {100 * sel['oob_hi']:.2f}] on the workloads "
+            f"the resample left out (apparent {100 * sel['apparent']:.2f}%)"]
+
+
+def _floor_lines(ok: pd.DataFrame, events: pd.DataFrame, best: tuple[str, str],
+                 baseline: tuple[str, str] | None) -> list[str]:
+    """The headline on the events that carry counts beside the all-event one, and the hard events' share."""
+    lines = []
+    col = f"{HEADLINE_COLUMN}_floored"
+    fl = floored_rows(ok, events[events["cell_key"].isin(set(ok["cell_key"]))])
+    if fl[col].notna().any():
+        per = per_workload(fl, col, ("scheduler", "scaler"))
+        n_all = fl.groupby("workload")["events_scored"].median().mean()
+        n_kept = fl.groupby("workload")["events_floored"].median().mean()
+        sel = select_best(per)
+        if sel:
+            mean = per.mean(axis=1)
+            keys = [k for k in dict.fromkeys([best, baseline]) if k is not None and k in mean.index]
+            also = "; ".join(f"{_name(k)} {100 * mean[k]:.2f}% (all events {100 * ok_mean:.2f}%)"
+                             for k in keys if np.isfinite(ok_mean := per_workload(ok, HEADLINE_COLUMN, (
+                                 "scheduler", "scaler")).mean(axis=1).get(k, np.nan)))
+            lines += _selection_lines(sel, f"the headline on events that carry counts (median true read-window "
+                                      f"count >= {FLOOR_MEDIAN:g}: {n_kept:.1f} of {n_all:.1f} events per workload)",
+                                      "95% interval " + _interval(100 * paired_bootstrap(per.loc[[sel['best']]])[:, 0]))
+            if also:
+                lines.append(f"on events that carry counts: {also}")
+    hs = hard_share(events[events["cell_key"].isin(set(ok["cell_key"]))])
+    keys = [k for k in dict.fromkeys([best, baseline]) if k is not None and k in hs.index]
+    if keys:
+        h = hs.loc[keys[0]]
+        lines.append(f"hard events (every scaler >= {100 * HARD:.0f}% wrong on it): {int(h['hard_pairs'])} of "
+                     f"{int(h['pairs'])} (workload, event) pairs under {keys[0][0]}; share of the headline they "
+                     "carry: " + ", ".join(f"{_name(k)} {100 * hs.loc[k, 'share']:.1f}%" for k in keys))
+    return lines
 
 
 def _interval_table(iv: pd.DataFrame, causal: pd.Series) -> pd.DataFrame:
@@ -176,9 +261,11 @@ def regime_text(ok: pd.DataFrame, scheduler: str) -> str | None:
             f"(read window = {per:.2f} rotations: {side})")
 
 
-def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "") -> dict[str, Any]:
+def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, where: str = "",
+                  events: pd.DataFrame | None = None, partial: str | None = None) -> dict[str, Any]:
     """The scaler tables and the winner of the ``done`` score rows ``ok`` of one setting (``where``
-    names it in every title: callers split by every setting that varies, `mpx.experiment.rows.SETTINGS`)."""
+    names it in every title: callers split by every setting that varies, `mpx.experiment.rows.SETTINGS`);
+    ``events`` and ``partial`` as in `winner_text`."""
     out: dict[str, Any] = {}
 
     def title(text: str) -> str:
@@ -191,7 +278,7 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
         piv = ok.pivot_table(index="scaler", columns="scheduler", values=HEADLINE_COLUMN, aggfunc="mean")
         out[title(f"headline measure ({measure} windows, %), mean over workloads: scaler x scheduler")] = \
             (piv * 100).round(2)
-    text = winner_text(ok, baseline)
+    text = winner_text(ok, baseline, events, partial)
     if text:
         regime = regime_text(ok, baseline[0])
         out[title("winner")] = (f"== {where.strip()}\n" if where else "") + text + (f"\n{regime}" if regime else "")
@@ -215,7 +302,41 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
     if shown is not None:
         others = f"; the other {len(scheds) - 1} schedulers: csv/scores.csv" if len(scheds) > 1 else ""
         out.update(protocol_tables(ok[ok["scheduler"] == shown], f", scheduler {shown}{others}{where}"))
+        if events is not None and not events.empty:
+            out.update(floor_table(ok[ok["scheduler"] == shown], events, f", scheduler {shown}{where}"))
     return out
+
+
+def floor_table(ok: pd.DataFrame, events: pd.DataFrame, where: str = "") -> dict[str, Any]:
+    """Per scaler (the rows of one scheduler and one setting): the headline on every event and on the events
+    that carry counts (`mpx.studies.compare.floored_rows`), each with its 95% paired interval, and the share of the
+    headline the hard events carry (`mpx.studies.compare.hard_share`). Empty when the rows lack the measures."""
+    if HEADLINE_COLUMN not in ok or "median_true" not in events:
+        return {}
+    ev = events[events["cell_key"].isin(set(ok["cell_key"]))]
+    fl = floored_rows(ok, ev)
+    col = f"{HEADLINE_COLUMN}_floored"
+    t = pd.DataFrame(index=pd.Index(sorted(ok["scaler"].dropna().unique()), name="scaler"))
+    for name, c, frame in (("all events %", HEADLINE_COLUMN, ok), ("events with counts %", col, fl)):
+        per = per_workload(frame, c).reindex(t.index)
+        samples = 100 * paired_bootstrap(per)
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.nanpercentile(samples, [2.5, 97.5], axis=0) if np.isfinite(samples).any() else (
+                np.full(len(t), np.nan),) * 2
+        t[name] = [("n/a" if not np.isfinite(m) else f"{m:.1f} [{a:.1f}, {b:.1f}]")
+                   for m, a, b in zip(100 * per.mean(axis=1, skipna=False), lo, hi)]
+    hs = hard_share(ev, by=("scaler",))
+    t["hard events' share %"] = (100 * hs["share"]).reindex(t.index).round(1)
+    t["_order"] = per_workload(ok, HEADLINE_COLUMN).reindex(t.index).mean(axis=1)
+    t = t.sort_values("_order").drop(columns="_order")
+    n_all = fl.groupby("workload")["events_scored"].median().mean()
+    n_kept = fl.groupby("workload")["events_floored"].median().mean()
+    hard = hs["hard_pairs"].max() if len(hs) else 0
+    pairs = hs["pairs"].max() if len(hs) else 0
+    return {f"the headline with and without the floor{where}: {HEADLINE_COLUMN} %, mean over workloads [95% paired "
+            f"interval]; events with counts: median true read-window count >= {FLOOR_MEDIAN:g} ({n_kept:.1f} of "
+            f"{n_all:.1f} events per workload); hard events: every scaler >= {100 * HARD:.0f}% wrong "
+            f"({int(hard)} of {int(pairs)} (workload, event) pairs; docs/scoring.md)": t}
 
 
 def event_class_tables(events: pd.DataFrame) -> dict[str, Any]:
@@ -246,18 +367,22 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     scores = store.table("scores", experiment, run_id)
     sched = store.table("schedule", experiment, run_id)
     cells = store.table("cells", experiment, run_id)
+    events = store.table("events", experiment, run_id)
+    partial = incomplete_text(store, experiment, run_id, cells)
+    if partial:
+        out["INCOMPLETE"] = f"INCOMPLETE STORE: {partial}; every table below is from the cells stored so far"
     if not scores.empty and "window_mape" in scores:
         ok = scores[scores["status"] == "done"].copy()
         ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
         if not ok.empty:
             varying = varying_settings(ok)
             if not varying:
-                out.update(scaler_tables(ok, baseline))
+                out.update(scaler_tables(ok, baseline, events=events, partial=partial))
             else:  # never pool a swept setting: one set of tables (and one winner) per value
                 for values, part in ok.groupby(varying, dropna=False):
                     values = values if isinstance(values, tuple) else (values,)
                     where = ", ".join(f"{k} = {v}" for k, v in zip(varying, values))
-                    out.update(scaler_tables(part, baseline, f" [{where}]"))
+                    out.update(scaler_tables(part, baseline, f" [{where}]", events, partial))
         methods = headline_methods(store, experiment, run_id)
         if methods:
             out.update(headline_table(ok, methods))
@@ -266,7 +391,6 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             g = bad.groupby(["scaler", "status"]).agg(cells=("cell_key", "nunique"), reason=("reason", "first"))
             g["reason"] = g["reason"].astype(str)  # whole: `summary_text` and LaTeX wrap it, never cut it
             out["scalers skipped or failed"] = g
-    events = store.table("events", experiment, run_id)
     if not events.empty and "event_class" in events and HEADLINE_COLUMN in events:
         out.update(event_class_tables(events))
     if not sched.empty:
@@ -295,6 +419,29 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
             g["reason"] = g["reason"].astype(str)
             out["cells skipped or failed"] = g
     return out
+
+
+def incomplete_text(store: Any, experiment: str | None, run_id: int | None, cells: pd.DataFrame) -> str | None:
+    """What is missing from the run(s) a report reads: runs not ``finished`` (interrupted, or still running)
+    and how many of their cells are stored; None when every run finished with every cell stored."""
+    runs = store.runs()
+    if runs.empty:
+        return None
+    if run_id is not None:
+        runs = runs[runs["run_id"] == run_id]
+    else:
+        if experiment is not None:
+            runs = runs[runs["experiment"] == experiment]
+        runs = runs.groupby("experiment", sort=False).tail(1)      # the latest run of each experiment
+    stored = set(cells["key"]) if "key" in cells else set()
+    said = []
+    for r in runs.itertuples(index=False):
+        keys = store.run_cells(run_id=int(r.run_id)) or []
+        have = sum(k in stored for k in keys)
+        if r.status != "finished" or have < len(keys):
+            said.append(f"run {r.run_id} of {r.experiment} is {r.status}: {have} of {len(keys)} cells stored, "
+                        f"{len(keys) - have} missing")
+    return "; ".join(said) or None
 
 
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:

@@ -39,6 +39,36 @@ def enabled(wanted: bool | None = None) -> bool:
         return False
 
 
+_interrupt = [False]  # set by the command's SIGINT handler (`mpx.cli.main`)
+
+
+def request_interrupt(flag: bool = True) -> None:
+    """Note (or, with False, forget) a Ctrl-C: the next bar update raises KeyboardInterrupt. A SIGINT that
+    lands in a ctypes callback (llvmlite writing numba's cache) is swallowed there ("Exception ignored"):
+    the work went on to the end and exited 0 (2 of 30 Ctrl-Cs of ``mpx partition``)."""
+    _interrupt[0] = flag
+
+
+def interrupt_requested() -> bool:
+    return _interrupt[0]
+
+
+def close_all() -> None:
+    """Close (and so clear) every bar still drawn: a line printed after a Ctrl-C starts on a clean line."""
+    for b in list(getattr(tqdm, "_instances", ())):
+        try:
+            b.close()
+        except Exception:  # noqa: BLE001 - a bar half torn down by the interrupt: nothing more to clear
+            pass
+
+
+class _Bar(tqdm):
+    def update(self, n: float | None = 1) -> Any:
+        if _interrupt[0]:
+            raise KeyboardInterrupt
+        return super().update(n)
+
+
 def bar(total: float | None = None, desc: str = "", unit: str = "it", wanted: bool | None = None,
         **options: Any) -> tqdm:
     """A tqdm bar on stderr following the rule of this module (``options`` go to tqdm, e.g.
@@ -47,5 +77,5 @@ def bar(total: float | None = None, desc: str = "", unit: str = "it", wanted: bo
     on = enabled(wanted)
     forced = os.environ.get("MPX_PROGRESS", "").strip().lower() in ON
     options.setdefault("delay", 0 if forced or not on else DELAY)
-    return tqdm(total=total, desc=desc, unit=unit, disable=not on, file=sys.stderr, dynamic_ncols=True,
+    return _Bar(total=total, desc=desc, unit=unit, disable=not on, file=sys.stderr, dynamic_ncols=True,
                 leave=False, **options)

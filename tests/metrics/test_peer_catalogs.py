@@ -123,7 +123,7 @@ def test_problem_kinds_by_hand(tmp_path):
 def test_likwid_variables_and_options_by_hand(tmp_path):
     text = ("SHORT t\n\nEVENTSET\nFIXC0 INSTR\nCBOX0C1:STATE=0x1 LOOKUP\nCBOX1C1:STATE=0x1 LOOKUP\nPMC0 X\n\nMETRICS\n"
             "Lookups CBOX0C1:STATE=0x1+CBOX1C1:STATE=0x1\nPer socket PMC0/num_sockets\nFlag PMC0*true+FIXC0*false\n"
-            "Typo PMC0/FIXCO\n")
+            "Typo PMC0/FIXCO\nLONG\n")
     cat = likwid.load(write(tmp_path, "T.txt", text))
     assert cat["T/Lookups"].events == {"LOOKUP:STATE=0x1"}
     out = cat.evaluate({"X": np.array([6.0]), "INSTR": np.array([5.0]), "LOOKUP:STATE=0x1": np.array([2.0])},

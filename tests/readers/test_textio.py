@@ -102,8 +102,8 @@ def test_a_pipe_is_read_once(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("loaded ('a', 'b') {'a': 4.0, 'b': 6.0}"), lines
-    assert lines[1] == f"error {tmp_path / 'p2'}:1: unknown format (first line 'garbage'); known formats: " \
-                       "mpx, jsonl, gem5, callgrind, perfstat", lines
+    assert lines[1] == f"error {tmp_path / 'p2'}: unknown format: no reader recognises it (tried: " \
+                       "mpx, jsonl, gem5, callgrind, perfstat)", lines
     assert lines[2] == "tmp left: []"
 
 

@@ -14,7 +14,7 @@ from scipy.stats import truncnorm
 
 from mpx import scalers
 
-from mpx.datasets import synthetic
+from mpx.datasets.shipped import synthetic
 from mpx.errors import ConfigError
 from mpx.metrics import Catalog, Metric, Relation
 from mpx.multiplex import multiplex
@@ -464,7 +464,7 @@ def test_gem5_relations_on_runs_with_rare_events(dataset):
     counted events, on gem5-compute icache ``demandMisses`` (< 1 count per window) beside
     ``demandAccesses``. A walk frozen at 1e-3 counts per window made EP's information matrices singular
     (LinAlgError; both failed before their fixes); every event now walks by at least one count per window."""
-    from mpx.datasets import shipped as datasets
+    from mpx.datasets.shipped import shipped as datasets
     from mpx.metrics import builtin
     from mpx.pmu import preset
 
@@ -479,3 +479,56 @@ def test_gem5_relations_on_runs_with_rare_events(dataset):
     assert np.isfinite(e.counts[~e.not_estimated]).all()
     q = sc.model_["q"][:, :len(obs.events)]
     assert np.all(q >= (1.0 / sc.model_["length"][:, None]) ** 2)
+
+
+def test_marginalize_latent_turns_an_identity_into_the_inequality_it_implies():
+    from mpx.scalers.inference.relations import marginalize_latent
+
+    rs = relation_set(["a == h + m", "m2 <= a", "m2 <= g"], ["a", "m", "m2"])   # h, g: never measured
+    assert rs.latent == ("h", "g")
+    flat = marginalize_latent(rs)
+    assert flat.variables == ("a", "m", "m2") and flat.eq.shape == (0, 3)
+    # h >= 0 in a == h + m is m <= a; m2 <= g holds for some g >= 0 whatever m2 is: gone
+    rows = {tuple(np.round(r, 12) + 0.0) for r in flat.ineq}
+    assert rows == {(-1.0, 1.0, 0.0), (-1.0, 0.0, 1.0)}
+    assert "1 solved from an identity" in flat.notes[-1] and "1 rows dropped" in flat.notes[-1]
+    # a flat prior on every real: the identity implies nothing
+    assert {tuple(r + 0.0) for r in marginalize_latent(rs, nonnegative=False).ineq} == {(-1.0, 0.0, 1.0)}
+    # two identities through one latent: solved from the first, the second becomes an identity of measured events
+    two = marginalize_latent(relation_set(["a == h + m", "b == h + m2"], ["a", "m", "b", "m2"]))
+    assert two.eq.shape == (1, 4) and np.allclose(two.eq[0] / two.eq[0][0], [1, -1, -1, 1])
+
+
+def test_a_latent_member_no_longer_pulls_the_measured_ones_towards_the_identity():
+    # issue 28: `demandAccesses == demandHits + demandMisses` with demandHits never measured: a prior centred
+    # at 0 on the latent pulled the misses towards the accesses in the windows where they were not counted
+    rng = np.random.default_rng(3)
+    n_q = 96
+    a, m = rng.poisson(1000, n_q).astype(float), rng.poisson(10, n_q).astype(float)
+    m[40:60] = rng.poisson(300, 20)
+    running = np.column_stack([np.ones(n_q, dtype=bool), np.arange(n_q) % 24 == 5])
+    obs = observation_from_quanta(["a", "m"], np.arange(n_q + 1, dtype=float), np.column_stack([a, m]), running, 4)
+    truth = np.add.reduceat(m, np.arange(0, n_q, 4))
+
+    def wape(e):
+        return np.abs(np.nan_to_num(e.counts[:, 1]) - truth).sum() / truth.sum()
+
+    zero = BayesPerfScaler(relations="a == h + m", latent="zero").estimate(obs)
+    flat = BayesPerfScaler(relations="a == h + m").estimate(obs)
+    assert wape(zero) > 2 * wape(flat)
+    assert np.nanmax(zero.counts[:, 1]) > 1500 > np.nanmax(flat.counts[:, 1])  # pulled towards a's ~4,000
+    # the flat prior is exactly the inequality its non-negativity implies
+    ineq = BayesPerfScaler(relations="m <= a").estimate(obs)
+    np.testing.assert_allclose(flat.counts, ineq.counts, rtol=1e-9, equal_nan=True)
+
+
+def test_an_identity_is_used_only_where_a_window_counts_all_but_one_of_its_members():
+    from mpx.scalers.inference.relations import informative_identities
+
+    rs = relation_set(["c == a + b", "d <= a"], ["a", "b", "c", "d"])
+    apart = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], dtype=bool)   # never two members together
+    got = informative_identities(rs, apart)
+    assert got.eq.shape == (0, 4) and got.ineq.shape == rs.ineq.shape and "1 identity dropped" in got.notes[-1]
+    together = apart.copy()
+    together[1, 0] = True                                                       # a and b in one window: c is pinned
+    assert informative_identities(rs, together) is rs

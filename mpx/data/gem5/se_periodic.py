@@ -2,27 +2,43 @@
 one DDR4 channel, syscall emulation; the whole stats tree is dumped and reset every period.
 
 Run by gem5, not by Python:  gem5.fast --outdir=OUT se_periodic.py --hardware HW.json --period-ps P
-    [--max-dumps N] [--cwd DIR] [--stdin F] [--stdout F] [--env K=V ...] -- PROGRAM ARGS
+    [--max-dumps N] [--fast-forward-insts F [--warmup-insts W]] [--cwd DIR] [--stdin F] [--stdout F]
+    [--env K=V ...] -- PROGRAM ARGS
 
 Every hardware parameter is set here explicitly from the JSON file ``--hardware`` (no gem5 default is
 relied on: see ``HARDWARE`` in `mpx.recording.gem5`, which writes that file and stores the same dict in the
 trace's metadata). Built only from ``m5.objects`` (no standard library), so it runs on a build without Ruby.
 With ``--max-dumps N`` the simulation stops at tick N × period (deterministic), otherwise when the
 program exits; gem5 then writes one last dump for the partial interval, which the recorder drops.
+
+**Fast-forward** (``--fast-forward-insts F``, as gem5's ``configs/common/Simulation.py`` does with
+``--fast-forward``): the program starts on an ``X86AtomicSimpleCPU`` (``system.ff_cpu``, which owns the
+interrupt controller and drives the same caches, so they are warm) until one thread has retired F
+instructions (``max_insts_any_thread``); ``m5.switchCpus`` then hands the thread, the MMU (TLBs, walkers),
+the interrupt controller and the cache ports to the out-of-order core ``system.cpu`` (created
+``switched_out``). With ``--warmup-insts W`` the O3 core then runs W more instructions (branch predictor,
+prefetchers, caches and TLBs warm up on the detailed core; ``scheduleInstStop``) before the stats are reset
+and the periodic dumps start; the intervals are W instructions past the switch. The caches, buses and
+their stats keep the names they have without fast-forward (children of ``system.cpu``); the script prints
+one ``se_periodic.py: measured from`` line with what was skipped.
 """
 import argparse
 import json
 import sys
+import time
 
 import m5
 from m5.objects import (AddrRange, Cache, DDR4_2400_8x8, L2XBar, MemCtrl, Process, Root, SEWorkload,
                         SimpleBTB, SrcClockDomain, StridePrefetcher, System, SystemXBar, TournamentBP,
-                        ReturnAddrStack, VoltageDomain, X86O3CPU)
+                        ReturnAddrStack, VoltageDomain, X86AtomicSimpleCPU, X86O3CPU, X86TimingSimpleCPU)
 
 p = argparse.ArgumentParser()
 p.add_argument("--hardware", required=True)
 p.add_argument("--period-ps", type=int, required=True)
 p.add_argument("--max-dumps", type=int, default=0)
+p.add_argument("--fast-forward-insts", type=int, default=0)
+p.add_argument("--warmup-insts", type=int, default=0)
+p.add_argument("--ff-cpu", choices=("atomic", "timing"), default="atomic")
 p.add_argument("--cwd", default=None)
 p.add_argument("--stdin", default=None)
 p.add_argument("--stdout", default=None)
@@ -32,6 +48,10 @@ a = p.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 if not cmd:
     sys.exit("se_periodic.py: no program given")
+if a.fast_forward_insts < 0 or a.warmup_insts < 0 or (a.warmup_insts and not a.fast_forward_insts):
+    sys.exit("se_periodic.py: --fast-forward-insts and --warmup-insts must be >= 0, warm-up only after a "
+             "fast-forward")
+ff = a.fast_forward_insts > 0
 with open(a.hardware) as fh:
     hw = json.load(fh)
 
@@ -51,11 +71,11 @@ def cache(spec, **extra):
 system = System()
 system.cache_line_size = hw["cache_line_bytes"]
 system.clk_domain = SrcClockDomain(clock=hw["clock"], voltage_domain=VoltageDomain())
-system.mem_mode = "timing"
+system.mem_mode = "atomic" if ff and a.ff_cpu == "atomic" else "timing"  # switchCpus sets the O3 core's timing mode
 system.mem_ranges = [AddrRange(hw["memory"]["size"])]
 
 core = hw["core"]
-cpu = X86O3CPU()
+cpu = X86O3CPU(switched_out=True, cpu_id=0) if ff else X86O3CPU()  # same id: the APIC moves over
 for key in ("fetchWidth", "decodeWidth", "renameWidth", "dispatchWidth", "issueWidth", "wbWidth",
             "commitWidth", "squashWidth", "fetchBufferSize", "fetchQueueSize", "numROBEntries",
             "numIQEntries", "LQEntries", "SQEntries", "numPhysIntRegs", "numPhysFloatRegs",
@@ -77,12 +97,35 @@ system.cpu = cpu
 
 caches = hw["caches"]
 l2 = cache(caches["l2"], clusivity=caches["l2"]["clusivity"])
-cpu.addTwoLevelCacheHierarchy(cache(caches["l1i"], is_read_only=True), cache(caches["l1d"]), l2,
-                              xbar=L2XBar(width=hw["l2_bus_width_bytes"]))
-system.membus = SystemXBar(width=hw["membus_width_bytes"])
-cpu.createInterruptController()
-cpu.connectAllPorts(system.membus.cpu_side_ports, system.membus.cpu_side_ports,
-                    system.membus.mem_side_ports)
+if not ff:
+    cpu.addTwoLevelCacheHierarchy(cache(caches["l1i"], is_read_only=True), cache(caches["l1d"]), l2,
+                                  xbar=L2XBar(width=hw["l2_bus_width_bytes"]))
+    system.membus = SystemXBar(width=hw["membus_width_bytes"])
+    cpu.createInterruptController()
+    cpu.connectAllPorts(system.membus.cpu_side_ports, system.membus.cpu_side_ports,
+                        system.membus.mem_side_ports)
+else:
+    # The same hierarchy as addTwoLevelCacheHierarchy builds, owned by system.cpu (same stat names) but
+    # connected to the atomic CPU, which starts; switchCpus moves the ports to the O3 core (takeOverFrom).
+    ff_class = X86AtomicSimpleCPU if a.ff_cpu == "atomic" else X86TimingSimpleCPU
+    ffc = ff_class(max_insts_any_thread=a.fast_forward_insts, cpu_id=0)
+    ffc.mmu.itb.size = hw["tlb"]["itb_entries"]
+    ffc.mmu.dtb.size = hw["tlb"]["dtb_entries"]
+    system.ff_cpu = ffc
+    cpu.icache = cache(caches["l1i"], is_read_only=True)
+    cpu.dcache = cache(caches["l1d"])
+    ffc.icache_port = cpu.icache.cpu_side
+    ffc.dcache_port = cpu.dcache.cpu_side
+    cpu.toL2Bus = L2XBar(width=hw["l2_bus_width_bytes"])
+    cpu.icache.mem_side = cpu.toL2Bus.cpu_side_ports
+    cpu.dcache.mem_side = cpu.toL2Bus.cpu_side_ports
+    ffc.mmu.connectWalkerPorts(cpu.toL2Bus.cpu_side_ports, cpu.toL2Bus.cpu_side_ports)
+    cpu.l2cache = l2
+    cpu.toL2Bus.mem_side_ports = cpu.l2cache.cpu_side
+    system.membus = SystemXBar(width=hw["membus_width_bytes"])
+    cpu.l2cache.mem_side = system.membus.cpu_side_ports
+    ffc.createInterruptController()
+    ffc.connectUncachedPorts(system.membus.cpu_side_ports, system.membus.mem_side_ports)
 system.system_port = system.membus.cpu_side_ports
 
 mem = hw["memory"]
@@ -102,11 +145,35 @@ if a.stdin:
     proc.input = a.stdin
 if a.stdout:
     proc.output = a.stdout
+if ff:
+    ffc.workload = proc
+    ffc.createThreads()
+    cpu.isa = ffc.isa  # as Simulation.py: the switched CPUs share the ISA objects
 cpu.workload = proc
 cpu.createThreads()
 
 root = Root(full_system=False, system=system)
 m5.instantiate()
+if ff:
+    t0 = time.time()
+    ev = m5.simulate()
+    t1 = time.time()
+    if ev.getCause() != "a thread reached the max instruction count":
+        sys.exit(f"se_periodic.py: the program ended during the fast-forward of {a.fast_forward_insts} "
+                 f"instructions (tick {m5.curTick()}: {ev.getCause()})")
+    switch_tick = m5.curTick()
+    m5.switchCpus(system, [(ffc, cpu)])
+    if a.warmup_insts:
+        cpu.scheduleInstStop(0, a.warmup_insts, "mpx warm-up done")
+        ev = m5.simulate()
+        if ev.getCause() != "mpx warm-up done":
+            sys.exit(f"se_periodic.py: the program ended during the warm-up of {a.warmup_insts} "
+                     f"instructions (tick {m5.curTick()}: {ev.getCause()})")
+    t2 = time.time()
+    m5.stats.reset()
+    print(f"se_periodic.py: measured from tick {m5.curTick()}: fast-forward {a.fast_forward_insts} "
+          f"instructions to tick {switch_tick}, warm-up {a.warmup_insts} instructions")
+    print(f"se_periodic.py: host seconds: fast-forward ({a.ff_cpu}) {t1 - t0:.3f}, warm-up {t2 - t1:.3f}")
 m5.stats.periodicStatDump(a.period_ps)
 if a.max_dumps:
     ev = m5.simulate(a.max_dumps * a.period_ps + a.period_ps // 2)

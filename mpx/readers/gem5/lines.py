@@ -257,9 +257,9 @@ def fast_chunk(lines: list[bytes], first: int, stats: Stats, raw_block: bytes | 
         else:
             return None
         vals[i] = b"0"
-    raw = np.array(vals, dtype=np.bytes_)
-    if raw.dtype.itemsize > MAX_VALUE_BYTES:
+    if max(map(len, vals), default=0) > MAX_VALUE_BYTES:  # before the array: it takes longest × lines bytes
         return None
+    raw = np.array(vals, dtype=np.bytes_)
     if not VALUE_BYTES[raw.view(np.uint8)].all():
         return None
     try:

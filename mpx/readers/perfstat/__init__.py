@@ -70,8 +70,10 @@ enabled and running time and scales each interval. Here:
   threads come and go; uncore events on CPUs outside their PMU's cpumask); read those with
   ``missing="record"``: the cell is then marked absent in `PerfStatRun.present` (NaN everywhere).
 - **what perf cannot print is an error** (the file was damaged): a negative counter value or an integer
-  beyond ``u64`` (perf keeps counts and times as ``u64``, ``tools/perf/util/counts.h``), a last row
-  without its newline (cut off), a second ``--summary`` row of one counter, empty or numeric fields
+  beyond ``u64`` (perf keeps counts and times as ``u64``, ``tools/perf/util/counts.h``), a file whose last
+  byte is not a newline (**the truncation rule**: perf ends every line with one, so a file cut anywhere but
+  just after a newline — inside a row, or inside the leading blanks of the next one — is refused; a cut just
+  after a newline cannot be told from a shorter run), a second ``--summary`` row of one counter, empty or numeric fields
   inside a ``-x ,`` metric unit (another row merged into it by a lost newline).
 """
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from mpx.readers.perfstat.run import PerfStatRow
 from mpx.readers.perfstat.rows import (
     AGGR_CSV,
+    check_cpu_count,
     INT,
     NUM,
     PCT,
@@ -137,7 +138,7 @@ class CsvParser(RowParser):
             if not lay.pattern.match(aggr_id):
                 raise RowError(f"aggregation id {aggr_id!r} does not fit the file's {lay.kind!r} ids")
             if lay.id_cols == 2:
-                n_agg = parse_int(f[2], "CPU count")
+                n_agg = check_cpu_count(parse_int(f[2], "CPU count"), "CPU count")
         i = 1 + lay.id_cols
         if len(f) < i + 5:
             raise RowError(self._count_msg(f, "row too short"))

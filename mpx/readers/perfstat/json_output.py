@@ -13,6 +13,7 @@ from mpx.readers.perfstat.rows import (
     RowError,
     RowParser,
     check_pct,
+    check_cpu_count,
     check_u64,
     parse_number,
     parse_value,
@@ -72,7 +73,7 @@ class JsonParser(RowParser):
             n = obj["aggregate-number"]
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 raise RowError(f"aggregate-number {n!r} is not a non-negative integer")
-            n_agg = check_u64(n, "aggregate-number")
+            n_agg = check_cpu_count(n, "aggregate-number")
         for k in ("counter-value", "event", "event-runtime", "pcnt-running"):
             if k not in obj:
                 raise RowError(f"no {k!r} key")

@@ -90,6 +90,8 @@ def read_perf_stat(
         elif sep == "" or sep.isspace() and sep != "\t":
             raise ConfigError(f"sep must be a non-blank string (or tab), got {sep!r}")
         parser = CsvParser(path, scaled, sep, cgroup)
+    if not text.endswith("\n"):  # the truncation rule: perf ends every line, blank or not, with a newline
+        raise FormatError(path, len(lines), "truncated file: the last line has no newline")
     for i in range(lineno - 1, len(lines)):
         raw = lines[i].rstrip("\r")
         s = raw.strip()

@@ -80,6 +80,17 @@ def parse_int(text: str, what: str) -> int:
     return check_u64(int(text), what)
 
 
+#: perf keeps the number of CPUs aggregated in an ``int`` (``struct perf_stat_aggr.nr``, tools/perf/util/stat.h).
+INT_MAX = 2**31 - 1
+
+
+def check_cpu_count(v: int, what: str) -> int:
+    """A CPU count (``-x`` per-socket field, JSON ``aggregate-number``): perf's ``int``, so 0..2**31-1."""
+    if not 0 <= v <= INT_MAX:
+        raise RowError(f"{what} {str(v)[:40]} is outside 0..2**31-1 (perf counts aggregated CPUs in an int)")
+    return v
+
+
 def parse_number(text: str, what: str) -> float:
     """``text`` as a finite number in perf's notation (else `RowError` naming ``what``)."""
     try:
@@ -205,6 +216,13 @@ class RowParser:
         if not self.times:
             raise FormatError(self.path, None, "no interval rows: not perf stat -I output "
                               "(run perf stat with -I MS)")
+        if self.summary:  # perf prints the summary row of every counter: a partial block was cut off
+            lacking = [c for c, n in self.columns_of.items() if len(self.summary_lines.get(c, ())) < n]
+            if lacking:
+                more = f" (and {len(lacking) - 1} more)" if len(lacking) > 1 else ""
+                raise FormatError(self.path, self.summary[-1].line,
+                                  f"the --summary block has no row for {lacking[0][2]!r}{more}, which the "
+                                  "intervals count: a truncated or damaged file?")
         order: dict[tuple, int] = {}
         for cell in self.cells:
             for key in cell:
