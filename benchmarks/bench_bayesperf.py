@@ -27,7 +27,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mpx.datasets.shipped import synthetic  # noqa: E402
+from mpx.datasets import synthetic  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
 from mpx.scalers.bayesperf import BayesPerfScaler, BayesPerfSmoother  # noqa: E402

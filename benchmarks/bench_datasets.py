@@ -29,7 +29,7 @@ def main() -> int:
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     t_empty_proc = time.perf_counter() - t0
 
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
 
     rows = []
     worst = 0.0

@@ -100,7 +100,7 @@ def _jsonl_seed(workdir: Path) -> list[Path]:
     """An ``mpx-stats`` file holding the first 40 intervals and 12 events of the shipped ``kernels``."""
     import numpy as np
 
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
     from mpx.stats import PeriodicDumper, StatGroup
 
     try:

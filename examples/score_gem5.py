@@ -15,7 +15,7 @@ import sys
 
 from mpx import scalers
 
-from mpx.datasets.shipped import shipped as datasets
+from mpx.datasets import shipped as datasets
 from mpx.scoring.score import score
 from mpx.metrics import resolve_catalog
 from mpx.multiplex import multiplex

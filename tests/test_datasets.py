@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpx.datasets.shipped import shipped as ds
+from mpx.datasets import shipped as ds
 from mpx.errors import FormatError
 from mpx.recording.callgrind import parse_cache
 

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from mpx.datasets.shipped import shipped as ds
+from mpx.datasets import shipped as ds
 from mpx.recording.gem5 import HOST_STATS, standard_events
 
 GEM5 = ds.names("gem5")

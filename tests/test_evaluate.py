@@ -215,7 +215,7 @@ def test_end_to_end_with_multiplexing():
 
 
 def test_tma_level_1_metric_error():
-    from mpx.datasets.shipped import synthetic
+    from mpx.datasets import synthetic
     from mpx.metrics import builtin
     from mpx.multiplex import multiplex
     from mpx.problem import Problem

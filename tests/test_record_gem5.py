@@ -109,7 +109,7 @@ def test_rebuild_a_gem5_recipe_adds_it_to_the_manifest(tmp_path: Path, monkeypat
     with the hardware, and a --check rebuild is byte-identical."""
     import json
 
-    from mpx.datasets.shipped import shipped as ds
+    from mpx.datasets import shipped as ds
 
     root = tmp_path / "datasets"
     (root / "gem5").mkdir(parents=True)

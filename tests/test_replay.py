@@ -84,7 +84,7 @@ def test_score_scalers_skips_what_cannot_run_and_propagates_bugs_unless_asked():
 
 
 def test_gem5_datasets_resolve_by_name_and_train_on_the_other_gem5_ones():
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
     from mpx.scoring.scalers import training_traces
 
     if "gem5-chase" not in datasets.names(None):

@@ -95,7 +95,7 @@ def test_score_carries_the_verdicts_of_a_catalog_with_a_hierarchy():
     """On a gem5 trace with the gem5 catalog the score has the verdict columns and the confusion; on the
     callgrind catalog (no hierarchy) they are None."""
     from mpx import scalers
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
     from mpx.scoring.score import score
     from mpx.multiplex import multiplex
     from mpx.problem import Problem

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mpx.datasets.shipped import shipped as datasets  # noqa: E402
+from mpx.datasets import shipped as datasets  # noqa: E402
 from mpx.metrics import Relation, vector_total_relations  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

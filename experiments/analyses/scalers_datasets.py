@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 from mpx import scalers  # noqa: E402
 
-from mpx.datasets.shipped import shipped as datasets
+from mpx.datasets import shipped as datasets
 from mpx.errors import ConfigError  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402

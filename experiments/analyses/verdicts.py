@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from scipy.stats import norm, spearmanr  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
-from mpx.datasets.shipped import shipped as datasets  # noqa: E402
+from mpx.datasets import shipped as datasets  # noqa: E402
 from mpx.metrics import evaluate_metrics, resolve_catalog  # noqa: E402
 from mpx.metrics.topdown import TopDown  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
     from mpx.util.progress import bar as progress_bar
 
     cmd = args.datasets_command

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import mpx
-from mpx.datasets.shipped import shipped as shipped_datasets
+from mpx.datasets import shipped as shipped_datasets
 from mpx.errors import ConfigError
 from mpx.readers import read_trace
 from mpx.datasets.synthetic import synth

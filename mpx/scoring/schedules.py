@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mpx import schedulers
-from mpx.datasets.shipped import synthetic as S
+from mpx.datasets import synthetic as S
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.problem import Problem

@@ -90,7 +90,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
 
     pmu = pmu_preset(f"generic-{counters}")
     if dataset is not None:
-        from mpx.datasets.shipped import shipped as datasets
+        from mpx.datasets import shipped as datasets
 
         names = datasets.names()
         if dataset not in names:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mpx.datasets.shipped import shipped as datasets
+from mpx.datasets import shipped as datasets
 from mpx.errors import ConfigError
 from mpx.scalers.fusion import FusionScaler
 

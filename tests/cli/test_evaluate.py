@@ -11,9 +11,9 @@ import pytest
 
 from mpx import scalers
 
-from mpx.datasets.shipped import shipped as datasets
+from mpx.datasets import shipped as datasets
 
-from mpx.datasets.shipped import synthetic
+from mpx.datasets import synthetic
 from mpx.cli import main
 from mpx.cli.evaluate import never_warnings
 from mpx.scoring.score import score

@@ -270,7 +270,7 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
 
 def test_heldout_traces_are_scored_but_never_trained_on(tmp_path):
     from mpx import scalers
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
 
     scalers.register("loo_probe", _probe_class())
     try:

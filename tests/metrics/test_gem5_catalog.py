@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from mpx.datasets.shipped import shipped as ds
+from mpx.datasets import shipped as ds
 from mpx.metrics import builtin, evaluate_trace, vector_total_relations
 from mpx.recording.gem5 import HARDWARE, standard_events
 

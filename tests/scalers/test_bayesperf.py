@@ -14,7 +14,7 @@ from scipy.stats import truncnorm
 
 from mpx import scalers
 
-from mpx.datasets.shipped import synthetic
+from mpx.datasets import synthetic
 from mpx.errors import ConfigError
 from mpx.metrics import Catalog, Metric, Relation
 from mpx.multiplex import multiplex
@@ -464,7 +464,7 @@ def test_gem5_relations_on_runs_with_rare_events(dataset):
     counted events, on gem5-compute icache ``demandMisses`` (< 1 count per window) beside
     ``demandAccesses``. A walk frozen at 1e-3 counts per window made EP's information matrices singular
     (LinAlgError; both failed before their fixes); every event now walks by at least one count per window."""
-    from mpx.datasets.shipped import shipped as datasets
+    from mpx.datasets import shipped as datasets
     from mpx.metrics import builtin
     from mpx.pmu import preset
 

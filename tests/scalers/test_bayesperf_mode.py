@@ -12,7 +12,7 @@ import scipy.optimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpx.datasets.shipped import shipped as datasets
+from mpx.datasets import shipped as datasets
 from mpx.conformance.scalers import observation_from_quanta
 from mpx.metrics import builtin
 from mpx.multiplex import multiplex
