@@ -221,20 +221,27 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
 def event_class_tables(events: pd.DataFrame) -> dict[str, Any]:
     """The headline measure per scaler and event class (cv of the true window counts), one table per value
     of every setting that varies: medians over events and cells."""
-    ev = events[events["event_class"] != "zero"].copy()
+    ev = events.copy()
     ev[HEADLINE_COLUMN] = pd.to_numeric(ev[HEADLINE_COLUMN], errors="coerce")
-    varying = varying_settings(ev)
+    varying = varying_settings(ev[ev["event_class"] != "zero"])
+    # an event is classed per workload (steady in one, bursty in another): count (workload, event) pairs,
+    # so that the classes add up, the never-counting ones said apart
+    pair = [c for c in ("workload", "event") if c in ev]
     out: dict[str, Any] = {}
-    for values, part in (ev.groupby(varying, dropna=False) if varying else [((), ev)]):
+    for values, whole in (ev.groupby(varying, dropna=False) if varying else [((), ev)]):
         values = values if isinstance(values, tuple) else (values,)
         where = "".join(f" [{k} = {v}]" for k, v in zip(varying, values))
+        part = whole[whole["event_class"] != "zero"]
         t = part.pivot_table(index="scaler", columns="event_class", values=HEADLINE_COLUMN, aggfunc="median")
         if t.empty:
             continue
-        n = part.groupby("event_class")["event"].nunique()
-        t.columns = [f"{c} ({n[c]} ev.)" for c in t.columns]
+        n = whole.drop_duplicates([*pair, "event_class"]).groupby("event_class").size()
+        t.columns = [f"{c} ({n[c]})" for c in t.columns]
+        unit = "workload x event pairs" if "workload" in pair and whole["workload"].nunique() > 1 else "events"
+        zero = f"; {n['zero']} never counting, left out" if "zero" in n else ""
         out[f"{HEADLINE_COLUMN} (%) by event class (cv of true window counts: steady < 0.25 <= variable < 1 <= "
-            f"bursty), median over events and cells{where}"] = (t * 100).round(2)
+            f"bursty; in brackets the {unit} of each, {int(n.sum())} in all{zero}), median over events and "
+            f"cells{where}"] = (t * 100).round(2)
     return out
 
 

@@ -139,3 +139,22 @@ def test_report_keeps_skip_reasons_whole_and_prints_run_times_as_dates(tmp_path,
     runs = capsys.readouterr().out
     assert "started (UTC)" in runs and "e+09" not in runs
     assert re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d:\d\d\b", runs)
+
+
+def test_event_class_counts_add_up_to_the_events():
+    """Issue 27: an event is classed per workload, so counting event names per class counted one event
+    in two classes; the counts are (workload, event) pairs and add up, never-counting ones said apart."""
+    import pandas as pd
+
+    from mpx.measures import HEADLINE_COLUMN
+    from mpx.report import event_class_tables
+
+    rows = []
+    for w, classes in (("w1", {"a": "steady", "b": "bursty", "c": "zero"}), ("w2", {"a": "bursty", "b": "bursty",
+                                                                                 "c": "variable"})):
+        for ev, cls in classes.items():
+            for sc in ("linear", "dcam"):
+                rows.append({"workload": w, "event": ev, "event_class": cls, "scaler": sc, HEADLINE_COLUMN: 0.1})
+    (title, table), = event_class_tables(pd.DataFrame(rows)).items()
+    assert list(table.columns) == ["bursty (3)", "steady (1)", "variable (1)"]
+    assert "workload x event pairs of each, 6 in all; 1 never counting, left out" in title
