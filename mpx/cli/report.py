@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print(summary_text(store, args.experiment, args.run))
             return 0
         names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
+        used: set[str] = set()
         for name in names or [None]:
             if len(names) > 1:
                 print(f"% ---- experiment {name}")
@@ -54,10 +55,20 @@ def run(args: argparse.Namespace) -> int:
                 if isinstance(t, str):
                     print("% " + t.replace("\n", "\n% "))
                     continue
-                slug = re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48]
+                slug = unique_label(re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48], used)
                 print(to_latex(t, title if len(names) < 2 else f"{name}: {title}", "tab:" + slug))
                 print()
     return 0
+
+
+def unique_label(slug: str, used: set[str]) -> str:
+    """``slug``, or ``slug-2``, ``slug-3`` ... when a table before it took it (titles cut to 48 characters
+    can coincide, and LaTeX refuses a repeated ``\\label``); recorded in ``used``."""
+    label, k = slug, 2
+    while label in used:
+        label, k = f"{slug}-{k}", k + 1
+    used.add(label)
+    return label
 
 
 def claims(store: Any, args: argparse.Namespace) -> int:
