@@ -17,7 +17,7 @@ from mpx.multiplex import multiplex, resolve_quantum
 from mpx.problem import Problem
 from mpx.replay import default_catalog, default_events, memory_refusal, score_scalers
 
-N_INTERVALS = 120  # of each dataset: 12 read windows of 10 quanta
+N_INTERVALS = 200  # of each dataset: 20 read windows of 10 quanta (fewer: mpx warns)
 
 
 def presets() -> list[str]:
@@ -81,20 +81,24 @@ def test_gem5_traces_default_to_the_catalog_events_and_memory_is_checked():
     obs = multiplex(trace, Problem(tuple(trace.events), p), "perf", quantum=resolve_quantum(None, trace)[0],
                     read_every=10)
     fusion = scalers.get("fusion")
-    # every stat: E x E matrices per quantum, 2 * 120 * 1564^2 * 8 B = 4.7 GB
-    assert fusion.memory_bytes(len(trace.events), N_INTERVALS, 12) > 4e9
+    # every stat: E x E matrices per quantum, 2 * 200 * 1525^2 * 8 B = 7.4 GB
+    assert fusion.memory_bytes(len(trace.events), N_INTERVALS, 20) > 7e9
     why = memory_refusal(fusion, obs, available=2 * 10**9)
     assert why is not None and "fusion would need about" in why and "--events" in why
     assert memory_refusal(scalers.get("linear"), obs, available=2 * 10**9) is None
-    res = list(score_scalers(obs, trace, [("linear", {}), ("fusion", {})], train=[_slice("gem5-sort")]))
-    assert [r.status for r in res][0] == "done"
 
 
-def test_cli_refuses_a_scaler_that_does_not_fit_and_says_why(capsys, monkeypatch):
+def test_library_and_cli_refuse_a_scaler_that_does_not_fit_and_say_why(capsys, monkeypatch):
     import mpx.replay
     from mpx.cli import main
 
-    monkeypatch.setattr(mpx.replay, "available_memory", lambda: 10**6)  # 1 MB: nothing fits but the smallest
+    monkeypatch.setattr(mpx.replay, "available_memory", lambda: 10**9)  # 1 GB: fusion on every stat does not fit
+    trace = _slice("gem5-xz")
+    p = pmu.resolve_pmu("gem5-o3-g4")
+    obs = multiplex(trace, Problem(tuple(trace.events), p), "perf", quantum=resolve_quantum(None, trace)[0],
+                    read_every=10)
+    res = list(score_scalers(obs, trace, [("linear", {}), ("fusion", {})], train=[_slice("gem5-sort")]))
+    assert [r.status for r in res] == ["done", "skipped"] and "would need about" in res[1].reason
     assert main(["evaluate", "gem5-phases", "--pmu", "gem5-o3-g4", "--scaler", "fusion", "--scaler", "linear",
                  "--events", "all"]) == 0
     out = capsys.readouterr().out
