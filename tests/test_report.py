@@ -3,6 +3,8 @@ the ranking under each measure — on hand-made score rows."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -68,7 +70,16 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
     cfg = write_config(tmp_path, extra='[sweep]\n"multiplex.read_every" = [3, 6]\n')
     assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures"]) == 0
     with ResultsStore(tmp_path / "r" / "results.sqlite") as st:
-        text = summary_text(st)
+        lines = summary_text(st, wide_dir=tmp_path / "tables").splitlines()
+        wide = summary_text(st, width=None)
+    assert max(len(line) for line in lines) <= 120  # the terminal's width (issue 27); wide tables in files
+    flat = " ".join(lines)
+    written = [w.split(";")[0] for w in flat.split("written to ")[1:]]
+    assert len(written) == len(set(written)) == len(list((tmp_path / "tables").iterdir()))
+    for w in written:
+        assert Path(w).read_text().splitlines()[2] in wide  # the table as --wide prints it
+    text = " ".join(lines)  # sentences wrapped at 120 columns: compared as one line
+    text = " ".join(text.split())
     for v in (3, 6):  # one winner and one scalers table per swept value, each saying which
         assert f"== [read_every = {v}]" in text and f"scalers (medians over cells) [read_every = {v}]" in text
     assert text.count("winner by the headline measure") == 2

@@ -73,6 +73,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the replay (schedulers/noise that draw; default 0)")
     p.add_argument("--ignore-memory", action="store_true", help="run every scaler even when it would need more "
                    "memory than the machine has (default: such a scaler is not scored, with the reason)")
+    p.add_argument("--wide", action="store_true", help="every column and whole lines, however wide (default: fit "
+                   "120 columns)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per scaler")
 
 
@@ -120,6 +122,7 @@ def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ..
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import textwrap
 
     from mpx import scalers, schedulers
     from mpx.measures import HEADLINE_COLUMN
@@ -197,33 +200,60 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
           f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
-    print(f"events: {ev_text}")
-    print(f"quantum {q_text}; read every {args.read_every} quanta"
-          + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
-    print(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
+    say = (lambda text: print(text)) if args.wide else (
+        lambda text: print("\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False))))
+    say(f"quantum {q_text}; read every {args.read_every} quanta"
+        + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
+    say(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
+    say(f"events: {ev_text}")
     if learned:
-        print(f"learned scalers {', '.join(learned)} trained on: {train_text}")
+        say(f"learned scalers {', '.join(learned)} trained on: {train_text}")
     if obs.errors:
-        print(f"never counted: {', '.join(sorted(obs.errors))}")
-    head = ("scaler", "causal", HEADLINE_COLUMN, "coverage", "never_est", "mdape_all", "window_mape", "mape_ran",
-            "total_error", "metric_mape", "calib_90", "cpu_s")
-    table = [head]
-    failed = []
-    for r in rows:
-        if "error" in r:
-            failed.append(r)
-            continue
-        table.append((r["scaler"], _fmt(r["causal"]), _fmt(r[HEADLINE_COLUMN]), _fmt(r["coverage_all"]),
-                      _fmt(never_share(r)), _fmt(r["mdape_all"]), _fmt(r["window_mape"]), _fmt(r["window_mape_ran"]),
-                      _fmt(r["total_error"]), _fmt(r["metric_mape"]), _fmt(r["calibration_90"]), f"{r['cpu_s']:.3f}"))
-    widths = [max(len(t[i]) for t in table) for i in range(len(head))]
+        say(f"never counted: {', '.join(sorted(obs.errors))}")
+    cols = [("scaler", "scaler"), ("causal", "causal"), (HEADLINE_COLUMN, HEADLINE_COLUMN), ("coverage", "coverage_all"),
+            ("never_est", None), ("mdape_all", "mdape_all"), ("window_mape", "window_mape"),
+            ("mape_ran", "window_mape_ran"), ("total_error", "total_error"), ("metric_mape", "metric_mape"),
+            ("calib_90", "calibration_90"), ("cpu_s", "cpu_s")]
+    failed = [r for r in rows if "error" in r]
+    done = [r for r in rows if "error" not in r]
+    legacy = ("window_mape", "mape_ran", "total_error", "metric_mape")
+
+    def cell(r: dict[str, Any], name: str, key: str | None) -> str:
+        if name == "never_est":
+            return _fmt(never_share(r))
+        if name == "cpu_s":
+            return f"{r['cpu_s']:.3f}"
+        if name in legacy and (never_share(r) or 0.0) > 0.5:
+            return "n/m"  # over the few events it estimated: not a measure of the run (warning below)
+        return r[key] if name == "scaler" else _fmt(r[key])
+
+    table = [tuple(n for n, _ in cols)] + [tuple(cell(r, n, k) for n, k in cols) for r in done]
+    dropped: list[str] = []
+    while not args.wide and _width(table) > WIDTH and len(dropped) < 2:  # the legacy means go first
+        i = table[0].index(("window_mape", "mape_ran")[len(dropped)])
+        dropped.append(table[0][i])
+        table = [t[:i] + t[i + 1:] for t in table]
+    widths = [max(len(t[i]) for t in table) for i in range(len(table[0]))]
     for t in table:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip())
+    if dropped:
+        say(f"({', '.join(dropped)} left out to fit {WIDTH} columns: --wide or --json for every column)")
+    if any(cell(r, "metric_mape", "metric_mape") == "n/m" for r in done):
+        say("n/m: not meaningful, the scaler never estimated most events (the mean is over the few it did)")
     for line in never_warnings(rows):
-        print(line)
+        say(line)
     for r in failed:
-        print(f"not scored {r['scaler']}: {r['error']}")
+        say(f"not scored {r['scaler']}: {r['error']}")
     return 0
+
+
+#: terminal width the printed table and lines fit (``--wide``: no limit)
+WIDTH = 120
+
+
+def _width(table: list[tuple[str, ...]]) -> int:
+    """Printed width of ``table`` (columns two spaces apart)."""
+    return sum(max(len(t[i]) for t in table) for i in range(len(table[0]))) + 2 * (len(table[0]) - 1)
 
 
 def _near(name: str, choices: Any) -> str:

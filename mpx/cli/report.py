@@ -26,6 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", type=int, metavar="ID", help="one run id (see --runs)")
     p.add_argument("--runs", action="store_true", help="list the runs stored")
     p.add_argument("--latex", action="store_true", help="print LaTeX tables (booktabs) instead")
+    p.add_argument("--wide", action="store_true", help="print tables wider than 120 columns too (default: written "
+                   "to DIR/tables/ and named)")
     p.add_argument("--claims", nargs="?", const="-", metavar="FILE",
                    help="the claims ledger of `mpx run experiments/claims.toml` (mpx.claims); with FILE, write it "
                    "there as markdown (e.g. docs/claims.md) and its figure beside the store (DIR/figures/claims.*)")
@@ -44,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
         if args.claims:
             return claims(store, args)
         if not args.latex:
-            print(summary_text(store, args.experiment, args.run))
+            from pathlib import Path
+
+            print(summary_text(store, args.experiment, args.run, width=None if args.wide else 120,
+                               wide_dir=Path(store.path).parent / "tables"))
             return 0
         names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
         used: set[str] = set()
