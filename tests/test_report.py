@@ -74,7 +74,7 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
         wide = summary_text(st, width=None)
     assert max(len(line) for line in lines) <= 120  # the terminal's width (issue 27); wide tables in files
     flat = " ".join(lines)
-    written = [w.split(";")[0] for w in flat.split("written to ")[1:]]
+    written = [w.split(";")[0].strip() for w in flat.split("written to ")[1:]]
     assert len(written) == len(set(written)) == len(list((tmp_path / "tables").iterdir()))
     for w in written:
         assert Path(w).read_text().splitlines()[2] in wide  # the table as --wide prints it
