@@ -41,4 +41,5 @@ def test_the_gem5_catalogs_event_count_is_the_same_everywhere():
     repo = EXAMPLES.parent
     assert f"which stats are events ({n}:" in (EXAMPLES / "score_gem5.py").read_text()
     assert f"the `gem5` catalog's {n} events" in (repo / "experiments" / "README.md").read_text()
+    assert f"the `gem5` catalog's {n} events" in (repo / "README.md").read_text()
     assert re.search(rf'metrics = "gem5" +# {n} events', (repo / "experiments" / "gem5_quickstart.toml").read_text())
