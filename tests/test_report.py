@@ -169,3 +169,23 @@ def test_event_class_counts_add_up_to_the_events():
     (title, table), = event_class_tables(pd.DataFrame(rows)).items()
     assert list(table.columns) == ["bursty (3)", "steady (1)", "variable (1)"]
     assert "workload x event pairs of each, 6 in all; 1 never counting, left out" in title
+
+
+def test_implausible_metric_errors_are_explained_in_place():
+    """Issue 27: a metric MAPE of 18266.2 % [15.6, 54754.8] came with no word; a near-zero true metric
+    makes a relative error explode, and the table says so where it happens."""
+    from mpx.report import protocol_tables
+
+    ok = _rows({("perf", "linear"): ((0.2, 0.4, 0.6), 0.8), ("perf", "dcam"): ((0.1, 0.3, 0.5), 1.0)})
+    for s in ("all", "ran"):
+        ok[f"metric_mape_{s}"] = np.where(ok["scaler"] == "dcam", 180.0, 0.3)
+        ok[f"metric_wape_{s}"] = ok[f"metric_mdape_{s}"] = 0.2
+        ok[f"metric_coverage_{s}"] = 1.0
+    tables = protocol_tables(ok)
+    (title, t), = [(k, v) for k, v in tables.items() if k.startswith("metrics on common")]
+    assert "* over 1,000 %: the true metric is near zero in some windows" in title
+    assert t.loc["dcam", "mape all"].endswith(" *") and not t.loc["linear", "mape all"].endswith("*")
+    assert not t.loc["dcam", "mdape all"].endswith("*")
+    ranks = next(v for k, v in tables.items() if k.startswith("ranking under"))
+    assert set(ranks.loc["dcam"].drop("best in % of resamples")) <= {"1", "2"}  # whole ranks, one format
+    assert all(len(v.split(".")[1]) == 2 for v in ranks.loc["kendall_tau"].drop("best in % of resamples"))
