@@ -482,7 +482,8 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
             if width and cols > width:
                 where = _write_wide(wide_dir, experiment, title, text)
                 lines += wrap(f"({cols} columns wide: " + (f"written to {where}; " if where else "")
-                              + "mpx report --wide prints it)", subsequent_indent=" ", break_on_hyphens=False)
+                              + "mpx report --wide prints it)", subsequent_indent=" ", break_on_hyphens=False,
+                              break_long_words=False)
             else:
                 lines.append(text)
             if reasons is not None:
@@ -493,8 +494,8 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
 
 
 def _write_wide(folder: Any, experiment: str | None, title: str, text: str) -> Any:
-    """Write a table too wide for the terminal to ``folder/<experiment>-<title>.txt``; its path (None
-    without a folder)."""
+    """Write a table too wide for the terminal to ``folder/<experiment>-<title>.txt``; where, as printed
+    (``tables/<file>``: the folder sits beside the store), None without a folder."""
     if folder is None:
         return None
     from pathlib import Path
@@ -509,4 +510,4 @@ def _write_wide(folder: Any, experiment: str | None, title: str, text: str) -> A
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{slug}.txt"
     write_atomic(path, lambda tmp: Path(tmp).write_text(f"{title}\n\n{text}\n"))
-    return path
+    return f"{folder.name}/{path.name} beside the results store"

@@ -198,10 +198,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([dict(r, setup=setup) for r in rows], indent=1, default=str))
         return 0
-    print(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
-          f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
     say = (lambda text: print(text)) if args.wide else (
         lambda text: print("\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False))))
+    say(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
+        f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
     say(f"quantum {q_text}; read every {args.read_every} quanta"
         + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
     say(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
