@@ -2,8 +2,9 @@
 
 ``gem5-phases`` alternates compute and memory phases (``datasets/gem5/README.md``); every one of its ~1,500
 stats is known in every 5 µs dump. The PMU preset ``gem5-o3-g4`` has 4 generic counters plus fixed
-counters for instructions and cycles; the ``gem5`` catalog says which stats are events and which metrics
-combine them. perf's rotation every 4 ms would be longer than the run, so the quantum is one dump
+counters for instructions and cycles; the ``gem5`` catalog says which stats are events (46: the stats its
+metrics and relations use, as experiments/gem5_quickstart.toml and ``mpx evaluate`` take them) and which
+metrics combine them. perf's rotation every 4 ms would be longer than the run, so the quantum is one dump
 (5 µs) and a read every 10 quanta — say so in a thesis, as `mpx evaluate` prints it.
 
 Run: ``python examples/score_gem5.py [DATASET]`` (any name of ``mpx datasets list``).

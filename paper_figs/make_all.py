@@ -19,9 +19,17 @@ from pathlib import Path
 
 from mpx.cli import main as mpx
 from mpx.experiment import load_config
+from mpx.experiment.config import load_suite
 from mpx.figures import available, get
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def store_name(config: Path) -> str:
+    """The results folder name ``mpx run`` gives ``config``: a suite's name (a ``[suite]`` file, e.g.
+    experiments/claims.toml, runs its configs into one store) or the experiment's."""
+    suite = load_suite(config)
+    return suite[0] if suite is not None else load_config(config).name
 
 
 def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list[str]]:
@@ -30,7 +38,7 @@ def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list
     by_store: dict[Path, list[str]] = {}
     for name in figures:
         config = Path(os.path.relpath(REPO / get(name).experiment))
-        store = results / load_config(config).name
+        store = results / store_name(config)
         if (rerun or not (store / "results.sqlite").is_file()) and store not in by_store:
             commands.append(["run", str(config), "--out", str(store), "--no-figures", "--no-progress"])
         by_store.setdefault(store, []).append(name)

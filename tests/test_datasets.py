@@ -141,7 +141,13 @@ def test_cli_list_show_verify(capsys):
     if GEM5:
         assert cli(["datasets", "show", GEM5[0]]) == 0
         out = capsys.readouterr().out
-        assert "recorded with gem5" in out and "machine: X86O3CPU" in out and "system.cpu.numCycles" in out
+        assert "recorded with gem5" in out and "machine: X86O3CPU" in out
+        # ~1,500 stats: a summary fitting a terminal, every event with --all (issue 27)
+        assert "largest totals" in out and "(--all for every event)" in out and len(out.splitlines()) < 50
+        assert max(len(line) for line in out.splitlines()) <= 120
+        assert cli(["datasets", "show", GEM5[0], "--all"]) == 0
+        out = capsys.readouterr().out
+        assert "system.cpu.numCycles" in out and len(out.splitlines()) > 1000
 
 
 @pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")
@@ -183,3 +189,19 @@ def test_rebuild_and_check_on_a_tiny_recipe(tmp_path: Path, monkeypatch, capsys)
     assert cli(["datasets", "rebuild", "tiny", "--check"]) == 1
     out = capsys.readouterr().out
     assert "DIFFERS" in out and "gzip 0.1" in out and "counts/edges/names: identical" in out
+    kept = tmp_path / "work" / "tiny.rebuilt.npz"  # kept, and said where (issue 27); the shipped file unchanged
+    assert f"the rebuilt trace is kept: {kept}" in out and ds.Trace.load(kept) == ds.Trace.load(ds.path("tiny"))
+    assert again.kept is None and not (tmp_path / "work" / "tiny.npz.new").exists()
+
+
+def test_trace_difference_says_how_much():
+    import numpy as np
+
+    from mpx.trace import Trace
+
+    old = Trace(["a", "b", "c"], np.array([[10.0, 0, 5], [20, 1, 5]]), [0.0, 1, 2], "instructions")
+    new = Trace(["a", "b", "d"], np.array([[10.0, 0, 5], [25, 1, 5]]), [0.0, 1, 2], "instructions")
+    text = ds.trace_difference(old, new)
+    assert "1 event(s) missing ['c'], 1 new ['d']" in text
+    assert "1 of 4 cells differ; 1 of 2 event totals, at most 16.7 % (a: 30 -> 35)" in text
+    assert "edges differ" in ds.trace_difference(old, Trace(["a"], np.ones((1, 1)), [0.0, 2], "instructions"))

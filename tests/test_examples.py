@@ -27,3 +27,19 @@ def test_reestimate_perf_stat(capsys):
 def test_score_gem5():
     out = _load("score_gem5").main("gem5-phases")
     assert set(out) == {"linear", "dcam", "bayesperf"} and all(0 < v < 5 for v in out.values())
+
+
+def test_the_gem5_catalogs_event_count_is_the_same_everywhere():
+    """Issue 27: the example said 46 events, experiments/README.md and the config 39; 46 is what the
+    experiment and `mpx evaluate` multiplex."""
+    import re
+
+    from mpx.experiment.hardware import build_problem
+
+    problem, _ = build_problem({"pmu": "gem5-o3-g4", "counters": "preset", "metrics": "gem5"})
+    n = problem.n_events
+    repo = EXAMPLES.parent
+    assert f"which stats are events ({n}:" in (EXAMPLES / "score_gem5.py").read_text()
+    assert f"the `gem5` catalog's {n} events" in (repo / "experiments" / "README.md").read_text()
+    assert f"the `gem5` catalog's {n} events" in (repo / "README.md").read_text()
+    assert re.search(rf'metrics = "gem5" +# {n} events', (repo / "experiments" / "gem5_quickstart.toml").read_text())

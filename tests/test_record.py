@@ -233,3 +233,19 @@ def test_record_runs_makes_runs_that_differ_and_says_how(workdir: Path, tmp_path
 def test_record_runs_options_need_runs(tmp_path: Path, capsys):
     assert cli(["record", "-o", str(tmp_path / "x.npz"), "--seed-env", "PYTHONHASHSEED", "--", "/bin/true"]) != 0
     assert "only with --runs" in capsys.readouterr().err
+
+
+@needs_valgrind
+def test_a_one_interval_recording_is_said(tmp_path: Path, capsys):
+    """Issue 27: a program shorter than one dump period (or mpx options written after the program, taken
+    as its arguments) gave a 1-interval trace without a word."""
+    from mpx.cli import main
+
+    out = tmp_path / "t.npz"
+    assert main(["record", "-o", str(out), "/bin/true", "--interval-bb", "1000"]) == 0  # no --: options are /bin/true's
+    err = capsys.readouterr().err
+    assert f"warning: {out} holds 1 interval: the program ended within one dump period" in err
+    assert "mpx options after PROGRAM are the program's arguments" in err
+    assert main(["record", "-o", str(out), "--", "/bin/true"]) == 0
+    err = capsys.readouterr().err
+    assert "holds 1 interval" in err and "mpx options after PROGRAM" not in err

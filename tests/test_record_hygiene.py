@@ -106,11 +106,19 @@ def test_timeout_stops_a_program_that_runs_too_long(tmp_path):
     token = f"mpxtimeout{uuid.uuid4().hex}"
     t0 = time.monotonic()
     proc, tmpdir = _start(tmp_path, token, 10**7, "--timeout", "1.5")
+    pids: set[int] = set()
+    while proc.poll() is None:  # the processes holding the token (valgrind runs the program in its own pid)
+        pids |= set(_running(token))
+        time.sleep(0.05)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and time.monotonic() - t0 < 60
     assert "still running under valgrind after the timeout of 1.5 s: stopped, nothing written" in err
     assert _wait_until(lambda: _clean(token, tmpdir), 20)
     assert not (tmp_path / "out.npz").exists()
+    # valgrind's gdbserver FIFOs (vgdb-pipe-*-PID-*) are not left in /tmp either (issue 27)
+    assert pids
+    left = [n for n in os.listdir("/tmp") if n.startswith("vgdb-pipe") and any(f"-{p}-" in n for p in pids)]
+    assert not left, left
 
 
 def test_a_bad_timeout_is_refused(tmp_path):

@@ -3,6 +3,7 @@ the ranking under each measure — on hand-made score rows."""
 
 from __future__ import annotations
 
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -71,7 +72,16 @@ def test_a_swept_setting_is_never_pooled_in_the_summary(tmp_path):
     cfg = write_config(tmp_path, extra='[sweep]\n"multiplex.read_every" = [3, 6]\n')
     assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures"]) == 0
     with ResultsStore(tmp_path / "r" / "results.sqlite") as st:
-        text = summary_text(st)
+        lines = summary_text(st, wide_dir=tmp_path / "tables").splitlines()
+        wide = summary_text(st, width=None)
+    assert max(len(line) for line in lines) <= 120  # the terminal's width (issue 27); wide tables in files
+    flat = " ".join(" ".join(lines).split())
+    written = [w.split(" beside the results store")[0].strip() for w in flat.split("written to ")[1:]]
+    assert len(written) == len(set(written)) == len(list((tmp_path / "tables").iterdir())) > 0
+    for w in written:
+        assert (tmp_path / w).read_text().splitlines()[2] in wide  # the table as --wide prints it
+    text = " ".join(lines)  # sentences wrapped at 120 columns: compared as one line
+    text = " ".join(text.split())
     for v in (3, 6):  # one winner and one scalers table per swept value, each saying which
         assert f"== [read_every = {v}]" in text and f"scalers (medians over cells) [read_every = {v}]" in text
     assert text.count("winner by the headline measure") == 2
@@ -257,3 +267,42 @@ def test_report_of_an_interrupted_store_says_so_first(tmp_path, capsys):
     assert text.splitlines()[0].startswith("INCOMPLETE STORE: run 1 of ")
     assert f"is interrupted: {n - 1} of {n} cells stored, 1 missing" in text.splitlines()[0]
     assert "PARTIAL RESULTS: run 1 of " in text
+
+
+def test_event_class_counts_add_up_to_the_events():
+    """Issue 27: an event is classed per workload, so counting event names per class counted one event
+    in two classes; the counts are (workload, event) pairs and add up, never-counting ones said apart."""
+    import pandas as pd
+
+    from mpx.scoring.measures import HEADLINE_COLUMN
+    from mpx.studies.report import event_class_tables
+
+    rows = []
+    for w, classes in (("w1", {"a": "steady", "b": "bursty", "c": "zero"}), ("w2", {"a": "bursty", "b": "bursty",
+                                                                                 "c": "variable"})):
+        for ev, cls in classes.items():
+            for sc in ("linear", "dcam"):
+                rows.append({"workload": w, "event": ev, "event_class": cls, "scaler": sc, HEADLINE_COLUMN: 0.1})
+    (title, table), = event_class_tables(pd.DataFrame(rows)).items()
+    assert list(table.columns) == ["bursty (3)", "steady (1)", "variable (1)"]
+    assert "workload x event pairs of each, 6 in all; 1 never counting, left out" in title
+
+
+def test_implausible_metric_errors_are_explained_in_place():
+    """Issue 27: a metric MAPE of 18266.2 % [15.6, 54754.8] came with no word; a near-zero true metric
+    makes a relative error explode, and the table says so where it happens."""
+    from mpx.studies.report import protocol_tables
+
+    ok = _rows({("perf", "linear"): ((0.2, 0.4, 0.6), 0.8), ("perf", "dcam"): ((0.1, 0.3, 0.5), 1.0)})
+    for s in ("all", "ran"):
+        ok[f"metric_mape_{s}"] = np.where(ok["scaler"] == "dcam", 180.0, 0.3)
+        ok[f"metric_wape_{s}"] = ok[f"metric_mdape_{s}"] = 0.2
+        ok[f"metric_coverage_{s}"] = 1.0
+    tables = protocol_tables(ok)
+    (title, t), = [(k, v) for k, v in tables.items() if k.startswith("metrics on common")]
+    assert "* over 1,000 %: the true metric is near zero in some windows" in title
+    assert t.loc["dcam", "mape all"].endswith(" *") and not t.loc["linear", "mape all"].endswith("*")
+    assert not t.loc["dcam", "mdape all"].endswith("*")
+    ranks = next(v for k, v in tables.items() if k.startswith("ranking under"))
+    assert set(ranks.loc["dcam"].drop("best in % of resamples")) <= {"1", "2"}  # whole ranks, one format
+    assert all(len(v.split(".")[1]) == 2 for v in ranks.loc["kendall_tau"].drop("best in % of resamples"))

@@ -277,3 +277,19 @@ def test_a_killed_run_takes_its_pool_workers_with_it(tmp_path):
         time.sleep(0.1)
         alive = [w for w in alive if running(w)]
     assert not alive, f"pool workers {alive} outlived the killed run"
+
+
+def test_atomic_writes_get_a_new_files_permissions(tmp_path):
+    """Issue 27: exports were created 0600 (mkstemp's mode); a shared results folder needs the umask's."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "a.csv", lambda tmp: Path(tmp).write_text("x\n"))
+        assert stat.S_IMODE((tmp_path / "a.csv").stat().st_mode) == 0o644
+        os.umask(0o077)
+        write_atomic(tmp_path / "b.csv", lambda tmp: Path(tmp).write_text("x\n"))
+        assert stat.S_IMODE((tmp_path / "b.csv").stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

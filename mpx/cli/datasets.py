@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+#: events whose totals `mpx datasets show` prints without --all (a gem5 dataset has ~1,500)
+SHOW_EVENTS = 25
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("datasets", help="list, show, verify or rebuild the shipped real-program datasets")
@@ -11,6 +14,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     dsub.add_parser("list", help="table of datasets: name, description, events, intervals")
     show = dsub.add_parser("show", help="one dataset: events, intervals, time span, totals, how it was made")
     show.add_argument("name")
+    show.add_argument("--all", action="store_true", help=f"every event's total (default: the {SHOW_EVENTS} largest "
+                      "when there are more)")
     dsub.add_parser("verify", help="check every trace file's sha256 against the manifest")
     reb = dsub.add_parser("rebuild", help="re-run a dataset's recipe (generate inputs, record with callgrind)")
     reb.add_argument("name", nargs="+", help="dataset name(s), or 'all'")
@@ -20,6 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import textwrap
+
     import numpy as np
 
     from mpx.datasets import shipped as datasets
@@ -66,10 +73,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"  interval length: min {d.min():,.0f}, median {float(np.median(d)):,.0f}, "
               f"max {d.max():,.0f} {trace.time_unit}")
         for item in trace.meta.get("dropped", []):
-            print(f"  dropped: {item.get('what')} ({item.get('why')})")
-        print(f"  events ({trace.n_events}) and totals:")
-        width = max(len(n) for n in trace.events)
-        for name, total in trace.totals().items():
+            print(textwrap.fill(f"dropped: {item.get('what')} ({item.get('why')})", 118, initial_indent="  ",
+                                subsequent_indent="    "))
+        totals = trace.totals()
+        if args.all or len(totals) <= SHOW_EVENTS:
+            shown = totals
+            print(f"  events ({trace.n_events}) and totals:")
+        else:  # the largest counts (a Tick or Byte stat sums time or bytes: left out, as mpx trace info does)
+            ranked, left_out = trace.largest_totals()
+            shown = dict(ranked[:SHOW_EVENTS])
+            zero = sum(1 for v in totals.values() if v == 0)
+            other = "; not counts of events: " + ", ".join(f"{n} {u}" for u, n in left_out.items()) if left_out else ""
+            print(f"  events: {trace.n_events:,} ({zero:,} never count{other})")
+            print(f"  the {len(shown)} largest totals of the {len(ranked):,} counted events (--all for every event):")
+        width = min(max(len(n) for n in shown), 90)
+        for name, total in shown.items():
             print(f"    {name:<{width}}  {total:>20,.0f}")
         return 0
     if cmd == "verify":
@@ -103,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
         if r.content_same is not None:
             print(f"[{n}]   counts/edges/names: {'identical' if r.content_same else 'different'}; "
                   f"meta keys that differ: {', '.join(r.meta_differ) or 'none'}")
+        if r.difference:
+            print(f"[{n}]   how much: {r.difference}")
+        if r.kept:
+            print(f"[{n}]   the rebuilt trace is kept: {r.kept} (mpx trace info {r.kept}; the shipped one is unchanged)")
         for k in r.inputs_differ:
             print(f"[{n}]   input {k} differs from the manifest's")
         for k, (old, new) in r.tools_differ.items():
@@ -141,7 +163,7 @@ def _gem5_machine(meta: dict) -> str:
     return (f"  recorded with gem5 {rec.get('gem5_version')} ({rec.get('mode')}), stats dumped and reset every "
             f"{rec.get('period_ps', 0) / 1e6:g} us ({rec.get('period_cycles')} cycles)\n"
             f"  machine: {hw.get('cpu_model')} at {hw.get('clock')}, {core.get('renameWidth')}-wide, ROB "
-            f"{core.get('numROBEntries')}; {cache}; {hw.get('memory', {}).get('dram')}"
+            f"{core.get('numROBEntries')}\n  caches: {cache}; memory {hw.get('memory', {}).get('dram')}"
             + _skipped_line(rec.get("skipped") or {}))
 
 

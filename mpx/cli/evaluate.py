@@ -4,8 +4,12 @@ The command parses, runs the library and prints; the work and the choices are th
 (`mpx.scoring.scalers`, shared with the experiments' ``scaling`` cells):
 
 - the trace is a file any reader reads or a shipped dataset name (`mpx.scoring.scalers.resolve_trace`);
-- the problem is the trace's events (or ``--events``) on the PMU ``--pmu`` (required: no silent hardware
-  default), resized to ``--counters`` generic counters (`mpx.pmu.PMU.with_generic_counters`);
+- the problem is ``--events`` on the PMU ``--pmu`` (required: no silent hardware default), resized to
+  ``--counters`` generic counters (`mpx.pmu.PMU.with_generic_counters`); without ``--events``, the
+  trace's events, or for a gem5 trace the ``gem5`` catalog's (`mpx.scoring.scalers.default_events`: its ~1,500
+  stats are simulator internals, and scalers that model every pair of events do not fit in memory);
+- a scaler that would need more memory than the machine has is not run (``not scored`` with the
+  reason; ``--ignore-memory`` runs it anyway);
 - one replay `mpx.multiplex.multiplex` with ``--scheduler`` (default ``perf``: perf's round robin);
 - each scaler estimates from that one Observation, `mpx.scoring.score.score` compares with the truth
   (`mpx.scoring.scalers.score_scalers`), with the metrics of ``--metrics`` (default: the built-in catalog with the
@@ -49,8 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pmu", required=True, help="PMU preset (e.g. generic-4, skylake, neoverse-n1) or a PMU TOML "
                    "file; required: there is no default hardware")
     p.add_argument("--counters", type=int, metavar="N", help="generic counters of the core unit (resizes the PMU)")
-    p.add_argument("--events", metavar="LIST", help="comma-separated events to multiplex (default: every event of "
-                   "the trace)")
+    p.add_argument("--events", metavar="LIST", help="comma-separated events to multiplex, or 'all' (default: every "
+                   "event of the trace; for a gem5 trace the gem5 catalog's events)")
     p.add_argument("--scheduler", default="perf", metavar="NAME", help="scheduler (default: perf, perf's round robin)")
     p.add_argument("--scaler", action="append", metavar="NAME", help="scaler to score (repeatable; default: every "
                    "registered scaler)")
@@ -67,6 +71,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "scalers are fitted (default for a shipped dataset: every other shipped dataset; a trace file "
                    "needs it). The scored workload is refused")
     p.add_argument("--seed", type=int, default=0, help="seed of the replay (schedulers/noise that draw; default 0)")
+    p.add_argument("--ignore-memory", action="store_true", help="run every scaler even when it would need more "
+                   "memory than the machine has (default: such a scaler is not scored, with the reason)")
+    p.add_argument("--wide", action="store_true", help="every column and whole lines, however wide (default: fit "
+                   "120 columns)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per scaler")
 
 
@@ -114,6 +122,7 @@ def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ..
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import textwrap
 
     from mpx.scoring.verdicts import SUMMARY_KEYS as VERDICT_KEYS
 
@@ -124,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from mpx.multiplex import multiplex
     from mpx.problem import Problem
     from mpx.multiplex import resolve_quantum
-    from mpx.scoring.scalers import learned_scalers, resolve_trace, scaler_spec, score_scalers, training_traces
+    from mpx.scoring.scalers import default_events, learned_scalers, resolve_trace, scaler_spec, score_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
@@ -135,13 +144,19 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler not in schedulers.available():
         raise ConfigError(f"unknown scheduler {args.scheduler!r}; available: {', '.join(schedulers.available())}")
     trace = resolve_trace(args.trace)
-    events = tuple(trace.events)
-    if args.events:
+    pmu = pmu_arg(args.pmu, args.counters)
+    if args.events and args.events.strip().lower() == "all":
+        events, ev_text = tuple(trace.events), "every event of the trace (--events all)"
+    elif args.events:
         events = tuple(e.strip() for e in args.events.split(",") if e.strip())
         missing = [e for e in events if e not in trace.events]
         if missing:
-            raise ConfigError(f"--events: {missing} not in the trace (it has {', '.join(trace.events)})")
-    pmu = pmu_arg(args.pmu, args.counters)
+            near = _near(missing[0], trace.events)
+            raise ConfigError(f"--events: {missing[:10]} not in the trace ({len(trace.events)} events"
+                              + (f"; did you mean {near}?)" if near else ")"))
+        ev_text = "--events"
+    else:
+        events, ev_text = default_events(trace, pmu)
     quantum, q_text = resolve_quantum(args.quantum, trace)
     catalog, cat_text = _metrics_catalog(args.metrics, events)
     relations, rel_text = _relations(args.relations, catalog, trace, events)
@@ -155,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
     takes_relations = {n: "relations" in p for n, p in specs}
     rows = []
     for name, res in zip(names, score_scalers(obs, trace, specs, catalog, train=train,
-                                              no_train="give --train (other workloads' traces)")):
+                                              no_train="give --train (other workloads' traces)",
+                                              memory_check=not args.ignore_memory)):
         row: dict[str, Any] = {"scaler": name, "causal": None, "view": scalers.REGISTRY.tags(name).view,
                                "window_mape": None, "total_error": None, "metric_mape": None}
         if res.scaler is not None:
@@ -175,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
         if takes_relations[name]:
             row["relations"] = rel_text
         rows.append(row)
-    setup = {"trace": args.trace, "workload": obs.meta.get("workload"), "events": len(events), "pmu": pmu.name,
+    setup = {"trace": args.trace, "workload": obs.meta.get("workload"), "events": len(events),
+             "events_chosen": ev_text, "pmu": pmu.name,
              "counters": problem.n_counters(), "scheduler": args.scheduler, "quantum": quantum,
              "time_unit": trace.time_unit, "read_every": args.read_every, "read_windows": obs.reads.n_reads,
              "metrics": cat_text, "relations": rel_text, "train": train_text if learned else None,
@@ -183,35 +200,54 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([dict(r, setup=setup) for r in rows], indent=1, default=str))
         return 0
-    print(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
-          f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
-    print(f"quantum {q_text}; read every {args.read_every} quanta"
-          + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
-    print(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
+    say = (lambda text: print(text)) if args.wide else (
+        lambda text: print("\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False))))
+    say(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
+        f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
+    say(f"quantum {q_text}; read every {args.read_every} quanta"
+        + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
+    say(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
+    say(f"events: {ev_text}")
     if learned:
-        print(f"learned scalers {', '.join(learned)} trained on: {train_text}")
+        say(f"learned scalers {', '.join(learned)} trained on: {train_text}")
     if obs.errors:
-        print(f"never counted: {', '.join(sorted(obs.errors))}")
-    head = ("scaler", "causal", HEADLINE_COLUMN, "coverage", "never_est", "mdape_all", "window_mape", "mape_ran",
-            "total_error", "metric_mape", "calib_90", "cpu_s")
-    table = [head]
-    failed = []
-    for r in rows:
-        if "error" in r:
-            failed.append(r)
-            continue
-        table.append((r["scaler"], _fmt(r["causal"]), _fmt(r[HEADLINE_COLUMN]), _fmt(r["coverage_all"]),
-                      _fmt(never_share(r)), _fmt(r["mdape_all"]), _fmt(r["window_mape"]), _fmt(r["window_mape_ran"]),
-                      _fmt(r["total_error"]), _fmt(r["metric_mape"]), _fmt(r["calibration_90"]), f"{r['cpu_s']:.3f}"))
-    widths = [max(len(t[i]) for t in table) for i in range(len(head))]
+        say(f"never counted: {', '.join(sorted(obs.errors))}")
+    cols = [("scaler", "scaler"), ("causal", "causal"), (HEADLINE_COLUMN, HEADLINE_COLUMN), ("coverage", "coverage_all"),
+            ("never_est", None), ("mdape_all", "mdape_all"), ("window_mape", "window_mape"),
+            ("mape_ran", "window_mape_ran"), ("total_error", "total_error"), ("metric_mape", "metric_mape"),
+            ("calib_90", "calibration_90"), ("cpu_s", "cpu_s")]
+    failed = [r for r in rows if "error" in r]
+    done = [r for r in rows if "error" not in r]
+    legacy = ("window_mape", "mape_ran", "total_error", "metric_mape")
+
+    def cell(r: dict[str, Any], name: str, key: str | None) -> str:
+        if name == "never_est":
+            return _fmt(never_share(r))
+        if name == "cpu_s":
+            return f"{r['cpu_s']:.3f}"
+        if name in legacy and (never_share(r) or 0.0) > 0.5:
+            return "n/m"  # over the few events it estimated: not a measure of the run (warning below)
+        return r[key] if name == "scaler" else _fmt(r[key])
+
+    table = [tuple(n for n, _ in cols)] + [tuple(cell(r, n, k) for n, k in cols) for r in done]
+    dropped: list[str] = []
+    while not args.wide and _width(table) > WIDTH and len(dropped) < 2:  # the legacy means go first
+        i = table[0].index(("window_mape", "mape_ran")[len(dropped)])
+        dropped.append(table[0][i])
+        table = [t[:i] + t[i + 1:] for t in table]
+    widths = [max(len(t[i]) for t in table) for i in range(len(table[0]))]
     for t in table:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip())
+    if dropped:
+        say(f"({', '.join(dropped)} left out to fit {WIDTH} columns: --wide or --json for every column)")
+    if any(cell(r, "metric_mape", "metric_mape") == "n/m" for r in done):
+        say("n/m: not meaningful, the scaler never estimated most events (the mean is over the few it did)")
     for line in verdict_lines(rows, cat_text):
-        print(line)
+        say(line)
     for line in never_warnings(rows):
-        print(line)
+        say(line)
     for r in failed:
-        print(f"not scored {r['scaler']}: {r['error']}")
+        say(f"not scored {r['scaler']}: {r['error']}")
     return 0
 
 
@@ -233,6 +269,22 @@ def verdict_lines(rows: list[dict[str, Any]], catalog: str) -> list[str]:
     out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip()
             for t in table]
     return out
+
+
+#: terminal width the printed table and lines fit (``--wide``: no limit)
+WIDTH = 120
+
+
+def _width(table: list[tuple[str, ...]]) -> int:
+    """Printed width of ``table`` (columns two spaces apart)."""
+    return sum(max(len(t[i]) for t in table) for i in range(len(table[0]))) + 2 * (len(table[0]) - 1)
+
+
+def _near(name: str, choices: Any) -> str:
+    """Up to three names of ``choices`` close to ``name``, comma-separated ('' when none is)."""
+    import difflib
+
+    return ", ".join(difflib.get_close_matches(name, list(choices), n=3, cutoff=0.6))
 
 
 def never_share(row: dict[str, Any]) -> float | None:

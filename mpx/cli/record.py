@@ -4,6 +4,7 @@ its interval dumps as a Trace."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     from mpx.recording.callgrind import DEFAULT_INTERVAL_BB, parse_cache, parse_extra_events, record
 
     argv = list(args.program)
-    if argv and argv[0] == "--":
+    dashes = bool(argv) and argv[0] == "--"
+    if dashes:
         argv = argv[1:]
     if not argv:
         raise ConfigError("no program given: mpx record -o OUT [options] -- PROGRAM ARGS")
@@ -118,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
                     stdin=args.stdin, stdout=args.stdout, ok_status=ok, allow_script=args.allow_script,
                     timeout=args.timeout)
         return 0
-    record(
+    trace = record(
         argv,
         args.output,
         interval_bb=args.interval_bb or DEFAULT_INTERVAL_BB,
@@ -136,7 +138,22 @@ def run(args: argparse.Namespace) -> int:
         keep_dumps=args.keep_dumps,
         timeout=args.timeout,
     )
+    _say_if_short(trace, args.output, f"--interval-bb {args.interval_bb or DEFAULT_INTERVAL_BB:,} blocks", dashes)
     return 0
+
+
+def _say_if_short(trace: Any, output: str, period: str, dashes: bool) -> None:
+    """One line on stderr when the trace is no time series (fewer than 2 intervals): a program shorter
+    than one dump period, or (without ``--``) mpx options taken as the program's arguments."""
+    import sys
+
+    n = getattr(trace, "n_intervals", None)
+    if n is None or n >= 2:
+        return
+    hint = ("" if dashes else "; mpx options after PROGRAM are the program's arguments: "
+            "write mpx record -o OUT [options] -- PROGRAM ARGS")
+    print(f"warning: {output} holds {n} interval: the program ended within one dump period ({period}); "
+          f"a shorter period gives a time series{hint}", file=sys.stderr)
 
 
 def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) -> int:
@@ -162,7 +179,7 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
                 hardware = json.load(fh)
         except (OSError, json.JSONDecodeError) as exc:
             raise ConfigError(f"--hardware {args.hardware}: {exc}") from None
-    record_gem5(
+    trace = record_gem5(
         argv,
         args.output,
         gem5=args.gem5,
@@ -179,4 +196,5 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
         keep_stats=args.keep_stats,
         timeout=args.timeout,
     )
+    _say_if_short(trace, args.output, f"--period {args.period or PERIOD_PS:,} ps", args.program[:1] == ["--"])
     return 0

@@ -29,6 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--verify", action="store_true",
                    help="check every cell's rows against the checksum written with them; name the cells that "
                    "no longer match (exit 1 when any)")
+    p.add_argument("--wide", action="store_true", help="print tables wider than 120 columns too (default: written "
+                   "to DIR/tables/ and named)")
     p.add_argument("--claims", nargs="?", const="-", metavar="FILE",
                    help="the claims ledger of `mpx run experiments/claims.toml` (mpx.studies.claims); with FILE, write it "
                    "there as markdown (e.g. docs/claims.md) and its figure beside the store (DIR/figures/claims.*)")
@@ -55,9 +57,13 @@ def _report(store: Any, args: argparse.Namespace) -> int:
     if args.claims:
         return claims(store, args)
     if not args.latex:
-        print(summary_text(store, args.experiment, args.run))
+        from pathlib import Path
+
+        print(summary_text(store, args.experiment, args.run, width=None if args.wide else 120,
+                           wide_dir=Path(store.path).parent / "tables"))
         return 0
     names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
+    used: set[str] = set()
     for name in names or [None]:
         if len(names) > 1:
             print(f"% ---- experiment {name}")
@@ -65,10 +71,20 @@ def _report(store: Any, args: argparse.Namespace) -> int:
             if isinstance(t, str):
                 print("% " + t.replace("\n", "\n% "))
                 continue
-            slug = re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48]
+            slug = unique_label(re.sub(r"[^a-z0-9]+", "-", f"{name or ''} {title}".lower()).strip("-")[:48], used)
             print(to_latex(t, title if len(names) < 2 else f"{name}: {title}", "tab:" + slug))
             print()
     return 0
+
+
+def unique_label(slug: str, used: set[str]) -> str:
+    """``slug``, or ``slug-2``, ``slug-3`` ... when a table before it took it (titles cut to 48 characters
+    can coincide, and LaTeX refuses a repeated ``\\label``); recorded in ``used``."""
+    label, k = slug, 2
+    while label in used:
+        label, k = f"{slug}-{k}", k + 1
+    used.add(label)
+    return label
 
 
 def verify(store: Any) -> int:

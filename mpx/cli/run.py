@@ -87,7 +87,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
         if exp.output.get("summary", True):
             from mpx.studies.report import summary_text
 
-            print(summary_text(store, exp.name))
+            print(summary_text(store, exp.name, wide_dir=out / "tables"))  # tables over 120 columns: files
         figs = exp.output.get("figures", [])
         if figs and not args.no_figures:
             from mpx.figures import draw

@@ -72,6 +72,21 @@ def _plot(args: argparse.Namespace, trace: Any) -> int:
     return 0
 
 
+def _check_picture(path: str) -> None:
+    """``-o``: a file name whose extension matplotlib writes (.png, .pdf, .svg, ...)."""
+    import os
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from mpx.errors import ConfigError
+
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if ext not in kinds:
+        raise ConfigError(f"-o {path}: " + (f"'.{ext}' is not a picture format" if ext else "no file extension")
+                          + f"; give one of {', '.join('.' + k for k in sorted(kinds))} (e.g. timeline.png)")
+
+
 def _add_reader_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-O", "--option", action="append", default=[], metavar="KEY=VALUE",
@@ -103,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.trace_command == "info" and is_runset(args.path):
         return _runset_info(args.path)
+    if args.trace_command == "plot":
+        _check_picture(args.output)  # before reading a large trace
     trace = read_trace(args.path, format=args.format, **_reader_options(args.option))
     if args.trace_command == "plot":
         return _plot(args, trace)

@@ -281,6 +281,34 @@ def _inputs(workdir: Path) -> dict[str, dict]:
     }
 
 
+def trace_difference(old: Trace, new: Trace) -> str:
+    """How much ``new``'s counts differ from ``old``'s, in one line: events and intervals added or
+    missing, then over the common events (same intervals) the cells that differ, the events whose total
+    differs and the largest relative difference of a total."""
+    import numpy as np
+
+    parts = []
+    gone, added = [e for e in old.events if e not in new], [e for e in new.events if e not in old]
+    if gone or added:
+        parts.append(f"{len(gone)} event(s) missing {gone[:3]}, {len(added)} new {added[:3]}")
+    if old.n_intervals != new.n_intervals or not np.allclose(old.edges, new.edges, rtol=1e-12, atol=0):
+        parts.append(f"intervals {old.n_intervals:,} -> {new.n_intervals:,} (edges differ)")
+        return "; ".join(parts)
+    common = [e for e in old.events if e in new]
+    a = np.asarray(old.counts)[:, [old.index(e) for e in common]]
+    b = np.asarray(new.counts)[:, [new.index(e) for e in common]]
+    cells = int((a != b).sum())
+    ta, tb = a.sum(axis=0), b.sum(axis=0)
+    moved = ta != tb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.abs(tb - ta) / np.where(ta != 0, np.abs(ta), 1.0)
+    worst = int(np.argmax(rel)) if moved.any() else None
+    parts.append(f"{cells:,} of {a.size:,} cells differ; {int(moved.sum())} of {len(common)} event totals"
+                 + (f", at most {100 * rel[worst]:.3g} % ({common[worst]}: {ta[worst]:,.0f} -> {tb[worst]:,.0f})"
+                    if worst is not None else ""))
+    return "; ".join(parts)
+
+
 @dataclass
 class RebuildResult:
     """What a rebuild produced and how it compares with the manifest."""
@@ -294,6 +322,10 @@ class RebuildResult:
     content_same: bool | None = None
     meta_differ: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: how the rebuilt counts differ from the shipped ones (`trace_difference`), "" when they do not
+    difference: str = ""
+    #: ``check=True`` and the file differs from the manifest: where the rebuilt trace was kept
+    kept: Path | None = None
 
     @property
     def same(self) -> bool:
@@ -369,8 +401,14 @@ def rebuild(
         old = Trace.load(root() / shipped["file"])
         result.content_same = old.checksum() == trace.checksum()
         result.meta_differ = sorted(k for k in set(old.meta) | set(trace.meta) if old.meta.get(k) != trace.meta.get(k))
+        if not result.content_same:
+            result.difference = trace_difference(old, trace)
     if check:
-        out_tmp.unlink()
+        if digest == result.expected_sha256:
+            out_tmp.unlink()
+        else:  # kept for a look (mpx trace info, a diff of totals): the check changes nothing else
+            result.kept = out_tmp.with_name(f"{name}.rebuilt.npz")
+            out_tmp.replace(result.kept)
         return result
     dest = root() / "traces" / f"{name}.npz"
     dest.parent.mkdir(parents=True, exist_ok=True)

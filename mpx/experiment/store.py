@@ -476,6 +476,7 @@ def write_atomic(path: Path, write: Any) -> None:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600: the file gets a new file's permissions
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -483,6 +484,13 @@ def write_atomic(path: Path, write: Any) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def open_store(path: str | os.PathLike, read_only: bool = True) -> ResultsStore:

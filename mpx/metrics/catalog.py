@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from mpx.errors import ConfigError, FormatError, MpxWarning
+from mpx.errors import ConfigError, FormatError, MpxWarning, UnknownNameError
 from mpx.metrics import expr as E
 from mpx.metrics import formats
 from mpx.metrics.evaluation import PSEUDO_EVENTS, CatalogEvaluator
@@ -322,12 +322,15 @@ class Catalog:
         return self.metric(name)
 
     def metric(self, name: str) -> Metric:
-        """The metric ``name``; KeyError naming close matches when absent."""
+        """The metric ``name``; `UnknownNameError` (a KeyError) naming close matches when absent."""
         try:
             return self.metrics[name]
         except KeyError:
             near = difflib.get_close_matches(name, list(self.metrics), n=5)
-            raise KeyError(f"no metric {name!r} in catalog{'; did you mean ' + str(near) + '?' if near else ''}") from None
+            where = f"catalog {self.name!r}" if self.name else "the catalog"
+            hint = (f"did you mean {', '.join(near)}?" if near else
+                    f"its metrics: {', '.join(list(self.metrics)[:12])}{', ...' if len(self.metrics) > 12 else ''}")
+            raise UnknownNameError(f"no metric {name!r} in {where}; {hint}") from None
 
     def __repr__(self) -> str:
         return (

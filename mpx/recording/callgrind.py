@@ -450,7 +450,10 @@ def record(
         vg_log = tmpdir / "valgrind.log"
         err_path = tmpdir / "stderr.txt"
         out_path = workdir / stdout if stdout is not None else tmpdir / "stdout.txt"
-        cmd = [valgrind, *options, f"--callgrind-out-file={out_base}", f"--log-file={vg_log}", "--", *program.argv]
+        # valgrind's gdbserver FIFOs (vgdb-pipe-*) in the run's folder, removed with it: in /tmp (valgrind's
+        # default) a stopped run left them behind (issue 27); per-run paths, not in the trace's options
+        cmd = [valgrind, *options, f"--callgrind-out-file={out_base}", f"--log-file={vg_log}",
+               f"--vgdb-prefix={tmpdir / 'vgdb-pipe'}", "--", *program.argv]
         t0 = time.perf_counter()
         try:
             with open(workdir / stdin_path, "rb") as fin, open(out_path, "wb") as fout, open(err_path, "wb") as ferr:

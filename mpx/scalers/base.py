@@ -267,6 +267,13 @@ class Scaler(Params, ABC):
 
     # -- the verbs -----------------------------------------------------------------------------------
 
+    def memory_bytes(self, n_events: int, n_quanta: int, n_windows: int) -> int:
+        """About how many bytes `estimate` needs for an observation of ``n_events`` events, ``n_quanta``
+        quanta and ``n_windows`` read windows (checked against the machine's memory before a replay,
+        `mpx.scoring.scalers.check_memory`). Default: a few dozen ``[Q, E]`` float arrays; a scaler whose model
+        grows faster (E×E matrices per quantum) overrides it."""
+        return 8 * 32 * max(n_quanta, n_windows) * n_events
+
     def fit(self, data: Iterable[Any]) -> Scaler:
         """Train on Traces or Observations (other workloads than the scored one); returns self.
         Scalers that learn nothing accept and ignore ``data``. The checksums of the training traces are

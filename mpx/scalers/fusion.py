@@ -214,6 +214,12 @@ class FusionScaler(Scaler):
         self.structure_ = RateStructure(items)
         self.training_workloads_ = tuple(str(t.meta.get("workload", "?")) for t in items)
 
+    def memory_bytes(self, n_events: int, n_quanta: int, n_windows: int) -> int:
+        """The Kalman filter keeps two E×E matrices per quantum (predicted covariance and gains, for the
+        backward pass), the relations a third (smoothed covariances); plus the default's arrays."""
+        per_quantum = 3 if self.relations is not None else 2
+        return 8 * per_quantum * n_quanta * n_events**2 + super().memory_bytes(n_events, n_quanta, n_windows)
+
     # -- the estimate ------------------------------------------------------------------------------
 
     def _estimate(self, obs: Any) -> Estimate:

@@ -1,6 +1,7 @@
 """One replay, scored with several scalers: the choices `mpx evaluate` and an experiment's ``scaling`` cell share.
 
 - `resolve_trace`: a trace file or a shipped dataset name → the ground-truth Trace;
+- `default_events`: the events to multiplex when none are named (a gem5 trace: the gem5 catalog's);
 - `default_catalog`: the built-in catalog with the most metrics computable from the events;
 - `other_workloads`: leave-one-workload-out, the rule that picks what learned scalers are fitted on
   (never the scored workload); `training_traces` applies it to ``mpx evaluate --train``;
@@ -8,7 +9,8 @@
   ``learned``) — the one decision `mpx evaluate`, `mpx run`, `mpx bench` and the claims share; relations
   are ``DEFAULT_RELATIONS`` (none) unless the caller names some (docs/scoring.md, "Relations");
 - `score_scalers`: every scaler estimates from the one Observation (learned ones fitted first), and
-  `mpx.scoring.score.score` compares each estimate with the truth.
+  `mpx.scoring.score.score` compares each estimate with the truth; a scaler that would need more memory than
+  the machine has (`Scaler.memory_bytes`, `available_memory`) is skipped with the reason instead.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from mpx.metrics import builtin, builtin_names
 from mpx.readers import read_trace
 from mpx.trace import Trace
 
-__all__ = ["DEFAULT_RELATIONS", "resolve_trace", "default_catalog", "other_workloads", "training_traces",
-           "learned_scalers", "scaler_spec", "ScalerResult", "score_scalers"]
+__all__ = ["DEFAULT_RELATIONS", "resolve_trace", "default_events", "default_catalog", "available_memory",
+           "memory_refusal", "other_workloads", "training_traces", "learned_scalers", "scaler_spec", "ScalerResult",
+           "score_scalers"]
 
 #: the relations a scaler that takes them is given when the caller names none: none (each event alone).
 #: Relations are prior knowledge the user chooses (docs/scoring.md, "Relations"), never picked for them.
@@ -50,6 +53,68 @@ def resolve_trace(text: str) -> Trace:
         return datasets.load(text)
     raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
                       f"({', '.join(known) or 'no dataset manifest found'})")
+
+
+def default_events(trace: Trace, pmu: Any) -> tuple[tuple[str, ...], str]:
+    """The events to multiplex when none are named, and how they were chosen: for a gem5 trace the
+    ``gem5`` catalog's (the stats its metrics and relations use, in the order `Problem.from_catalog`
+    gives them on ``pmu``, as the experiments take them): the ~1,500 stats of a dump are simulator
+    internals, not a PMU's events, and scalers that model every pair of events do not fit in memory on
+    them. Otherwise every event of the trace."""
+    if trace.meta.get("simulator") == "gem5":
+        from mpx.problem import Problem
+
+        have = set(trace.events)
+        events = tuple(e for e in Problem.from_catalog(builtin("gem5"), pmu).events if e in have)
+        if events:
+            return events, (f"the gem5 catalog's {len(events)} (default for a gem5 trace; of its {len(have)} stats; "
+                            "--events all for every stat)")
+    return tuple(trace.events), "every event of the trace (default)"
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate: the kernel's ``MemAvailable``, lowered to what an
+    address-space limit (``ulimit -v``) leaves beyond what the process maps already; None when neither
+    is known (not Linux)."""
+    import resource
+
+    avail: int | None = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        mapped = 0
+        try:
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmSize:"):
+                        mapped = int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        left = max(soft - mapped, 0)
+        avail = left if avail is None else min(avail, left)
+    return avail
+
+
+def memory_refusal(scaler: Any, obs: Any, available: int | None = None) -> str | None:
+    """Why ``scaler`` must not estimate ``obs`` here (it would need more memory than is available,
+    `available_memory` unless given), or None."""
+    avail = available_memory() if available is None else available
+    if avail is None:
+        return None
+    n_e, n_q, n_w = len(obs.events), obs.quanta.counts.shape[0], obs.reads.n_reads
+    need = int(scaler.memory_bytes(n_e, n_q, n_w))
+    if need <= avail:
+        return None
+    return (f"{scaler.name} would need about {need / 1e9:.1f} GB for {n_e} events x {n_q} quanta, more than the "
+            f"{avail / 1e9:.1f} GB available: multiplex fewer events (mpx evaluate --events; a gem5 trace defaults "
+            "to the gem5 catalog's), leave the scaler out, or take the risk (mpx evaluate --ignore-memory; "
+            "score_scalers(..., memory_check=False))")
 
 
 def default_catalog(events: Iterable[str]) -> tuple[Any, int]:
@@ -127,20 +192,25 @@ class ScalerResult:
 
 def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], catalog: Any = None, *,
                   train: Sequence[Trace] | Callable[[], Sequence[Trace]] | None = None,
-                  catch_errors: bool = False,
+                  catch_errors: bool = False, memory_check: bool = True,
                   no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
     """Each scaler ``(name, params)`` of ``specs`` estimates from ``obs``, scored against ``trace`` with
     ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
     fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
     a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
     propagate unless ``catch_errors`` (a long run records them and goes on). The truth is binned once
-    per replay (per set of estimated events and window edges, normally one) and shared by every score."""
+    per replay (per set of estimated events and window edges, normally one) and shared by every score. With
+    ``memory_check`` a scaler that would need more memory than is available (`memory_refusal`) is skipped
+    with the reason."""
     traces: Sequence[Trace] | None = None
     truths: dict[tuple, Any] = {}
     for name, params in specs:
         res = ScalerResult(name, "done")
         try:
             s = res.scaler = scalers.get(name, **params)
+            why = memory_refusal(s, obs) if memory_check else None
+            if why:
+                raise ConfigError(why)
             if s.tags().learned:
                 if traces is None:
                     traces = list(train() if callable(train) else (train or []))

@@ -42,6 +42,7 @@ a sweep is never pooled into one ranking.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
 
@@ -202,6 +203,10 @@ def _floor_lines(ok: pd.DataFrame, events: pd.DataFrame, best: tuple[str, str],
     return lines
 
 
+#: a mean relative error (metrics) above this is flagged as a near-zero truth's, not a method's
+IMPLAUSIBLE = 10.0
+
+
 def _interval_table(iv: pd.DataFrame, causal: pd.Series) -> pd.DataFrame:
     """`mpx.studies.compare.measure_intervals` as text cells ``mean [lo, hi]`` (% except lnq)."""
     t = pd.DataFrame(index=iv.index)
@@ -233,14 +238,30 @@ def protocol_tables(ok: pd.DataFrame, where: str = "") -> dict[str, Any]:
            _interval_table(iv, causal).loc[order]}
     metrics = measure_intervals(ok, measures=("mape", "wape", "mdape"), prefix="metric_")
     if not metrics.empty and metrics.notna().any().any():
+        mt = _interval_table(metrics, causal).loc[order]
+        # a mean relative error over 1,000 %: some windows' true metric is near zero (a ratio of a near-zero
+        # truth explodes); flagged in place, not left to look like a scaler's failure
+        means = metrics.xs("mean", axis=1, level=2).loc[order]
+        huge = means.ge(IMPLAUSIBLE).any().any()
+        for (s_, m_), col in zip(means.columns, mt.columns[1:]):
+            if m_ != "coverage":
+                mt[col] = [f"{v} *" if np.isfinite(x) and x >= IMPLAUSIBLE else v for v, x in zip(mt[col], means[(s_, m_)])]
         out[f"metrics on common metric-windows{where}: mean over {n} workloads [95% paired bootstrap interval], %; "
-            "a metric value not computable from a scaler's counts charged as 0"] = \
-            _interval_table(metrics, causal).loc[order]
+            "a metric value not computable from a scaler's counts charged as 0"
+            + ("; * over 1,000 %: the true metric is near zero in some windows, where a relative error explodes "
+               "(not a scaler failing: read metric_wape)" if huge else "")] = mt
     st = ranking_stability(ok)
     if not st.empty:
         st = st.copy()
         st["p_best"] = (100 * st["p_best"]).round(1)
-        st = st.rename(columns={"p_best": "best in % of resamples"}).round(2)
+        st = st.rename(columns={"p_best": "best in % of resamples"})
+        ranks = [c for c in st.columns if c != "best in % of resamples"]
+        # one format per kind of number: ranks as whole numbers (ties share the lower rank), tau with two decimals
+        st[ranks] = st[ranks].astype(object)
+        for idx in st.index:
+            fmt = "{:.2f}" if idx == "kendall_tau" else "{:.0f}"
+            st.loc[idx, ranks] = ["n/a" if not np.isfinite(float(v)) else fmt.format(float(v)) for v in st.loc[idx, ranks]]
+        st["best in % of resamples"] = ["" if not np.isfinite(v) else f"{v:.1f}" for v in st["best in % of resamples"]]
         out[f"ranking under each measure (1 = best){where}; last row: Kendall tau with the headline ranking"] = st
     return out
 
@@ -342,20 +363,27 @@ def floor_table(ok: pd.DataFrame, events: pd.DataFrame, where: str = "") -> dict
 def event_class_tables(events: pd.DataFrame) -> dict[str, Any]:
     """The headline measure per scaler and event class (cv of the true window counts), one table per value
     of every setting that varies: medians over events and cells."""
-    ev = events[events["event_class"] != "zero"].copy()
+    ev = events.copy()
     ev[HEADLINE_COLUMN] = pd.to_numeric(ev[HEADLINE_COLUMN], errors="coerce")
-    varying = varying_settings(ev)
+    varying = varying_settings(ev[ev["event_class"] != "zero"])
+    # an event is classed per workload (steady in one, bursty in another): count (workload, event) pairs,
+    # so that the classes add up, the never-counting ones said apart
+    pair = [c for c in ("workload", "event") if c in ev]
     out: dict[str, Any] = {}
-    for values, part in (ev.groupby(varying, dropna=False) if varying else [((), ev)]):
+    for values, whole in (ev.groupby(varying, dropna=False) if varying else [((), ev)]):
         values = values if isinstance(values, tuple) else (values,)
         where = "".join(f" [{k} = {v}]" for k, v in zip(varying, values))
+        part = whole[whole["event_class"] != "zero"]
         t = part.pivot_table(index="scaler", columns="event_class", values=HEADLINE_COLUMN, aggfunc="median")
         if t.empty:
             continue
-        n = part.groupby("event_class")["event"].nunique()
-        t.columns = [f"{c} ({n[c]} ev.)" for c in t.columns]
+        n = whole.drop_duplicates([*pair, "event_class"]).groupby("event_class").size()
+        t.columns = [f"{c} ({n[c]})" for c in t.columns]
+        unit = "workload x event pairs" if "workload" in pair and whole["workload"].nunique() > 1 else "events"
+        zero = f"; {n['zero']} never counting, left out" if "zero" in n else ""
         out[f"{HEADLINE_COLUMN} (%) by event class (cv of true window counts: steady < 0.25 <= variable < 1 <= "
-            f"bursty), median over events and cells{where}"] = (t * 100).round(2)
+            f"bursty; in brackets the {unit} of each, {int(n.sum())} in all{zero}), median over events and "
+            f"cells{where}"] = (t * 100).round(2)
     return out
 
 
@@ -590,28 +618,62 @@ def runs_table(store: Any) -> pd.DataFrame:
     return runs.rename(columns={"started": "started (UTC)", "finished": "finished (UTC)"})
 
 
-def summary_text(store: Any, experiment: str | None = None, run_id: int | None = None) -> str:
+def summary_text(store: Any, experiment: str | None = None, run_id: int | None = None, *, width: int | None = 120,
+                 wide_dir: Any = None) -> str:
     """The summary tables as text for the terminal; a store holding several experiments gets one section
-    per experiment."""
+    per experiment. Lines fit ``width`` columns (None: no limit, ``--wide``): sentences are wrapped, a
+    table wider than that is written to ``wide_dir/<title>.txt`` (when given) and named in its place."""
     if experiment is None and run_id is None:
         names = list(dict.fromkeys(store.experiments()))
         if len(names) > 1:
-            return "\n".join(f"\n######## experiment {name}\n{summary_text(store, name)}" for name in names)
+            return "\n".join(f"\n######## experiment {name}\n"
+                             f"{summary_text(store, name, width=width, wide_dir=wide_dir)}" for name in names)
     tables = summary_tables(store, experiment, run_id)
     if not tables:
         return "no results"
+    wrap = (lambda text, **kw: textwrap.wrap(text, width=width, **kw)) if width else (lambda text, **kw: [text])
     lines = []
-    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 200,
+    with pd.option_context("display.width", 400, "display.max_columns", 60, "display.max_rows", 200,
                            "display.max_colwidth", 110):
         for title, t in tables.items():
             lines.append("")
             if isinstance(t, str):
-                lines.append(t)
-            elif "reason" in t.columns:  # reasons are sentences: wrapped under the table, never cut
-                lines += [f"== {title}", t.drop(columns="reason").to_string(na_rep="n/a")]
-                for idx, reason in t["reason"].items():
-                    head = " / ".join(map(str, idx if isinstance(idx, tuple) else (idx,)))
-                    lines += textwrap.wrap(f"{head}: {reason}", width=110, subsequent_indent="    ")
+                for para in t.splitlines():
+                    lines += wrap(para, subsequent_indent="    ") or [""]
+                continue
+            reasons = t["reason"] if "reason" in t.columns else None  # sentences: wrapped under the table
+            text = (t.drop(columns="reason") if reasons is not None else t).to_string(na_rep="n/a")
+            lines += wrap(f"== {title}", subsequent_indent="   ")
+            cols = max(len(line) for line in text.splitlines())
+            if width and cols > width:
+                where = _write_wide(wide_dir, experiment, title, text)
+                lines += wrap(f"({cols} columns wide: " + (f"written to {where}; " if where else "")
+                              + "mpx report --wide prints it)", subsequent_indent=" ", break_on_hyphens=False,
+                              break_long_words=False)
             else:
-                lines += [f"== {title}", t.to_string(na_rep="n/a")]
+                lines.append(text)
+            if reasons is not None:
+                for idx, reason in reasons.items():
+                    head = " / ".join(map(str, idx if isinstance(idx, tuple) else (idx,)))
+                    lines += textwrap.wrap(f"{head}: {reason}", width=min(width or 110, 110), subsequent_indent="    ")
     return "\n".join(lines)
+
+
+def _write_wide(folder: Any, experiment: str | None, title: str, text: str) -> Any:
+    """Write a table too wide for the terminal to ``folder/<experiment>-<title>.txt``; where, as printed
+    (``tables/<file>``: the folder sits beside the store), None without a folder."""
+    if folder is None:
+        return None
+    from pathlib import Path
+
+    from mpx.experiment.store import write_atomic
+
+    import hashlib
+
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{experiment or ''} {title}".lower()).strip("-")[:60].strip("-")
+    slug += "-" + hashlib.sha1(title.encode()).hexdigest()[:6]  # titles alike in 60 characters: two files
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{slug}.txt"
+    write_atomic(path, lambda tmp: Path(tmp).write_text(f"{title}\n\n{text}\n"))
+    return f"{folder.name}/{path.name} beside the results store"

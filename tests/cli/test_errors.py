@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.conftest import SHARED
+from tests.conftest import REPO, SHARED
 
 from mpx.cli import main
 
@@ -98,3 +98,18 @@ def test_an_unknown_exception_says_it_is_a_bug_then_shows_the_traceback():
     first = out.stderr.splitlines()[0]
     assert first.startswith("mpx trace: internal error (a bug in mpx: please report it")
     assert "Traceback" in out.stderr and "ZeroDivisionError" in out.stderr
+
+
+def test_trace_plot_to_a_file_that_is_not_a_picture(capsys, tmp_path):
+    assert main(["trace", "plot", str(REPO / "datasets" / "traces" / "xz.npz"), "-o", str(tmp_path / "p.txt"), "--events", "Ir"]) != 0
+    err = one_line(capsys, "mpx trace: error: -o ")
+    assert "'.txt' is not a picture format" in err and ".png" in err
+    assert not (tmp_path / "p.txt").exists()
+
+
+def test_unknown_metric_names_close_matches_readably(capsys, tmp_path):
+    assert main(["trace", "plot", str(REPO / "datasets" / "traces" / "xz.npz"), "-o", str(tmp_path / "p.png"), "--metrics",
+                 "d1_mis_ratio", "--catalog", "callgrind"]) != 0
+    err = one_line(capsys, "mpx trace: error: ")
+    assert "no metric 'd1_mis_ratio' in catalog 'callgrind'; did you mean d1_miss_ratio," in err
+    assert "[" not in err and '"' not in err

@@ -3,6 +3,8 @@ rows; the CLI prints the summary, LaTeX tables and one-line errors."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mpx.cli import main
@@ -60,6 +62,8 @@ def test_cli_run_report_latex(tmp_path, capsys):
     assert main(["report", str(out), "--latex"]) == 0
     tex = capsys.readouterr().out
     assert r"\begin{tabular}" in tex and r"\toprule" in tex and "round\\_robin" in tex
+    labels = re.findall(r"\\label\{([^}]*)\}", tex)
+    assert len(labels) > 3 and len(set(labels)) == len(labels)  # LaTeX refuses a repeated \label
     assert main(["report", str(out), "--runs"]) == 0
     assert "small" in capsys.readouterr().out
 
@@ -166,3 +170,20 @@ def test_dry_run_writes_nothing(tmp_path, monkeypatch, capsys):
     assert "cells, none yet" in capsys.readouterr().out
     assert main(["run", str(cfg), "--dry-run", "--out", str(tmp_path / "out")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["small.toml"]
+
+
+def test_report_latex_labels_are_unique_when_titles_coincide(tmp_path, capsys, monkeypatch):
+    """Issue 27: labels are titles cut to 48 characters, and two tables of one setting swept (same title
+    up to ``[read_window = ...]``) got the same ``\\label``."""
+    import pandas as pd
+
+    import mpx.studies.report
+    from mpx.experiment.store import ResultsStore
+
+    long = "wape_all (%) by event class (cv of true window counts: steady < 0.25"
+    tables = {f"{long} [read_window = {r}]": pd.DataFrame({"x": [1.0]}, index=["linear"]) for r in (10, 100)}
+    monkeypatch.setattr(mpx.studies.report, "summary_tables", lambda store, name, run: tables)
+    ResultsStore(tmp_path / "results.sqlite").close()
+    assert main(["report", str(tmp_path), "--latex"]) == 0
+    labels = re.findall(r"\\label\{([^}]*)\}", capsys.readouterr().out)
+    assert len(labels) == 2 and labels[1] == labels[0] + "-2"

@@ -81,7 +81,7 @@ def test_identical_runs_align_exactly_and_both_roads_are_scored(tmp_path):
     from mpx.experiment.store import open_store
 
     with open_store(tmp_path / "o") as st:
-        text = summary_text(st)
+        text = summary_text(st, width=None)  # every table printed (mpx report --wide)
         assert "alignment vs multiplexing: the best method of each road" in text and "dtw@Ir" in text
         assert [p.name for p in draw(st, ["alignment_frontier"], tmp_path / "f")] == [
             "alignment_frontier.pdf", "alignment_frontier.png"]

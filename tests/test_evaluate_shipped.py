@@ -1,0 +1,108 @@
+"""Every shipped dataset x every PMU preset x every scaler, with `mpx evaluate`'s defaults (issue 27): no
+scaler raises (LinAlgError, MemoryError, ...) nor warns of an overflow; a scaler may only be skipped with
+a stated reason (e.g. papi_sw's minimum slice). A short slice of each dataset keeps it to seconds per
+dataset; the fast test takes one callgrind and one gem5 dataset on two presets, the slow one all.
+The full-length runs are measured with ``mpx evaluate NAME --pmu gem5-o3-g4`` (README, issue 27)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from mpx import pmu, scalers
+
+from mpx.datasets import shipped as datasets
+from mpx.errors import MpxError
+from mpx.multiplex import multiplex, resolve_quantum
+from mpx.problem import Problem
+from mpx.scoring.scalers import default_catalog, default_events, memory_refusal, score_scalers
+
+N_INTERVALS = 200  # of each dataset: 20 read windows of 10 quanta (fewer: mpx warns)
+
+
+def presets() -> list[str]:
+    return [p if p != "generic-N" else "generic-4" for p in pmu.presets()]
+
+
+def _slice(name: str):
+    return datasets.load(name).interval_slice(0, N_INTERVALS)
+
+
+def run_one(name: str, preset: str) -> dict[str, str]:
+    """`mpx evaluate NAME --pmu PRESET` on a slice, every scaler: name -> 'done' or the skip reason."""
+    trace = _slice(name)
+    p = pmu.resolve_pmu(preset)
+    events, _ = default_events(trace, p)
+    quantum, _ = resolve_quantum(None, trace)
+    catalog, _ = default_catalog(events)
+    obs = multiplex(trace, Problem(events, p), "perf", quantum=quantum, read_every=10, seed=0)
+    sim = next(s for s in datasets.SIMULATORS if name in datasets.names(s))
+    train = [_slice(n) for n in datasets.names(sim) if n != name][:3]
+    specs = [(n, {"relations": catalog} if scalers.get_class(n).needs_relations and catalog is not None else {})
+             for n in scalers.available()]
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # an overflow in expm1, a division by zero: a failure
+        for res in score_scalers(obs, trace, specs, catalog, train=train):
+            out[res.name] = "done" if res.status == "done" else res.reason
+            if res.status == "done":
+                assert all(v is None or np.isfinite(v) for v in res.scores.summary.values())
+    return out
+
+
+def check(name: str, preset: str) -> None:
+    got = run_one(name, preset)
+    assert set(got) == set(scalers.available())
+    bad = {n: why for n, why in got.items() if why != "done" and not why.startswith(("ConfigError", "ScalerError"))}
+    assert not bad, f"{name} on {preset}: {bad}"
+    singular = {n: why for n, why in got.items() if "singular" in why or "memory" in why.lower()}
+    assert not singular, f"{name} on {preset}: {singular}"
+    assert got["linear"] == "done" and got["fusion"] == "done" and got["bayesperf"] == "done"
+
+
+@pytest.mark.parametrize("name,preset", [("xz", "skylake"), ("gem5-phases", "gem5-o3-g4")])
+def test_evaluate_defaults_on_a_shipped_dataset(name, preset):
+    check(name, preset)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", datasets.names(None))
+def test_evaluate_defaults_on_every_shipped_dataset_and_preset(name):
+    for preset in presets():
+        check(name, preset)
+
+
+def test_gem5_traces_default_to_the_catalog_events_and_memory_is_checked():
+    trace = _slice("gem5-xz")
+    p = pmu.resolve_pmu("gem5-o3-g4")
+    events, text = default_events(trace, p)
+    assert 30 <= len(events) < 100 and "gem5 catalog" in text
+    assert default_events(_slice("xz"), p)[0] == tuple(_slice("xz").events)
+    obs = multiplex(trace, Problem(tuple(trace.events), p), "perf", quantum=resolve_quantum(None, trace)[0],
+                    read_every=10)
+    fusion = scalers.get("fusion")
+    # every stat: E x E matrices per quantum, 2 * 200 * 1525^2 * 8 B = 7.4 GB
+    assert fusion.memory_bytes(len(trace.events), N_INTERVALS, 20) > 7e9
+    why = memory_refusal(fusion, obs, available=2 * 10**9)
+    assert why is not None and "fusion would need about" in why and "--events" in why
+    assert memory_refusal(scalers.get("linear"), obs, available=2 * 10**9) is None
+
+
+def test_library_and_cli_refuse_a_scaler_that_does_not_fit_and_say_why(capsys, monkeypatch):
+    import mpx.scoring.scalers
+    from mpx.cli import main
+
+    monkeypatch.setattr(mpx.scoring.scalers, "available_memory", lambda: 10**9)  # 1 GB: fusion on every stat does not fit
+    trace = _slice("gem5-xz")
+    p = pmu.resolve_pmu("gem5-o3-g4")
+    obs = multiplex(trace, Problem(tuple(trace.events), p), "perf", quantum=resolve_quantum(None, trace)[0],
+                    read_every=10)
+    res = list(score_scalers(obs, trace, [("linear", {}), ("fusion", {})], train=[_slice("gem5-sort")]))
+    assert [r.status for r in res] == ["done", "skipped"] and "would need about" in res[1].reason
+    assert main(["evaluate", "gem5-phases", "--pmu", "gem5-o3-g4", "--scaler", "fusion", "--scaler", "linear",
+                 "--events", "all"]) == 0
+    out = capsys.readouterr().out
+    assert "not scored fusion" in out and "would need about" in out and "--ignore-memory" in out
+    assert "events: every event of the trace (--events all)" in out
