@@ -15,16 +15,9 @@ import pytest
 
 from mpx.errors import ConfigError
 from mpx.recording.callgrind import RecordError
-from mpx.recording.gem5 import CONFIG, _finish, _skipped, find_gem5, gem5_command, record_gem5
+from mpx.recording.gem5 import CONFIG, _finish, _skipped, gem5_command, record_gem5
 from mpx.trace import Trace
-
-
-def have_gem5() -> bool:
-    try:
-        find_gem5()
-        return True
-    except RecordError:
-        return False
+from tests._tools import have_gem5
 
 
 ARGS = ("gem5.fast", Path("/o"), Path("/h.json"), 5_000_000, Path("/w"), ["/w/prog", "x"], {"LC_ALL": "C"})

@@ -6,7 +6,10 @@ for BayesPerf's random-walk floor of events that have counted nothing yet (42 of
 bayesperf / bayesperf_smooth; every other row identical); then all three for issue 12's scoring protocol
 (the quickstart runs two read regimes; new columns: every measure on the window sets, metric-windows,
 over10_all, the regime, the tools' whole-run totals; window-level ``papi`` with ``papi_cumulative`` beside
-it; BayesPerf's posterior mode; BayesPerf's one-count walk floor of issue 14).
+it; BayesPerf's posterior mode; BayesPerf's one-count walk floor of issue 14); then the quickstart for the
+Tintin work (the tintin scheduler's rows follow the authors' kernel; the tintin and counterminer scalers'
+rows are new), the top-down verdict columns (None for callgrind: no hierarchy) and the event rows'
+``median_true``; every other number as before (checked against the previous reference within the tolerance).
 
 A change that is meant to move numbers re-records the reference (``python tests/golden/digest.py``) in the
 same commit and says why in its message."""
@@ -14,48 +17,20 @@ same commit and says why in its message."""
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from mpx.experiment import run_experiment
-from mpx.experiment.config import Experiment
-from mpx.experiment.store import ResultsStore
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 import digest  # noqa: E402
 
-CONFIGS = {"quickstart": GOLDEN.parents[1] / "experiments" / "quickstart.toml",
-           "schedule": GOLDEN / "schedule.toml", "partition": GOLDEN / "partition.toml"}
-
-#: the plugins the reference was recorded with, in place of ``use = "all"``: a plugin added later (a
-#: registered test plugin, a new built-in) must not change the reference's grid
-PINNED = {
-    "schedulers": ["arm_topdown", "bayesperf", "fusion_aware", "hperf", "hypergraph", "likwid", "optimal", "perf",
-                   "round_robin", "tintin"],
-    "scalers": ["bayesperf", "bayesperf_smooth", "cam", "dcam", "dira", "fusion", "fusion_smooth", "linear", "papi",
-                "papi_cumulative", "papi_sw", "tam", "tam_paper"],
-}
-
-
-def pinned_config(path: Path) -> Experiment:
-    """The config at ``path`` with every ``use = "all"`` replaced by the `PINNED` list."""
-    raw = tomllib.loads(path.read_text())
-    for section, names in PINNED.items():
-        if raw.get(section, {}).get("use") == "all":
-            raw[section]["use"] = list(names)
-    return Experiment(raw, path)
-
-
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "quickstart" else n
-                                  for n in CONFIGS])
+                                  for n in digest.CONFIGS])
 def test_tables_match_reference(name, tmp_path, monkeypatch):
     monkeypatch.setenv("MPX_CODE_VERSION", "golden")
-    exp = pinned_config(CONFIGS[name])
-    with ResultsStore(tmp_path / "results.sqlite") as store:
-        run_experiment(exp, store, jobs=1, progress=False)
+    digest.run_reference(name, tmp_path / "results.sqlite")
     problems = digest.compare(name, digest.canonical_tables(tmp_path / "results.sqlite"))
     assert not problems, f"{name}: differs from the reference beyond rtol {digest.RTOL:g}:\n" + "\n".join(problems[:20])
 

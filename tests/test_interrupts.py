@@ -23,37 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from mpx.errors import MpxError
 from mpx.recording.supervise import group_alive
+from tests._tools import HAVE_VALGRIND, running
 
 REPO = Path(__file__).resolve().parent.parent
 
-try:
-    from mpx.recording.callgrind import find_valgrind
-
-    find_valgrind()
-    HAVE_VALGRIND = True
-except MpxError:
-    HAVE_VALGRIND = False
 needs_valgrind = pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")
-
-
-def _running(token: str) -> list[int]:
-    """Pids of live (not zombie) processes whose command line holds ``token``."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as fh:
-                cmd = fh.read()
-            with open(f"/proc/{name}/stat") as fh:
-                state = fh.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if token.encode() in cmd and state not in "ZX":
-            pids.append(int(name))
-    return pids
 
 
 def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env: dict | None = None,
@@ -100,10 +75,10 @@ def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env:
         proc.wait()
         pytest.fail(f"mpx {argv[0]} still running {timeout} s after SIGINT")
     deadline = time.monotonic() + 30
-    while (group_alive(proc.pid) or (token and _running(token))) and time.monotonic() < deadline:
+    while (group_alive(proc.pid) or (token and running(token))) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not group_alive(proc.pid), f"processes of mpx {argv[0]}'s group still running after it exited"
-    assert not (token and _running(token)), f"the program of mpx {argv[0]} still runs"
+    assert not (token and running(token)), f"the program of mpx {argv[0]} still runs"
     time.sleep(0.2)
     return code, b"".join(err).decode(errors="replace"), tmpdir
 

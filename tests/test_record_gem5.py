@@ -15,20 +15,13 @@ import pytest
 from mpx.errors import ConfigError
 from mpx.recording.callgrind import RecordError
 from mpx.recording.gem5 import CONFIG, HARDWARE, find_gem5, parse_period, record_gem5
+from tests._tools import have_gem5
 
 
 def cli(argv: list[str]) -> int:
     from mpx.cli import main
 
     return main(argv)
-
-
-def have_gem5() -> bool:
-    try:
-        find_gem5()
-        return True
-    except RecordError:
-        return False
 
 
 def test_period_parsing():

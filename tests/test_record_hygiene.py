@@ -15,35 +15,10 @@ import uuid
 
 import pytest
 
-from mpx.errors import MpxError
-from mpx.recording.callgrind import find_valgrind
 from mpx.recording.supervise import group_alive
-
-try:
-    find_valgrind()
-    HAVE_VALGRIND = True
-except MpxError:
-    HAVE_VALGRIND = False
+from tests._tools import HAVE_VALGRIND, running
 
 pytestmark = pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")
-
-
-def _running(token: str) -> list[int]:
-    """Pids of live (not zombie) processes whose command line holds ``token``."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as fh:
-                cmd = fh.read()
-            with open(f"/proc/{name}/stat") as fh:
-                state = fh.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if token.encode() in cmd and state not in "ZX":
-            pids.append(int(name))
-    return pids
 
 
 def _start(tmp_path, token: str, loops: int, *extra: str) -> tuple[subprocess.Popen, str]:
@@ -71,7 +46,7 @@ def _wait_until(check, seconds: float) -> bool:
 
 
 def _clean(token: str, tmpdir: str) -> bool:
-    return not _running(token) and not os.listdir(tmpdir)
+    return not running(token) and not os.listdir(tmpdir)
 
 
 def test_sigkill_at_random_points_leaves_no_process_and_no_folder(tmp_path):
@@ -82,18 +57,18 @@ def test_sigkill_at_random_points_leaves_no_process_and_no_folder(tmp_path):
         if trial == 0:  # while mpx starts: before or around the janitor and valgrind
             time.sleep(rng.uniform(0.05, 0.6))
         else:  # while valgrind runs: its folder exists and it holds the program
-            assert _wait_until(lambda: _running(token) and os.listdir(tmpdir), 30), proc.communicate()
+            assert _wait_until(lambda: running(token) and os.listdir(tmpdir), 30), proc.communicate()
             time.sleep(rng.uniform(0.0, 1.5))
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
-        assert _wait_until(lambda: _clean(token, tmpdir), 20), (trial, _running(token), os.listdir(tmpdir))
+        assert _wait_until(lambda: _clean(token, tmpdir), 20), (trial, running(token), os.listdir(tmpdir))
         assert not (tmp_path / "out.npz").exists()
 
 
 def test_ctrl_c_says_what_was_kept_and_leaves_nothing(tmp_path):
     token = f"mpxint{uuid.uuid4().hex}"
     proc, tmpdir = _start(tmp_path, token, 10**7)  # runs until stopped: the signal always finds it running
-    assert _wait_until(lambda: _running(token) and os.listdir(tmpdir), 30)
+    assert _wait_until(lambda: running(token) and os.listdir(tmpdir), 30)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
@@ -108,7 +83,7 @@ def test_timeout_stops_a_program_that_runs_too_long(tmp_path):
     proc, tmpdir = _start(tmp_path, token, 10**7, "--timeout", "1.5")
     pids: set[int] = set()
     while proc.poll() is None:  # the processes holding the token (valgrind runs the program in its own pid)
-        pids |= set(_running(token))
+        pids |= set(running(token))
         time.sleep(0.05)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and time.monotonic() - t0 < 60

@@ -72,31 +72,28 @@ def default_events(trace: Trace, pmu: Any) -> tuple[tuple[str, ...], str]:
     return tuple(trace.events), "every event of the trace (default)"
 
 
+def _proc_kib(path: str, field: str) -> int | None:
+    """A ``/proc`` field given in kB (``MemAvailable:``, ``VmSize:``), in bytes; None where it cannot be read."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 def available_memory() -> int | None:
     """Bytes this process can still allocate: the kernel's ``MemAvailable``, lowered to what an
     address-space limit (``ulimit -v``) leaves beyond what the process maps already; None when neither
     is known (not Linux)."""
     import resource
 
-    avail: int | None = None
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    avail = int(line.split()[1]) * 1024
-    except OSError:
-        pass
+    avail = _proc_kib("/proc/meminfo", "MemAvailable:")
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
-        mapped = 0
-        try:
-            with open("/proc/self/status") as f:
-                for line in f:
-                    if line.startswith("VmSize:"):
-                        mapped = int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        left = max(soft - mapped, 0)
+        left = max(soft - (_proc_kib("/proc/self/status", "VmSize:") or 0), 0)
         avail = left if avail is None else min(avail, left)
     return avail
 

@@ -34,7 +34,16 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference"
-CONFIGS = ("quickstart", "schedule", "partition")
+CONFIGS = {"quickstart": HERE.parents[1] / "experiments" / "quickstart.toml", "schedule": HERE / "schedule.toml",
+           "partition": HERE / "partition.toml"}
+#: the plugins the reference was recorded with, in place of ``use = "all"``: a plugin added later (a
+#: registered test plugin, a new built-in) must not change the reference's grid
+PINNED = {
+    "schedulers": ["arm_topdown", "bayesperf", "fusion_aware", "hperf", "hypergraph", "likwid", "optimal", "perf",
+                   "round_robin", "tintin"],
+    "scalers": ["bayesperf", "bayesperf_smooth", "cam", "counterminer", "dcam", "dira", "fusion", "fusion_smooth",
+                "linear", "papi", "papi_cumulative", "papi_sw", "tam", "tam_paper", "tintin"],
+}
 #: tables small enough to keep as compressed CSV, compared value by value
 KEEP_CSV = ("scores", "schedule", "partition")
 DROP = {"cell_key", "code_version", "reason", "estimate_seconds", "event_windows_per_s", "mux_seconds",
@@ -232,6 +241,31 @@ def compare(name: str, got: dict[str, str]) -> list[str]:
     return problems
 
 
+def pinned_config(path: Path):
+    """The config at ``path`` with every ``use = "all"`` replaced by the `PINNED` list."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    from mpx.experiment.config import Experiment
+
+    raw = tomllib.loads(Path(path).read_text())
+    for section, names in PINNED.items():
+        if raw.get(section, {}).get("use") == "all":
+            raw[section]["use"] = list(names)
+    return Experiment(raw, Path(path))
+
+
+def run_reference(name: str, db: str | Path) -> None:
+    """Run experiment ``name`` with its pinned plugins into the store at ``db``, one process (the recording
+    and the test run it the same way; set ``MPX_CODE_VERSION=golden`` first)."""
+    from mpx.experiment import run_experiment
+    from mpx.experiment.store import ResultsStore
+
+    with ResultsStore(db) as store:
+        run_experiment(pinned_config(CONFIGS[name]), store, jobs=1, progress=False)
+
+
 def record(name: str, db: str | Path) -> None:
     """Write the reference of experiment ``name`` from the store at ``db``."""
     tables = canonical_tables(db)
@@ -251,18 +285,13 @@ def record(name: str, db: str | Path) -> None:
 
 if __name__ == "__main__":
     import os
-    import subprocess
     import tempfile
 
-    root = HERE.parents[1]
-    configs = {"quickstart": root / "experiments" / "quickstart.toml", "schedule": HERE / "schedule.toml",
-               "partition": HERE / "partition.toml"}
+    os.environ["MPX_CODE_VERSION"] = "golden"
     with tempfile.TemporaryDirectory() as tmp:
         for name in sys.argv[1:] or CONFIGS:
-            out = Path(tmp) / name
-            subprocess.run([sys.executable, "-m", "mpx", "run", str(configs[name]), "--out", str(out), "--jobs", "1"],
-                           check=True, env={**os.environ, "MPX_CODE_VERSION": "golden"}, stdout=subprocess.DEVNULL)
-            record(name, out / "results.sqlite")
-            print(name, "recorded:", ", ".join(f"{t} {n} rows" for t, n in
-                                              ((t, v.count("\n") - 1) for t, v in canonical_tables(
-                                                  out / "results.sqlite").items())))
+            db = Path(tmp) / f"{name}.sqlite"
+            run_reference(name, db)
+            record(name, db)
+            print(name, "recorded:", ", ".join(f"{t} {v.count(chr(10)) - 1} rows"
+                                              for t, v in canonical_tables(db).items()))
