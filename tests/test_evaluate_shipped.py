@@ -38,8 +38,9 @@ def run_one(name: str, preset: str) -> dict[str, str]:
     quantum, _ = resolve_quantum(None, trace)
     catalog, _ = default_catalog(events)
     obs = multiplex(trace, Problem(events, p), "perf", quantum=quantum, read_every=10, seed=0)
-    sim = next(s for s in datasets.SIMULATORS if name in datasets.names(s))
-    train = [_slice(n) for n in datasets.names(sim) if n != name][:3]
+    sim = next(s for s in datasets.SIMULATORS if name in datasets.names(s, None))
+    same = datasets.names(sim, datasets.collection(datasets.entry(name)))  # train within the dataset's collection
+    train = [_slice(n) for n in same if n != name][:3]
     specs = [(n, {"relations": catalog} if scalers.get_class(n).needs_relations and catalog is not None else {})
              for n in scalers.available()]
     out = {}

@@ -15,7 +15,7 @@ import pytest
 
 from mpx.errors import ConfigError
 from mpx.recording.callgrind import RecordError
-from mpx.recording.gem5 import CONFIG, _finish, _skipped, gem5_command, record_gem5
+from mpx.recording.gem5 import CONFIG, finish_trace, gem5_command, record_gem5, skipped_phases
 from mpx.trace import Trace
 from tests._tools import have_gem5
 
@@ -62,20 +62,20 @@ def test_cli_fast_forward_is_gem5_only(tmp_path: Path, capsys):
 def test_skipped_metadata_from_the_log():
     log = ("...\nse_periodic.py: measured from tick 1160320518: fast-forward 2000000 instructions to tick "
            "1134422442, warm-up 100000 instructions\n...")
-    sk = _skipped(log, 2_000_000, 100_000)
+    sk = skipped_phases(log, 2_000_000, 100_000)
     assert sk["fast_forward_insts"] == 2_000_000 and sk["warmup_insts"] == 100_000
     assert sk["fast_forward_ticks"] == 1_134_422_442 and sk["ticks_before_first_interval"] == 1_160_320_518
     assert sk["warmup_ticks"] == 1_160_320_518 - 1_134_422_442
-    assert _skipped("no line", 0, 0)["fast_forward_insts"] == 0
+    assert skipped_phases("no line", 0, 0)["fast_forward_insts"] == 0
     with pytest.raises(RecordError, match="measured from"):
-        _skipped("gem5 said nothing", 2_000_000, 0)
+        skipped_phases("gem5 said nothing", 2_000_000, 0)
 
 
 def test_fast_forward_cpu_stats_are_dropped():
     events = ["system.cpu.numCycles", "system.ff_cpu.numCycles", "system.cpu.l2cache.tags.x::ff_cpu.data"]
     raw = Trace(events, np.array([[10.0, 0, 1], [12, 0, 0]]), np.array([100, 110, 120]), "ticks", {},
                 ["system.ff_cpu.ipc", "system.cpu.ipc"], np.array([[0.0, 1.0], [0.0, 1.1]]))
-    t = _finish(raw, 10, None)
+    t = finish_trace(raw, 10, None)
     assert "system.cpu.numCycles" in t.events
     assert not [e for e in list(t.events) + list(t.aux_names) if "ff_cpu" in e]
     d = [x for x in t.meta["dropped"] if "fast-forward CPU" in x["what"]][0]

@@ -113,7 +113,9 @@ def test_ctrl_c_during_mpx_partition(tmp_path, shared, seed):
     hgr = shared("data", "hypergraphs", "ISPD98_ibm01.hgr")
     # from the first finished phase on: a Ctrl-C while numba loads or compiles the kernels (the first second)
     # ended in SIGSEGV in 2 of 42 trials (issue 29's report: llvmlite's callback), not fixed here
-    code, err, tmpdir = interrupt(["partition", str(hgr), "-k", "4"], tmp_path, seed, 3.0, ready=r"[1-9][0-9]* phases")
+    # the whole partition takes about 1.8 s once its kernels are cached: the Ctrl-C comes within 0.8 s of the
+    # first phases, while it still runs
+    code, err, tmpdir = interrupt(["partition", str(hgr), "-k", "4"], tmp_path, seed, 0.8, ready=r"[1-9][0-9]* phases")
     assert code == 130 and "Traceback" not in err, err[-2000:]
     assert last_line(err) == "mpx partition: interrupted; nothing was written"
     assert not os.listdir(tmpdir) and not no_temporary_files(tmp_path)
@@ -156,7 +158,7 @@ counters = 4
 metrics = "callgrind"
 [multiplex]
 quantum_intervals = 1
-seeds = [0]
+seeds = [0, 1, 2, 3, 4, 5, 6, 7]
 [sweep]
 "multiplex.read_every" = [10, 25]
 [scalers]
@@ -178,7 +180,8 @@ def test_ctrl_c_during_mpx_run_with_two_jobs(tmp_path, seed, group):
                                   3.0, timeout=60, group=group)
     assert time.monotonic() - t0 < 60
     assert code == 130 and "Traceback" not in err, err[-2000:]
-    assert last_line(err).startswith("mpx run: interrupted; the finished cells are kept")
+    line = last_line(err)  # 'mpx run: interrupted (k of n cells finished and stored ...); the finished cells are kept'
+    assert line.startswith("mpx run: interrupted") and "the finished cells are kept" in line, line
     assert not os.listdir(tmpdir) and not no_temporary_files(tmp_path / "out")
 
 

@@ -17,6 +17,7 @@ MAPE = 0.123456789012345  # a value whose 8 stored bytes are easy to find in the
 
 def make_store(path, n_cells: int = 3):
     with ResultsStore(path) as st:
+        st.declare({"scores": ("scaler",)})
         run = st.begin_run("toy", None, {}, "v0", [f"k{i}" for i in range(n_cells)], "1")
         for i in range(n_cells):
             st.write({"cell": {"key": f"k{i}", "experiment": "toy", "status": "done"},

@@ -34,7 +34,9 @@ from pathlib import Path
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
-__all__ = ["WORKDIR_ROOT", "entry", "entry_or_recipe", "host_info", "is_gem5", "load", "manifest", "manifest_path", "names", "path", "rebuild", "recipes", "recipes_path", "root", "sha256_file", "tool_versions", "verify"]
+__all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "entry", "entry_or_recipe",
+           "host_info", "is_gem5", "load", "manifest", "manifest_path", "names", "path", "rebuild", "recipes",
+           "recipes_path", "root", "sha256_file", "tool_versions", "trace_difference", "verify"]
 
 
 WORKDIR_ROOT = Path("/tmp/mpx-datasets")

@@ -95,7 +95,7 @@ class AlignmentKind(CellKind):
     sections = {"hardware": HARDWARE_KEYS, "multiplex": _MUX_KEYS, "alignment": ALIGNMENT_KEYS}
     data_keys = frozenset({"runsets", "axis", "synthetic"})
     tables = {"alignment": ("road", "method", "anchor")}
-    report = {"alignment": "mpx.studies.report:alignment_tables"}
+    report = {"alignment": "mpx.studies.sections:alignment_tables"}
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw

@@ -65,7 +65,7 @@ class PartitionKind(CellKind):
                                         "reference_label", "timeout"})}
     data_keys = frozenset({"catalogs", "hypergraphs", "random_events"})
     tables = {"partition": ()}
-    report = {"partition": "mpx.studies.report:partition_table"}
+    report = {"partition": "mpx.studies.sections:partition_table"}
 
     #: numba kernels are loaded (or compiled) once per process, outside the timed call
     _warm = False

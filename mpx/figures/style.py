@@ -19,23 +19,24 @@ __all__ = ["COLORS", "EXTRA_COLORS", "HATCHES", "LINESTYLES", "MARKERS", "MAX_HE
 WIDTH = 6.3  # inches: the thesis text width; every figure is this wide
 MAX_HEIGHT = 8.5  # inches: the tallest figure that fits a page with its caption
 PALETTE = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#999999"]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "p", "h", "d"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "p", "h", "d", "H", "8"]
 LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2))]
-HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++", "|||", "**", "//..", "\\\\oo", "--||"]
+HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++", "|||", "**", "//..", "\\\\oo", "--||", "++..", "xx--"]
 
 #: methods in a fixed order: each keeps one colour, marker, line style and hatch in every figure (black is
 #: kept for the truth and references)
 METHODS = ("linear", "papi", "papi_sw", "dira", "tam", "dcam", "cam", "bayesperf", "bayesperf_smooth", "fusion",
-           "fusion_smooth", "tam_paper", "papi_cumulative")
+           "fusion_smooth", "tam_paper", "papi_cumulative", "tintin", "counterminer")
 
 #: the one colour map of the methods: Okabe–Ito first, then Paul Tol's muted colours; no two alike
 COLORS: dict[str, str] = {
     "linear": "#E69F00", "papi": "#56B4E9", "papi_sw": "#661100", "dira": "#0072B2", "tam": "#D55E00",
     "dcam": "#CC79A7", "cam": "#009E73", "bayesperf": "#999999", "bayesperf_smooth": "#332288",
     "fusion": "#999933", "fusion_smooth": "#44AA99", "tam_paper": "#DDCC77", "papi_cumulative": "#AA4499",
+    "tintin": "#882255", "counterminer": "#6699CC",
 }
 #: colours of methods not in `COLORS` (picked by the name, stable across runs), none of them a fixed one's
-EXTRA_COLORS = ("#882255", "#6699CC", "#117733", "#E7298A", "#7570B3", "#A6761D", "#1B9E77", "#B2182B")
+EXTRA_COLORS = ("#117733", "#E7298A", "#7570B3", "#A6761D", "#1B9E77", "#B2182B")
 
 
 def style() -> None:

@@ -239,7 +239,7 @@ def record_gem5(
                               + "\n".join(text.splitlines()[-15:]))
         m = re.search(r"se_periodic\.py: exit at tick (\d+): (.*) \(code (-?\d+)\)", text)
         exit_info = {"tick": int(m.group(1)), "cause": m.group(2), "code": int(m.group(3))} if m else None
-        skipped = _skipped(text, fast_forward_insts, warmup_insts)
+        skipped = skipped_phases(text, fast_forward_insts, warmup_insts)
         v = re.search(r"gem5 version (\S+)", text)
         version = v.group(1) if v else "unknown"
         stats = outdir / "stats.txt"
@@ -253,7 +253,7 @@ def record_gem5(
             raise RecordError(f"cannot read gem5's stats: {exc}") from None
         config_ini = (outdir / "config.ini").read_bytes() if (outdir / "config.ini").is_file() else b""
 
-    trace = _finish(raw, period_ps, max_dumps)
+    trace = finish_trace(raw, period_ps, max_dumps)
     if trace.n_intervals == 0:
         raise RecordError("gem5 wrote no complete dump (program too short for one period?)")
     dropped = list(trace.meta.get("dropped", []))
@@ -314,7 +314,7 @@ def gem5_command(binary: str, outdir: Path, hw_file: Path, period_ps: int, workd
     return [*cmd, "--", *sim_argv]
 
 
-def _skipped(log_text: str, fast_forward_insts: int, warmup_insts: int) -> dict[str, Any]:
+def skipped_phases(log_text: str, fast_forward_insts: int, warmup_insts: int) -> dict[str, Any]:
     """What ran before the first interval, from se_periodic.py's ``measured from`` line (RecordError if a
     fast-forward was asked for and the line is missing)."""
     if not fast_forward_insts:
@@ -340,7 +340,7 @@ def _clock_period_ps(clock: str) -> float:
     return float(round(1e12 / hz))
 
 
-def _finish(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
+def finish_trace(raw: Trace, period_ps: int, max_dumps: int | None) -> Trace:
     """Drop the host stats and a partial last interval (gem5's exit dump); keep at most ``max_dumps``."""
     keep_aux = [i for i, n in enumerate(raw.aux_names) if n not in HOST_STATS and not _ff_stat(n)]
     dropped = list(raw.meta.get("dropped", []))

@@ -140,7 +140,7 @@ def test_a_method_keeps_its_look_in_every_figure():
     for part in ("color", "marker"):  # no two methods share a colour, nor a marker
         assert len({look(m)[part] for m in METHODS}) == len(METHODS), part
     assert len({hatch(m) for m in METHODS}) == len(METHODS)  # nor a bar hatch
-    for name in ("tintin", "my_scaler", "another_one", "x"):  # a method added later: a colour of no fixed one
+    for name in ("lim_scaler", "my_scaler", "another_one", "x"):  # a method added later: a colour of no fixed one
         assert look(name)["color"] not in COLORS.values()
 
 
