@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mpx.errors import MpxError
 from mpx.pmu import PMU, preset, presets
 from mpx.problem.core import Problem
 
@@ -116,7 +117,7 @@ def _first_fit(problem: Problem, by_unit: dict[str, list[str]]) -> int:
 def _mask_size(problem: Problem, event: str) -> int:
     try:
         return len(problem.pmu.allowed(event))
-    except Exception:  # an event of another unit's namespace: no mask to sort by
+    except MpxError:  # an event the PMU cannot place: no mask to sort by
         return 1 << 30
 
 

@@ -90,7 +90,8 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     if changed.any():
         notes.append(f"{int(changed.sum())} values the counter saw for the whole interval shown as counted "
                      f"(perf's value; the scaler's formula gave another there: scaler_estimate)")
-    enabled = np.asarray(run.read_view().enabled, dtype=np.float64)
+    view = run.read_view()
+    enabled = np.asarray(view.enabled, dtype=np.float64)
     running = np.asarray(run.running_ns, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         coverage = np.where(counted_cells & (enabled > 0), np.minimum(running / enabled, 1.0), np.nan)
@@ -101,7 +102,6 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     if estimate.std is not None:
         std, source = np.asarray(estimate.std, dtype=np.float64), f"the scaler ({estimate.scaler})"
     else:
-        view = run.read_view()
         std, source = tintin_sigma(view.raw, view.enabled, view.running), "Tintin's rule on the read windows"
         notes.append(f"scaler {estimate.scaler or '?'} gives no uncertainty: intervals from Tintin's rule "
                      f"(sigma = sqrt(V) x time not running, V the time-weighted variance of the rates so far)")

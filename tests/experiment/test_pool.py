@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mpx.experiment.runner import start_worker, usable_cpus
 from tests._exp_helpers import write_config
+from tests._tools import running
 
 
 def _blas_threads() -> int:
@@ -44,22 +45,6 @@ def _stored(db: Path) -> int:
         return 0
 
 
-def _alive(marker: str) -> list[int]:
-    """Processes (not zombies) whose command line holds ``marker``."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmd and state not in "ZX":
-            pids.append(int(name))
-    return pids
-
-
 def test_ctrl_c_with_jobs_stops_within_seconds_and_keeps_the_finished_cells(tmp_path):
     seeds = ", ".join(str(s) for s in range(60))  # 360 short cells: far more than run before the signal
     cfg = write_config(tmp_path, "many", mux_extra=f"seeds = [{seeds}]")
@@ -88,6 +73,6 @@ def test_ctrl_c_with_jobs_stops_within_seconds_and_keeps_the_finished_cells(tmp_
     assert 1 <= kept < 360
     assert f"({kept} of 360 cells finished" in last, last
     deadline = time.monotonic() + 10
-    while _alive(str(out)) and time.monotonic() < deadline:  # the workers went with the run
+    while running(str(out)) and time.monotonic() < deadline:  # the workers went with the run
         time.sleep(0.1)
-    assert not _alive(str(out))
+    assert not running(str(out))
