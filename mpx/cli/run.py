@@ -81,9 +81,9 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
         counts = run_experiment(exp, store, jobs=jobs, dask_scheduler=args.dask_scheduler,
                                 progress=not args.no_progress, cells=cells)
         files = store.export(out / "csv", experiment=exp.name)
-        print(f"{exp.name}: {counts['cells']} cells ({counts['cached']} cached, {counts['computed']} computed, "
-              f"{counts['skipped']} skipped, {counts['errors']} with errors) in {time.perf_counter() - t0:.1f} s; "
-              f"store {store.path}, export {out / 'csv'} ({len(files)} files)")
+        print(_fit(f"{exp.name}: {counts['cells']} cells ({counts['cached']} cached, {counts['computed']} computed, "
+                   f"{counts['skipped']} skipped, {counts['errors']} with errors) in {time.perf_counter() - t0:.1f} s; "
+                   f"store {store.path}, export {out / 'csv'} ({len(files)} files)"))
         if exp.output.get("summary", True):
             from mpx.studies.report import summary_text
 
@@ -93,9 +93,16 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
             from mpx.figures import draw
 
             written = draw(store, figs, out / "figures", experiment=exp.name)
-            print(f"figures: {', '.join(str(p) for p in written)}")
+            print(_fit(f"figures in {out / 'figures'}: {', '.join(Path(p).name for p in written)}"))
     print(f"total {time.perf_counter() - t0:.1f} s")
     return 0
+
+
+def _fit(line: str) -> str:
+    """``line`` wrapped to the 120 columns the command's output keeps (paths are never broken)."""
+    import textwrap
+
+    return textwrap.fill(line, 120, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
 
 
 def check_figures(names: Any, config: str) -> None:
