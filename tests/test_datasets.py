@@ -205,3 +205,13 @@ def test_trace_difference_says_how_much():
     assert "1 event(s) missing ['c'], 1 new ['d']" in text
     assert "1 of 4 cells differ; 1 of 2 event totals, at most 16.7 % (a: 30 -> 35)" in text
     assert "edges differ" in ds.trace_difference(old, Trace(["a"], np.ones((1, 1)), [0.0, 2], "instructions"))
+
+
+def test_differing_meta_keys_are_followed_down_to_the_leaf():
+    """A rebuild of gem5-long-phases differed only in ``recording.config_sha256`` (the gem5 config script's
+    docstring changed after the recording); `mpx datasets rebuild --check` said "recording" and blamed the host."""
+    old = {"recording": {"config_sha256": "a", "gem5_version": "24"}, "events": 3}
+    new = {"recording": {"config_sha256": "b", "gem5_version": "24"}, "events": 3, "extra": None}
+    assert ds.differing_keys(old, new) == ["recording.config_sha256"]
+    assert ds.differing_keys({"a": {"b": 1}}, {"a": 2}) == ["a"]
+    assert ds.differing_keys(old, old) == []

@@ -129,7 +129,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"[{n}]   input {k} differs from the manifest's")
         for k, (old, new) in r.tools_differ.items():
             print(f"[{n}]   tool version differs: {k}: manifest {old!r}, here {new!r}")
-        if not r.tools_differ and not r.inputs_differ:
+        hashes = [k for k in r.meta_differ if k.endswith("_sha256")]
+        if r.content_same and hashes and len(hashes) == len(r.meta_differ):
+            print(f"[{n}]   only the checksums the recording keeps of its own files differ ({', '.join(hashes)}): "
+                  "a file of the recorder changed since the recording (see its git log); the counts are identical")
+        elif not r.tools_differ and not r.inputs_differ:
             print(f"[{n}]   same inputs and tool versions: the difference comes from the host "
                   "(CPU features, kernel) or from non-determinism in the program")
     shown.close()

@@ -30,11 +30,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
-__all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "entry", "entry_or_recipe",
+__all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "differing_keys", "entry", "entry_or_recipe",
            "host_info", "is_gem5", "load", "manifest", "manifest_path", "names", "path", "rebuild", "recipes",
            "recipes_path", "root", "sha256_file", "tool_versions", "trace_difference", "verify"]
 
@@ -311,6 +312,17 @@ def trace_difference(old: Trace, new: Trace) -> str:
     return "; ".join(parts)
 
 
+def differing_keys(a: Any, b: Any, prefix: str = "") -> list[str]:
+    """The dotted paths (``recording.config_sha256``) at which two metadata dicts differ, nested dicts
+    followed down to the differing leaf."""
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return [] if a == b else [prefix or "(meta)"]
+    out = []
+    for k in sorted(set(a) | set(b), key=str):
+        out += differing_keys(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
+    return out
+
+
 @dataclass
 class RebuildResult:
     """What a rebuild produced and how it compares with the manifest."""
@@ -402,7 +414,7 @@ def rebuild(
     if shipped.get("file") and (root() / shipped["file"]).exists():
         old = Trace.load(root() / shipped["file"])
         result.content_same = old.checksum() == trace.checksum()
-        result.meta_differ = sorted(k for k in set(old.meta) | set(trace.meta) if old.meta.get(k) != trace.meta.get(k))
+        result.meta_differ = differing_keys(old.meta, trace.meta)
         if not result.content_same:
             result.difference = trace_difference(old, trace)
     if check:

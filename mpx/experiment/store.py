@@ -75,6 +75,7 @@ class ResultsStore:
         self._tables: dict[str, tuple[str, ...]] | None = None
         self._lock: Any = None  # the run lock's file while a run is open (`begin_run`)
         self._verified = False
+        self._written: set[str] = set()  # cells this store wrote, checksummed from their rows read back
         if read_only:  # a reader (mpx report, figures) never writes: not even a schema into a damaged file
             _check_not_empty(self.path)
             self.conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None,
@@ -207,6 +208,7 @@ class ResultsStore:
             c.execute(f"INSERT OR REPLACE INTO {CHECKSUMS} (cell_key, sha256) VALUES (?, ?)",
                       (key, cell_checksum(c, key, tables)))  # of the rows as stored, read back in this transaction
             c.execute("COMMIT")
+            self._written.add(key)
         except BaseException:
             if c.in_transaction:  # SQLite rolls back by itself on some errors (disk full): keep their message
                 c.execute("ROLLBACK")
@@ -317,8 +319,8 @@ class ResultsStore:
         tables = self.tables()
         if name != "cells" and name not in tables:
             raise ConfigError(f"no table {name!r}; tables: cells, {', '.join(tables)}")
-        if not self._verified:  # the checksums are checked once, on the first read of a table
-            damaged = self.verify()
+        if not self._verified:  # checked once, on the first read, for the cells this store did not just write
+            damaged = self.verify(skip=self._written)
             if damaged:
                 raise FormatError(self.path, None, f"{len(damaged)} cell(s) no longer match their checksum "
                                   f"(first: {damaged[0]}): the store was changed outside mpx or damaged; "
@@ -366,17 +368,19 @@ class ResultsStore:
         return written
 
 
-    def verify(self) -> list[str]:
+    def verify(self, skip: Iterable[str] = ()) -> list[str]:
         """Keys of the cells whose stored rows no longer match the checksum written with them (SQLite keeps
         no page checksums: a flipped byte in a record reads back as another value). Cells written before
-        checksums existed have none and are not counted. A store SQLite itself cannot read raises
-        `FormatError` (one line)."""
+        checksums existed have none and are not counted, nor the cells in ``skip`` (`table` skips those this
+        store wrote itself: `mpx run` reads back a store of thousands of rows it has just checksummed). A
+        store SQLite itself cannot read raises `FormatError` (one line)."""
         try:
             have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if CHECKSUMS not in have:
                 self._verified = True
                 return []
-            stored = dict(self.conn.execute(f"SELECT cell_key, sha256 FROM {CHECKSUMS}").fetchall())
+            skip = set(skip)
+            stored = {k: d for k, d in self.conn.execute(f"SELECT cell_key, sha256 FROM {CHECKSUMS}") if k not in skip}
             now = all_checksums(self.conn, self.tables()) if stored else {}
             bad = sorted(k for k, digest in stored.items() if now.get(k, _digest({})) != digest)
         except sqlite3.DatabaseError as exc:

@@ -54,7 +54,7 @@ import numpy as np
 from mpx.scalers.base import Estimate, Scaler
 from mpx.schedulers.tintin import tam_area
 
-__all__ = ["TintinScaler", "tam_area", "measurements", "running_counts", "welford_variance"]
+__all__ = ["TintinScaler", "tam_area", "tam_steps", "measurements", "running_counts", "welford_variance"]
 
 
 def measurements(ran: np.ndarray, counts: np.ndarray, dur: np.ndarray, merge: bool = True
@@ -77,6 +77,14 @@ def measurements(ran: np.ndarray, counts: np.ndarray, dur: np.ndarray, merge: bo
     return starts, ends, cum_c[ends] - cum_c[starts], cum_t[ends] - cum_t[starts]
 
 
+def tam_steps(c0: np.ndarray, h0: np.ndarray, c1: np.ndarray, h1: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``tintin_TAM``'s area from one measurement ``(c0, h0)`` to the next ``(c1, h1)`` ending ``w`` later:
+    the count the running estimate gains between their ends."""
+    d = 2.0 * w - h1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return c0 * w / h0 + (w * w / h1) * c1 / d - (w * w / h0) * c0 / d
+
+
 def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: np.ndarray) -> np.ndarray:
     """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first
     ``c·T/mon`` (``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
@@ -85,10 +93,7 @@ def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: 
         return out
     out[0] = c[0] * t_end[0] / mon_at_end[0] if mon_at_end[0] > 0 else 0.0
     if c.size > 1:
-        w = t_end[1:] - t_end[:-1]
-        d = 2.0 * w - h[1:]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            area = c[:-1] * w / h[:-1] + (w * w / h[1:]) * c[1:] / d - (w * w / h[:-1]) * c[:-1] / d
+        area = tam_steps(c[:-1], h[:-1], c[1:], h[1:], t_end[1:] - t_end[:-1])
         out[1:] = out[0] + np.cumsum(area)
     return out
 
@@ -126,6 +131,51 @@ class TintinScaler(Scaler):
     def __init__(self, merge: bool = True) -> None:
         self.merge = merge
 
+    def _reads_of_event(self, ran: np.ndarray, counts: np.ndarray, dur: np.ndarray, cum_dur: np.ndarray,
+                        t_q: np.ndarray, cum_run: np.ndarray, reads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One event's running count and ``sqrt(V)`` at every read, the kernel's sums over the measurements
+        closed by the read plus the one in progress cut at it; each read extends the prefix sums of the whole
+        run by at most one step, so the cost is linear in the run."""
+        value = np.full(reads.size, np.nan)
+        sqrt_v = np.full(reads.size, np.nan)
+        s, e, c, h = measurements(ran, counts, dur, self.merge)
+        m = s.size
+        if m == 0:
+            return value, sqrt_v
+        t_end = t_q[e]
+        run = running_counts(c, h, t_end, cum_run[e])
+        cum_area = np.r_[0.0, np.cumsum(tam_steps(c[:-1], h[:-1], c[1:], h[1:], t_end[1:] - t_end[:-1]))]
+        r = c / h
+        tw = np.cumsum(h)
+        cum_c = np.cumsum(c)
+        mean = cum_c / tw
+        cum_terms = np.cumsum(h * (r - mean) * (r - np.r_[0.0, mean[:-1]]))    # tw x Welford's V
+        k = np.searchsorted(e, reads, side="right")                 # measurements closed by each read
+        nxt = np.minimum(k, m - 1)
+        cut = (k < m) & (s[nxt] < reads)                             # one in progress across the read
+        closed = ~cut & (k > 0)
+        last = k[closed] - 1
+        value[closed] = run[last] + (t_q[reads[closed]] - t_end[last]) * c[last] / h[last]
+        sqrt_v[closed] = np.sqrt(np.maximum(cum_terms[last] / tw[last], 0.0))
+        cum_obs = np.r_[0.0, np.cumsum(np.where(ran, counts, 0.0))]
+        b, first = reads[cut], s[nxt[cut]]
+        c1, h1 = cum_obs[b] - cum_obs[first], cum_dur[b] - cum_dur[first]
+        kc = k[cut]
+        lone = kc == 0                                               # the cut measurement is the first one
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.where(cum_run[b] > 0, c1 * t_q[b] / cum_run[b], 0.0)
+        p = np.maximum(kc - 1, 0)                                    # the last closed measurement
+        step = tam_steps(c[p], h[p], c1, h1, t_q[b] - t_end[p])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.where(lone, v, run[0] + (cum_area[p] + step))
+            tw1 = tw[p] + h1
+            r1 = c1 / h1
+            mean1 = (cum_c[p] + c1) / tw1
+            var = np.where(lone, 0.0, (cum_terms[p] + h1 * (r1 - mean1) * (r1 - mean[p])) / tw1)
+        value[cut] = v
+        sqrt_v[cut] = np.sqrt(np.maximum(var, 0.0))
+        return value, sqrt_v
+
     def _estimate(self, observation: Any) -> Estimate:
         qv = observation.quanta
         edges = np.asarray(qv.edges, dtype=np.float64)
@@ -140,24 +190,10 @@ class TintinScaler(Scaler):
         value = np.full((reads.size, n_e), np.nan)
         sqrt_v = np.full((reads.size, n_e), np.nan)
         t_q = edges - edges[0]
+        cum_dur = np.r_[0.0, np.cumsum(dur)]
         for j in range(n_e):
-            s, e, c, h = measurements(ran_q[:, j], np.nan_to_num(counts[:, j]), dur, self.merge)
-            if s.size == 0:
-                continue
-            for i, b in enumerate(reads):
-                # measurements closed by b, and one in progress across b cut at b
-                k = int(np.searchsorted(e, b, side="right"))          # e[:k] <= b
-                cs, hs, ends = c[:k], h[:k], e[:k]
-                if k < s.size and s[k] < b:                            # in progress at the read
-                    cut_c = float(np.where(ran_q[s[k]:b, j], counts[s[k]:b, j], 0.0).sum())
-                    cut_h = float(dur[s[k]:b].sum())
-                    cs, hs, ends = np.r_[cs, cut_c], np.r_[hs, cut_h], np.r_[ends, b]
-                if cs.size == 0:
-                    continue
-                ts, mon_end = t_q[ends], cum_run[ends, j]
-                run = running_counts(cs, hs, ts, mon_end)
-                value[i, j] = run[-1] + (t_read[i] - ts[-1]) * cs[-1] / hs[-1]
-                sqrt_v[i, j] = np.sqrt(max(welford_variance(cs, hs)[-1], 0.0))
+            value[:, j], sqrt_v[:, j] = self._reads_of_event(ran_q[:, j], np.nan_to_num(counts[:, j]), dur,
+                                                             cum_dur, t_q, cum_run[:, j], reads)
         est = np.diff(value, axis=0)
         first = np.isfinite(value[1:]) & ~np.isfinite(value[:-1])
         est[first] = value[1:][first]                       # the read before had no estimate: count from 0
