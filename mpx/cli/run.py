@@ -80,6 +80,8 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
         jobs = usable_cpus() if args.jobs is None else args.jobs
         counts = run_experiment(exp, store, jobs=jobs, dask_scheduler=args.dask_scheduler,
                                 progress=not args.no_progress, cells=cells)
+        figs = exp.output.get("figures", []) if not args.no_figures else []
+        figures = draw_aside(store, figs, out / "figures", exp.name, jobs)
         files = store.export(out / "csv", experiment=exp.name)
         print(_fit(f"{exp.name}: {counts['cells']} cells ({counts['cached']} cached, {counts['computed']} computed, "
                    f"{counts['skipped']} skipped, {counts['errors']} with errors) in {time.perf_counter() - t0:.1f} s; "
@@ -88,14 +90,52 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
             from mpx.studies.report import summary_text
 
             print(summary_text(store, exp.name, wide_dir=out / "tables"))  # tables over 120 columns: files
-        figs = exp.output.get("figures", [])
-        if figs and not args.no_figures:
-            from mpx.figures import draw
-
-            written = draw(store, figs, out / "figures", experiment=exp.name)
+        if figs:
+            written = figures()
             print(_fit(f"figures in {out / 'figures'}: {', '.join(Path(p).name for p in written)}"))
     print(f"total {time.perf_counter() - t0:.1f} s")
     return 0
+
+
+def draw_aside(store: Any, figs: list[str], out_dir: Any, experiment: str, jobs: int) -> Any:
+    """Start drawing the figures ``figs`` of ``store`` in a forked process, beside the export and the summary
+    that follow (about 3 s of the quickstart's tail each); returns the function that waits for the files.
+    With ``jobs`` 1 (debugging: one process) or no ``fork`` on this platform they are drawn when it is called.
+    The child reads its own read-only connection and trusts the checksums of the cells this run just wrote."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from mpx.experiment.runner import die_with_parent
+    from mpx.figures import draw
+
+    if not figs:
+        return list
+    if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return lambda: draw(store, figs, out_dir, experiment=experiment)
+    import os
+
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent,
+                               initargs=(os.getpid(),))
+    future = pool.submit(_draw_from, str(store.path), sorted(store.written), figs, str(out_dir), experiment)
+    pool.shutdown(wait=False)
+
+    def wait() -> list:
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    return wait
+
+
+def _draw_from(path: str, checked: list[str], figs: list[str], out_dir: str, experiment: str) -> list:
+    """`draw_aside`'s child: the figures from a read-only connection of its own."""
+    from mpx.experiment.store import ResultsStore
+    from mpx.figures import draw
+
+    with ResultsStore(path, read_only=True, checked=checked) as store:
+        return draw(store, figs, out_dir, experiment=experiment)
 
 
 def _fit(line: str) -> str:

@@ -68,14 +68,17 @@ def _q(name: str) -> str:
 class ResultsStore:
     """A SQLite results file (created on first use). Use as a context manager or call `close`."""
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, checked: Iterable[str] = ()) -> None:
+        """``checked``: cells whose checksums the caller has just checked or written (`written`): a reader
+        started beside the writer (`mpx run` draws its figures in another process) does not check them
+        again."""
         self.path = Path(path)
         self.read_only = read_only
         self._columns: dict[str, list[str]] = {}
         self._tables: dict[str, tuple[str, ...]] | None = None
         self._lock: Any = None  # the run lock's file while a run is open (`begin_run`)
         self._verified = False
-        self._written: set[str] = set()  # cells this store wrote, checksummed from their rows read back
+        self._written: set[str] = set(checked)  # cells written here (checksummed from their rows read back)
         if read_only:  # a reader (mpx report, figures) never writes: not even a schema into a damaged file
             _check_not_empty(self.path)
             self.conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None,
@@ -178,6 +181,11 @@ class ResultsStore:
                 if k not in have:
                     self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {_q(k)}")
                     have.append(k)
+
+    @property
+    def written(self) -> frozenset[str]:
+        """The cells this store wrote (or was told were checked): their checksums are not checked again."""
+        return frozenset(self._written)
 
     # -- writing -----------------------------------------------------------------------------------
 

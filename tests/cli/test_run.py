@@ -42,6 +42,36 @@ def test_dask_localcluster_identical_to_local(tmp_path):
     assert_same(local, remote)
 
 
+def test_figures_drawn_beside_the_report_are_the_ones_drawn_after_it(tmp_path, capsys, monkeypatch):
+    """With more than one job `mpx run` draws the figures in a forked process while it exports and prints
+    (issue 30: ~3 s of the quickstart's tail); the files are those one process draws, and a figure's error
+    still reaches the user as the command's one-line error."""
+    cfg = write_config(tmp_path, extra='[output]\nseries_events = ["D1mr"]\nfigures = ["timeline", "scheduler_table"]')
+    files = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}"
+        assert main(["run", str(cfg), "--out", str(out), "--no-progress", "--jobs", jobs]) == 0
+        assert "figures in" in capsys.readouterr().out
+        files[jobs] = {p.name: p.read_bytes() for p in (out / "figures").iterdir()}
+    assert sorted(files["1"]) == sorted(files["2"]) and "timeline.png" in files["1"]
+    for name in ("timeline.png", "scheduler_table.png", "scheduler_table.tex"):
+        assert files["1"][name] == files["2"][name], name
+
+    from mpx import figures
+    from mpx.errors import ConfigError
+
+    def broken(store, experiment):
+        raise ConfigError("broken: nothing to draw (a test)")
+
+    figures.register("broken", figures.Figure("broken", "raises", "tests", broken))  # the forked child inherits it
+    try:
+        cfg = write_config(tmp_path, extra='[output]\nfigures = ["broken"]')
+        assert main(["run", str(cfg), "--out", str(tmp_path / "broken"), "--no-progress", "--jobs", "2"]) == 1
+    finally:
+        figures.unregister("broken")
+    assert "nothing to draw (a test)" in capsys.readouterr().err
+
+
 def test_cli_run_report_latex(tmp_path, capsys):
     cfg = write_config(tmp_path, extra='[output]\nseries_events = ["D1mr"]\nfigures = ["timeline", "scheduler_table"]')
     out = tmp_path / "out"
