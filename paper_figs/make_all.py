@@ -6,14 +6,18 @@ yet, or with ``--run``), then draw the figure from the results store with ``mpx 
 Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` does), figures to
 ``paper_figs/figures/`` as PDF and PNG. The figure → experiment table is the figure registry
 (`mpx.figures`); ``--dry-run`` prints the commands without running them. Run times are listed in
-``experiments/README.md``.
+``experiments/README.md``. An experiment whose ``[data] files`` or ``heldout`` traces are made on this machine
+(the held-out programs: `PREREQUISITES`) gets its recording first when they are missing. A failed step skips
+the figures that need it, the others are still drawn, and the command ends with the list of what failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,6 +27,30 @@ from mpx.experiment.config import load_suite
 from mpx.figures import available, get
 
 REPO = Path(__file__).resolve().parent.parent
+
+#: traces a config reads from a folder that is recorded on this machine (never shipped) → the command that
+#: records them, run from the repository's root when the config's globs there match no file
+PREREQUISITES: dict[str, list[str]] = {"datasets/heldout/traces": ["sh", "datasets/heldout/record.sh"]}
+
+
+def prerequisites(config: Path) -> list[list[str]]:
+    """The recording commands (`PREREQUISITES`) whose traces ``config`` (or a config of its suite) lists
+    under ``[data] files`` or ``heldout`` and that are missing."""
+    import tomllib
+
+    suite = load_suite(config)
+    configs = [Path(c) for c in suite[1]] if suite is not None else [config]
+    out: list[list[str]] = []
+    for c in configs:
+        data = tomllib.loads(Path(c).read_text()).get("data", {})
+        for pattern in [*data.get("files", []), *data.get("heldout", [])]:
+            path = Path(os.path.normpath(Path(c).resolve().parent / pattern))
+            if glob.glob(str(path)):
+                continue
+            for folder, cmd in PREREQUISITES.items():
+                if (REPO / folder).resolve() in path.parents and cmd not in out:
+                    out.append(cmd)
+    return out
 
 
 def store_name(config: Path) -> str:
@@ -40,6 +68,7 @@ def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list
         config = Path(os.path.relpath(REPO / get(name).experiment))
         store = results / store_name(config)
         if (rerun or not (store / "results.sqlite").is_file()) and store not in by_store:
+            commands += [cmd for cmd in prerequisites(config) if cmd not in commands]
             commands.append(["run", str(config), "--out", str(store), "--no-figures", "--no-progress"])
         by_store.setdefault(store, []).append(name)
     for store, names in by_store.items():
@@ -58,10 +87,33 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.figures) - set(available()))
     if unknown:
         ap.error(f"unknown figure(s) {unknown}; figures: {', '.join(available())}")
+    failed: list[str] = []
+    broken: set[str] = set()  # stores whose run, or a recording it needs, failed
     for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run):
-        print("mpx " + shlex.join(cmd), flush=True)
-        if not args.dry_run and mpx(cmd) != 0:
-            return 1
+        shell = cmd[0] == "sh"
+        text = shlex.join(cmd) if shell else "mpx " + shlex.join(cmd)
+        store = cmd[cmd.index("--out") + 1] if cmd[0] == "run" else cmd[1] if cmd[0] == "figs" else None
+        if store in broken:
+            print(f"skipped (a step it needs failed): {text}", flush=True)
+            failed.append(text)
+            continue
+        print(text, flush=True)
+        if args.dry_run:
+            continue
+        # a recording script calls `mpx`: this interpreter's, even when its environment is not activated
+        env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+        code = subprocess.run(cmd, cwd=REPO, env=env).returncode if shell else mpx(cmd)
+        if code != 0:
+            failed.append(text)
+            if shell:  # the recording: every run after it that reads its traces is skipped
+                broken.update(c[c.index("--out") + 1] for c in plan(args.figures or available(), Path(args.results),
+                                                                     Path(args.out), args.run)
+                              if c[0] == "run" and cmd in prerequisites(Path(c[1])))
+            elif store is not None:
+                broken.add(store)
+    if failed:
+        print(f"{len(failed)} step(s) failed or skipped:\n  " + "\n  ".join(failed), file=sys.stderr)
+        return 1
     return 0
 
 

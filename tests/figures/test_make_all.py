@@ -30,3 +30,41 @@ def test_make_all_dry_run_plans_every_figure_and_suite(tmp_path):
     assert len(claims) == 1 and claims[0][4] == str(tmp_path / "results" / "claims")
     assert get("claims").experiment.endswith("claims.toml")
     assert not (tmp_path / "results").exists()  # a dry run writes nothing
+
+
+def _make_all():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_all", REPO / "paper_figs" / "make_all.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_missing_recording_is_planned_before_its_run(tmp_path, monkeypatch):
+    """In a fresh clone `make_all.py` stopped at experiments/headline.toml: its held-out traces are recorded on
+    the machine (git-ignored), and nothing recorded them. Now the recording is a step before the run."""
+    ma = _make_all()
+    (tmp_path / "experiments").mkdir()
+    cfg = tmp_path / "experiments" / "exp.toml"
+    cfg.write_text('[data]\ndatasets = ["sort"]\nheldout = ["../rec/traces/*.npz"]\n')
+    monkeypatch.setattr(ma, "REPO", tmp_path)
+    monkeypatch.setattr(ma, "PREREQUISITES", {"rec/traces": ["sh", "rec/record.sh"]})
+    assert ma.prerequisites(cfg) == [["sh", "rec/record.sh"]]
+    (tmp_path / "rec" / "traces").mkdir(parents=True)
+    (tmp_path / "rec" / "traces" / "a.npz").write_bytes(b"")
+    assert ma.prerequisites(cfg) == []
+
+
+def test_a_failed_step_skips_what_needs_it_and_the_rest_is_drawn(monkeypatch, capsys):
+    ma = _make_all()
+    steps = [["run", "a.toml", "--out", "A", "--no-figures", "--no-progress"], ["figs", "A", "fa", "--out", "o"],
+             ["figs", "B", "fb", "--out", "o"]]
+    monkeypatch.setattr(ma, "plan", lambda *a: steps)
+    called = []
+    monkeypatch.setattr(ma, "mpx", lambda cmd: called.append(cmd[0] + " " + cmd[1]) or (1 if cmd[0] == "run" else 0))
+    assert ma.main(["--results", "r"]) == 1
+    assert called == ["run a.toml", "figs B"]
+    out, err = capsys.readouterr()
+    assert "skipped (a step it needs failed): mpx figs A fa" in out
+    assert "2 step(s) failed or skipped" in err and "mpx run a.toml" in err

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mpx.studies.claims.common import (DIRECTION, NOT_MEASURED, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, SETTING, VERDICTS,
-                               Claim, Finding, _better, _done, _num, _pct, _ratio, _slice, ratio_verdict)
+                               Claim, Finding, _better, _done, _num, _pct, _ratio, _slice, ratio_verdict, time_scale)
 from mpx.studies.claims.tintin import _counterminer, _tintin_headline, _tintin_pairing
 from mpx.studies.compare import per_workload
 
@@ -304,12 +304,12 @@ def _round_robin_phases(store: Any) -> Finding:
         return Finding("gem5 datasets", "no events", NOT_MEASURED, "claims_gem5 not in the store")
     err = _num(ev, "wape_all").groupby(ev["workload"]).mean()
     worst = _num(ev, "wape_all").groupby(ev["workload"]).max()
-    phases = "gem5-phases" if "gem5-phases" in err.index else err.idxmax()
+    phases = next((w for w in ("gem5-long-phases", "gem5-phases") if w in err.index), err.idxmax())
     value = (f"{phases}: mean WAPE over events {_pct(err[phases])}, worst event {_pct(worst[phases])}; "
              f"{int((worst >= 0.3).sum())} of {len(worst)} gem5 workloads have an event at >= 30 %")
     verdict = REPRODUCED if err[phases] >= 0.3 else (DIRECTION if worst[phases] >= 0.3 else NOT_REPRODUCED)
-    return Finding("the 10 gem5 datasets (gem5-phases alternates compute and memory phases), gem5-o3-g4, round "
-                   "robin + linear scaling, a read every 10 quanta", value, verdict,
+    return Finding(f"{len(err)} gem5 datasets ({phases} alternates compute and memory phases), gem5-o3-g4, round "
+                   "robin + linear scaling", value, verdict,
                    "the thesis gives no setting; 'reach 30 %' is read as the mean over events on the phase program",
                    number=float(err[phases]), paper_number=0.30)
 
@@ -341,82 +341,97 @@ CLAIMS: tuple[Claim, ...] = (
           "reproduced: the ratio of linear's metric error to BayesPerf's within ±20 % of 5.28; direction: its "
           "95 % interval above 1. ±20 % because a ratio of two errors averaged over different programs moves "
           "that much between program sets (the interval measured here spans about ±15 %); a tighter band would "
-          "call sampling noise a refutation, a looser one would accept a gap of 2x."),
+          "call sampling noise a refutation, a looser one would accept a gap of 2x.",
+          paper_scale="not stated"),
     Claim(2, "linear scaling's relative error exceeds 20 % once the sampling ratio is below 50 %, growing like "
           "1/(sampling ratio)", "BayesPerf, via the thesis", "not stated", "> 20 % below 50 %", "claims_duty",
           _linear_vs_sampling_ratio,
           "reproduced: the mean error where the event ran exceeds 20 % below a sampling ratio of 50 % and the "
           "per-event log-log slope lies in [-1.3, -0.7] (1/ratio is -1; ±30 % because the slope of a bursty "
           "event's error is fitted on five counter counts); direction: lower error above 50 % and a negative "
-          "slope."),
+          "slope.",
+          paper_scale="not stated"),
     Claim(3, "BayesPerf's software inference costs 9x a native counter read; its FPGA version < 2 %", "BayesPerf",
           "Xilinx Virtex 7 FPGA, Intel host", "9x", "claims_scalers", _bayesperf_cost,
           "not reproducible by construction: the claim's baseline is a native counter read on hardware and its "
-          "accelerator an FPGA, neither of which exists here; the software cost is shown for the record."),
+          "accelerator an FPGA, neither of which exists here; the software cost is shown for the record.",
+          scale_from=()),
     Claim(4, "NeoMPX (DCAM/CAM) up to 59 % more accurate than PAPI's default with 16 events; 36 % better than DIRA, "
           "5 % better than TAM", "NeoMPX, CLUSTER 2020", "16 events, PAPI on Intel, 6 Rodinia programs",
           "59 % / 36 % / 5 %", "claims_scalers", _neompx,
           "reproduced: DCAM's best gain over PAPI within ±10 points of 59 %; direction: some gain and the "
           "headline interval below 1. ±10 points because 'up to' is a maximum over programs, which moves with "
-          "the program set far more than a mean does."),
+          "the program set far more than a mean does.",
+          paper_scale="not stated (PAPI on Linux multiplexes through the kernel: 1-4 ms by default); totals at the end"),
     Claim(5, "with basic multiplexing 42 % of intervals have > 10 % error; interpolation up to 40 % better",
           "Mathur & Cook, MASCOTS 2005", "Pentium 4, SPEC", "42 % / 40 %", "claims_scalers", _mathur_cook,
           "reproduced: the share of windows over 10 % error within ±10 points of 42 % and the best "
           "interpolator's best gain within ±10 points of 40 %; direction: a share above 10 % and some gain. ±10"
-          " points for the same reason as claim 4: a share and a maximum over programs on other hardware."),
+          " points for the same reason as claim 4: a share and a maximum over programs on other hardware.",
+          paper_scale="not stated"),
     Claim(6, "Tintin's elastic schedule with its own estimator beats Linux perf's rotation (same 0.4 ms timer) + "
           "linear scaling on the whole-run total, on every program", "TinTin, OSDI 2025 (figure 13)",
           "2x Xeon Gold 6130, 24 events on 4 counters, 15 SPEC CPU2017 + 11 PARSEC 3.0", "26 of 26 programs better",
           "claims_tintin", _tintin_pairing,
           "reproduced: on both data sets the perf / Tintin ratio of mean whole-run error has its 95 % interval above "
           "1 and Tintin is better on at least 90 % of the workloads (the paper: 26 of 26); direction: the interval "
-          "above 1 on one data set. No size tolerance here: the size is claim 14's."),
+          "above 1 on one data set. No size tolerance here: the size is claim 14's.",
+          paper_scale="0.4 ms quantum, 4 ms hyperperiod; whole-run totals", scale_from=("claims_tintin", "claims_tintin_gem5")),
     Claim(7, "hperf vs LIKWID: PMC utilization 78.57 % -> 96.43 %, mean sampling ratio 16.67 % -> 25 %; on Arm "
           "21.42 % -> 33.33 %", "hperf, TACO 2024", "Intel Cascade Lake / Ice Lake, Arm", "78.57 -> 96.43 %",
           "claims_schedules", _hperf_vs_likwid,
           "direction: hperf's utilization above LIKWID's groups for the same metrics; not reproducible when no "
           "LIKWID groups exist for the metric set (the stand-in baseline would coincide with hperf by "
-          "construction). Utilization is hperf's definition (its own budget)."),
+          "construction). Utilization is hperf's definition (its own budget).",
+          scale_from=()),
     Claim(8, "round-robin multiplexing errors reach 30 % and more on phase-changing programs", "thesis", "not stated",
           ">= 30 %", "claims_gem5", _round_robin_phases,
           "reproduced: the mean WAPE over events on the phase program at or above 30 %; direction: its worst "
-          "event at or above 30 %. No tolerance: the claim is a threshold."),
+          "event at or above 30 %. No tolerance: the claim is a threshold.",
+          paper_scale="not stated"),
     Claim(9, "mixing fixed and generic counters in one rotation cuts PMC utilization by 37.5 % on some platforms",
           "thesis", "not stated", "37.5 %", "claims_schedules", _fixed_mixing,
           "direction: some platform loses fixed counters to a rotation that puts every event on generic "
           "counters; the exact 37.5 % needs a PMU mpx has no preset for (4 fixed + 4 generic), so reproduced is"
-          " not reachable."),
+          " not reachable.",
+          scale_from=()),
     Claim(10, "LIKWID's 2-event groups on an 8-counter core use 25 % of the counters", "thesis", "8 generic counters",
           "25 %", "claims_schedules", _likwid_two_events,
-          "reproduced: the arithmetic (2 / 8 = 25 %); LIKWID's real groups shown beside it."),
+          "reproduced: the arithmetic (2 / 8 = 25 %); LIKWID's real groups shown beside it.",
+          scale_from=()),
     Claim(11, "the Arm Top-down tool with 14 event groups samples each only 21.42 % of the time on average", "thesis",
           "Arm Neoverse", "21.42 %", "claims_schedules", _arm_topdown,
           "reproduced: a mean sampling ratio within ±2 points of 21.42 % (3/14); ±2 points because one group "
-          "more or less moves a 14-group rotation by 1.4-1.6 points."),
+          "more or less moves a 14-group rotation by 1.4-1.6 points.",
+          scale_from=()),
     Claim(12, "CounterMiner-style cleaning: 28.3 % -> 7.7 % error", "CounterMiner, MICRO 2018", "Intel, 10 events on 4 "
           "counters, CloudSuite / HiBench", "28.3 -> 7.7 %", "claims_tintin", _counterminer,
           "reproduced: linear's window error over CounterMiner's within ±20 % of 3.68x (28.3 / 7.7) on the callgrind "
           "set; direction: its 95 % interval above 1. ±20 % as for claim 1 (a ratio of two errors over another program "
-          "set)."),
+          "set).",
+          paper_scale="not stated"),
     Claim(13, "KaHyPar's published km1 on ISPD98 ibm01 (k = 2, 8, 32, epsilon = 0.03)", "KaHyPar benchmark tables",
           "KaHyPar-K, 10 seeds", "reference-km1 csv", "claims_partition", _kahypar,
           "reproduced: KaHyPar's km1 within 3 % of the published mean at every k; not reproducible when KaHyPar "
           "is not installed. The published 10 seeds vary (coefficient of variation 10.2 % at k = 2, 2.9 % at "
           "k = 8, 1.0 % at k = 32), so with 3 seeds 3 % is about two standard errors at k = 8, tight at k = 2 "
-          "and loose at k = 32: a tolerance per k would be fairer (noted, not done)."),
+          "and loose at k = 32: a tolerance per k would be fairer (noted, not done).",
+          scale_from=()),
     Claim(14, "Tintin's headline: mean error 9.01 % (Linux perf) -> 2.91 % (Tintin elastic), 3.09x", "TinTin, OSDI 2025",
           "2x Xeon Gold 6130, 24 events on 4 counters, 4 ms hyperperiod, 0.4 ms quantum, 26 programs",
           "9.01 -> 2.91 % (3.09x)", "claims_tintin", _tintin_headline,
           "reproduced: the perf / Tintin ratio of mean whole-run error within ±20 % of 3.09 on the callgrind set; "
           "direction: its 95 % interval above 1. ±20 % as for claim 1: a ratio of two mean errors over another "
-          "program set and event list (14 events here, 24 in the paper)."),
+          "program set and event list (14 events here, 24 in the paper).",
+          paper_scale="0.4 ms quantum, 4 ms hyperperiod; whole-run totals", scale_from=("claims_tintin", "claims_tintin_gem5")),
     Claim(15, "TinTin (as the thesis cites it): an event with 3x the rate variance gets more counter time and 42 % "
           "lower error; overhead <= 2.4 %; 64 % better latency-sensitivity prediction", "thesis, citing TinTin",
           "541.leela_r, L1-dcache-load-misses vs bus-cycles", "42 %", "claims_scalers", _tintin,
           "reproduced: the most variable events' error lower by 42 % ± 15 points with more counter time; "
           "direction: lower error and more counter time. ±15 points because the figure is one event pair on one "
           "program, mpx's a mean over a third of the events of nine programs. The 42 % and 3x are the thesis's "
-          "numbers, not the paper's headline (claims 6 and 14)."),
+          "numbers, not the paper's headline (claims 6 and 14).",
+          paper_scale="0.4 ms quantum (TinTin)"),
 )
 
 
@@ -434,8 +449,11 @@ def ledger(store: Any, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
                 f = c.measure(store)
             except (KeyError, ValueError, IndexError) as exc:  # a scaler or scheduler missing from the rows
                 f = Finding("-", "-", NOT_MEASURED, f"{type(exc).__name__}: {exc} (is the store complete?)")
+        scale_from = c.scale_from if c.scale_from is not None else ((c.experiment,) if c.experiment else ())
+        mpx_scale = time_scale(store, tuple(e for e in scale_from if e in have))
         rows.append({"id": c.id, "claim": c.claim, "source": c.source, "paper setting": c.paper_setting,
-                     "paper": c.paper_value, "mpx setting": f.mpx_setting, "mpx": f.mpx_value,
+                     "paper": c.paper_value, "paper scale": c.paper_scale or "-", "mpx scale": mpx_scale or "-",
+                     "mpx setting": f.mpx_setting, "mpx": f.mpx_value,
                      "paper's definition in mpx": f.paper_definition, "verdict": f.verdict, "why": f.why,
                      "number": f.number, "paper_number": f.paper_number, "rule": c.rule})
     return pd.DataFrame(rows).set_index("id")
@@ -449,12 +467,17 @@ def ledger_markdown(table: pd.DataFrame, command: str) -> str:
              "(`mpx/studies/claims/` holds each claim, its measure and its verdict rule; `docs/scoring.md` the measures). "
              "Do not edit by hand.", "",
              "Verdicts: " + ", ".join(f"{v}: {int(counts.get(v, 0))}" for v in VERDICTS if counts.get(v, 0)), "",
-             "| # | claim | source | paper's setting | paper | mpx's setting | mpx | verdict | why |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "Time scales: the paper's multiplexing quantum and read where it states them; mpx's, from the rows the "
+             "claim is measured on (gem5 traces in simulated time, callgrind traces in instructions: roughly 0.5-1 ms "
+             "of a real core per 1.5M; `docs/timescale.md` says which verdicts move with the scale). A claim about a "
+             "schedule's static property has none (-).", "",
+             "| # | claim | source | paper's setting | paper | time scale: paper / mpx | mpx's setting | mpx | verdict | why |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for i, r in table.iterrows():
         definition = r["paper's definition in mpx"]
         mpx_value = r["mpx"] + (f" (paper's definition: {definition})" if definition else "")
-        cells = [str(i), r["claim"], r["source"], r["paper setting"], r["paper"], r["mpx setting"], mpx_value,
+        scale = f"{r.get('paper scale', '-')} / {r.get('mpx scale', '-')}"
+        cells = [str(i), r["claim"], r["source"], r["paper setting"], r["paper"], scale, r["mpx setting"], mpx_value,
                  f"**{r['verdict']}**", r["why"]]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     if "rule" in table:

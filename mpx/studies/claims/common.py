@@ -49,6 +49,11 @@ class Claim:
     experiment: str | None
     measure: Callable[[Any], Finding]
     rule: str = ""
+    #: the time scale the paper measured at (its multiplexing quantum and read), "" where it has none (a
+    #: schedule's static property) or does not say
+    paper_scale: str = ""
+    #: the experiments whose rows give mpx's time scale (default: ``experiment``); () for a claim without one
+    scale_from: tuple[str, ...] | None = None
 
 
 # -- helpers --------------------------------------------------------------------------------------------
@@ -61,6 +66,40 @@ def _done(store: Any, experiment: str, table: str = "scores") -> pd.DataFrame:
     if "status" in t:
         t = t[t["status"] == "done"]
     return t.copy()
+
+
+def _duration(value: float, unit: str) -> str:
+    """A span of the trace's time axis as text: seconds where the unit has them (``ticks`` are gem5's
+    picoseconds), else the unit itself (callgrind's instructions)."""
+    from mpx.trace import SECONDS_PER_UNIT
+    from mpx.util.fmt import eng
+
+    if unit in SECONDS_PER_UNIT:
+        sec = value * SECONDS_PER_UNIT[unit]
+        return f"{sec * 1e6:.3g} us" if sec < 1e-3 else f"{sec * 1e3:.3g} ms"
+    return f"{eng(value)} {unit}"
+
+
+def time_scale(store: Any, experiments: tuple[str, ...]) -> str:
+    """The multiplexing quantum and the read window the rows of ``experiments`` were scored at (medians over
+    workloads, each value of a sweep listed), e.g. ``quantum 50 us, read 400 us``; "" when the rows carry none."""
+    parts = []
+    for exp in experiments:
+        rows = _done(store, exp)
+        if rows.empty or "quantum" not in rows or "time_unit" not in rows:
+            continue
+        seen = []
+        for unit, g in rows.groupby("time_unit", sort=True):
+            for re_, h in g.groupby(_num(g, "read_every"), sort=True):
+                q = _num(h, "quantum").groupby(h["workload"]).median().median()
+                if not np.isfinite(q):
+                    continue
+                text = f"quantum {_duration(q, unit)}, read {_duration(q * re_, unit)}"
+                if text not in seen:
+                    seen.append(text)
+        if seen:
+            parts.append("; ".join(seen))
+    return "; ".join(dict.fromkeys(parts))
 
 
 def _num(df: pd.DataFrame, col: str) -> pd.Series:

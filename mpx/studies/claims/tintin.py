@@ -12,7 +12,8 @@ from mpx.studies.claims.common import (DIRECTION, NOT_MEASURED, NOT_REPRODUCED, 
 
 TINTIN_SETS = (("callgrind", "claims_tintin", "claims_tintin_short", "9 shipped callgrind workloads, 14 events, "
                  "4 generic counters"),
-               ("gem5", "claims_tintin_gem5", "claims_tintin_gem5_short", "10 gem5 datasets, 39 events, gem5-o3-g4"))
+               ("gem5", "claims_tintin_gem5", "claims_tintin_gem5_short", "4 steady-state gem5 recordings (50 ms), "
+                "gem5 catalog, gem5-o3-g4"))
 
 
 def _pairs(store: Any, experiment: str, pairs: list[tuple[str, str]], col: str) -> pd.DataFrame:
@@ -75,8 +76,9 @@ _TINTIN_WHY = ("the paper: 2x Xeon Gold 6130, 24 events on 4 counters, 4 ms hype
                "CPU2017 / PARSEC programs, the truth one event pinned; here a hyperperiod of 10 quanta and the kernel's "
                "schedule (layout='kernel') and estimator (scaler 'tintin'). The kernel's warm-up (20 hyperperiods of "
                "counter time per event) is about 700 of the ~1,300 quanta of a callgrind trace and longer than a gem5 "
-               "trace (1,000 quanta; ~1,900 needed): with the kernel default the gem5 runs never leave the warm-up, so a "
-               "warm-up of 2 hyperperiods is shown beside it")
+               "trace (1,000 quanta of 50 us; ~1,900 needed): with the kernel default the gem5 runs never leave the "
+               "warm-up, so a warm-up of 2 hyperperiods is shown beside it. The gem5 quantum is 50 us, not 0.4 ms: a "
+               "50 ms trace at 0.4 ms is 125 quanta, shorter than even the shortened warm-up (~200)")
 
 
 def _tintin_pairing(store: Any) -> Finding:
