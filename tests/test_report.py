@@ -307,3 +307,32 @@ def test_implausible_metric_errors_are_explained_in_place():
     ranks = next(v for k, v in tables.items() if k.startswith("ranking under"))
     assert set(ranks.loc["dcam"].drop("best in % of resamples")) <= {"1", "2"}  # whole ranks, one format
     assert all(len(v.split(".")[1]) == 2 for v in ranks.loc["kendall_tau"].drop("best in % of resamples"))
+
+
+def test_the_report_prints_the_top_down_verdicts_per_scaler_and_scheduler():
+    """Issue 26: the verdict columns of the score rows reach `mpx report` (hand-made rows: two workloads, the
+    means and the interval worked by hand), and a catalog without a hierarchy (callgrind: None) adds nothing."""
+    from mpx.studies.report import verdict_tables
+
+    rows = []
+    for w, (a, b) in {"w1": (0.9, 0.5), "w2": (0.7, 0.3)}.items():
+        for sched, shift in (("perf", 0.0), ("round_robin", 0.1)):
+            for scaler, v in (("dcam", a), ("linear", b)):
+                rows.append({"workload": w, "scheduler": sched, "scaler": scaler, "seed": 0, "status": "done",
+                             "verdict_l1_agreement": v + shift, "verdict_l2_agreement": v / 2,
+                             "verdict_l1_serious": 0.1, "verdict_no_verdict": 0.0, "verdict_out_of_range": 0.0,
+                             "verdict_out_of_range_true": 0.0, "verdict_run_l1": 1.0 if w == "w1" else 0.0,
+                             "verdict_run_l2": None})
+    ok = pd.DataFrame(rows)
+    tables = verdict_tables(ok)
+    (matrix_title, matrix), (detail_title, detail) = tables.items()
+    assert "scaler x scheduler" in matrix_title and "scheduler perf" in detail_title
+    assert matrix.loc["dcam", "perf"] == pytest.approx(80.0) and matrix.loc["linear", "round_robin"] == pytest.approx(50.0)
+    assert list(matrix.index) == ["dcam", "linear"]  # best first
+    assert detail.loc["dcam", "L1 %"] == pytest.approx(80.0) and detail.loc["dcam", "L2 %"] == pytest.approx(40.0)
+    assert detail.loc["dcam", "run L1 %"] == pytest.approx(50.0)
+    assert detail.loc["dcam", "95% CI"] == "[70.0, 90.0]"  # resamples of two workloads: w2 twice .. w1 twice
+    # a swept setting gets its own tables; no hierarchy, no tables
+    swept = pd.concat([ok.assign(read_every=10), ok.assign(read_every=25)])
+    assert sum("read_every = 25" in t for t in verdict_tables(swept)) == 2
+    assert verdict_tables(ok.assign(verdict_l1_agreement=None)) == {}

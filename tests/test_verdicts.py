@@ -85,6 +85,13 @@ def test_summary_columns_and_the_whole_run_verdict():
     assert set(out) == set(SUMMARY_KEYS)
     assert out["verdict_l1_agreement"] == 0.0 and out["verdict_l1_serious"] == 1.0
     assert out["verdict_run_l1"] == 1.0 and out["verdict_run_l2"] == 1.0
+    # the window's confusion travels as text in the score row (the verdicts figure reads it back): true be,
+    # estimated ret
+    from mpx.scoring.verdicts import confusion_counts
+
+    nodes, counts = confusion_counts(out["verdict_l1_confusion"])
+    assert nodes == list(TD.level1) and counts.shape == (4, 5) and counts.sum() == 1
+    assert counts[nodes.index("be"), nodes.index("ret")] == 1
     none, _ = verdict_summary(None, names, tw, ew)
     assert all(v is None for v in none.values())
     partial, _ = verdict_summary(TD, names[:4], tw[:, :4], ew[:, :4])  # level-2 nodes not scored

@@ -32,7 +32,7 @@ __all__ = ["BUILTIN", "REGISTRY", "Figure", "available", "draw", "draw_supported
 BUILTIN: dict[str, str] = {name: f"mpx.figures.{name}:FIGURE" for name in (
     "error_vs_duty_cycle", "error_vs_events", "scaler_per_workload", "scheduler_table", "timeline",
     "causal_vs_offline", "scaler_cost", "partitioner_vs_kahypar", "headline", "error_vs_read_window", "claims",
-    "alignment_frontier")}
+    "alignment_frontier", "verdicts")}
 BUILTIN["scaler_per_workload_gem5"] = "mpx.figures.scaler_per_workload:GEM5"  # the same on gem5 ground truth
 
 REGISTRY = Registry("figure", "mpx.figures", BUILTIN, protocol=("name", "about", "experiment", "draw", "extra"))
