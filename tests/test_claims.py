@@ -103,3 +103,35 @@ def test_every_claim_states_its_verdict_rule_and_the_ledger_prints_it():
     text = ledger_markdown(table, "cmd")
     assert "## Verdict rules and their tolerances" in text
     assert all(f"{c.id}. {c.rule}" in text for c in CLAIMS)
+
+
+def test_every_claim_states_its_time_scale():
+    """Issue 25: the ledger says at what quantum and read window each claim was measured (from the rows: a gem5
+    trace in simulated time through the tick rate it recorded, callgrind in instructions), beside the paper's."""
+    from mpx.studies.claims.common import time_scale
+
+    rows = pd.DataFrame([
+        {"status": "done", "workload": "gem5-long-phases", "scheduler": "tintin", "scaler": "tintin",
+         "time_unit": "ticks", "quantum": 5e7, "read_every": 10, "quantum_in_ms": 0.05, "total_error": 0.1},
+        {"status": "done", "workload": "sort", "scheduler": "tintin", "scaler": "tintin", "time_unit": "instructions",
+         "quantum": 1.5e6, "read_every": 10, "quantum_in_ms": None, "total_error": 0.1}])
+    store = Store({("scores", "claims_tintin_gem5"): rows.iloc[:1], ("scores", "claims_tintin"): rows.iloc[1:]})
+    assert time_scale(store, ("claims_tintin_gem5",)) == "quantum 50 us, read 500 us"
+    assert time_scale(store, ("claims_tintin",)) == "quantum 1.5M instructions, read 15M instructions"
+    t = ledger(store)
+    assert t.loc[14, "paper scale"].startswith("0.4 ms quantum") and t.loc[14, "mpx scale"] == (
+        "quantum 1.5M instructions, read 15M instructions; quantum 50 us, read 500 us")
+    assert t.loc[10, "mpx scale"] == "-"  # a schedule's static property
+    assert "| 0.4 ms quantum, 4 ms hyperperiod; whole-run totals / quantum 1.5M" in ledger_markdown(t, "x")
+
+
+def test_rows_give_a_gem5_quantum_in_ms_from_the_recorded_tick_rate():
+    from types import SimpleNamespace
+
+    from mpx.experiment.rows import regime
+
+    obs = SimpleNamespace(meta={}, quantum=5e7, read_every=8, time_unit="ticks")
+    assert regime(obs, {})["quantum_in_ms"] is None  # no tick rate anywhere: no silent default
+    got = regime(obs, {}, SimpleNamespace(meta={"sim_freq": 1e12}))
+    assert got["quantum_in_ms"] == pytest.approx(0.05) and got["read_window_in_ms"] == pytest.approx(0.4)
+    assert regime(obs, {"ticks_per_second": 1e9}, SimpleNamespace(meta={"sim_freq": 1e12}))["quantum_in_ms"] == 50.0

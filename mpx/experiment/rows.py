@@ -85,17 +85,19 @@ def provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) -> 
         "read_window": None if obs is None else float(obs.quantum * obs.read_every),
         "noise_rel_sigma": (mux.get("noise") or {}).get("rel_sigma", 0.0),
         "noise_read_overhead": (mux.get("noise") or {}).get("read_overhead", 0.0),
-        **({} if obs is None else regime(obs, mux)),
+        **({} if obs is None else regime(obs, mux, trace)),
     }
 
 
-def regime(obs: Any, mux: dict) -> dict[str, Any]:
+def regime(obs: Any, mux: dict, trace: Any = None) -> dict[str, Any]:
     """The multiplexing regime of a replay, as a real tool's settings read: quanta per full rotation of a
     static schedule (None for online schedulers), read windows per rotation (< 1: a read window is
     shorter than a rotation, so some events are never counted in some windows), and the quantum and
-    read window in ms where the trace's axis has a declared relation to time (`mpx.multiplex.in_ms`)."""
+    read window in ms where the trace's axis has a declared relation to time (`mpx.multiplex.in_ms`: the
+    config's ``clock_hz``/``ticks_per_second``, else the tick rate a gem5 trace recorded, ``sim_freq``)."""
     rot = obs.meta.get("rotation_quanta")
-    clock = {"clock_hz": mux.get("clock_hz"), "ticks_per_second": mux.get("ticks_per_second")}
+    recorded = (getattr(trace, "meta", None) or {}).get("sim_freq")
+    clock = {"clock_hz": mux.get("clock_hz"), "ticks_per_second": mux.get("ticks_per_second") or recorded}
     return {
         "rotation_quanta": rot,
         "read_per_rotation": None if not rot else obs.read_every / rot,
