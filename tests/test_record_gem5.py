@@ -75,6 +75,26 @@ def test_configuration_reads_every_hardware_parameter():
 @pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
                     "build one with datasets/gem5/build_gem5.sh")
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
+def test_a_program_that_fails_is_not_recorded(tmp_path: Path):
+    """gzip under gem5 exited with status 1 after 108,057 instructions and mpx record wrote its 23 dumps as a
+    trace of gzip. A failed run is an error naming the status (the program's stderr in the message), unless
+    the status is accepted (--ok-status), as for callgrind."""
+    from mpx.recording.callgrind import RecordError
+
+    src = tmp_path / "fail.c"
+    src.write_text('#include <stdio.h>\nint main(void){volatile double s=0;for(long i=0;i<200000;i++)s+=i;'
+                   'fprintf(stderr, "fail: no input\\n");return 3;}\n')
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "fail"), str(src)], check=True)
+    with pytest.raises(RecordError, match="exited with status 3") as info:
+        record_gem5(["./fail"], tmp_path / "t.npz", cwd=tmp_path, period_ps="2us", log=None)
+    assert "fail: no input" in str(info.value) and not (tmp_path / "t.npz").exists()
+    t = record_gem5(["./fail"], tmp_path / "t.npz", cwd=tmp_path, period_ps="2us", log=None, ok_status=(0, 3))
+    assert t.meta["recording"]["exit"]["code"] == 3
+
+
+@pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
+                    "build one with datasets/gem5/build_gem5.sh")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
 def test_short_recording_is_deterministic(tmp_path: Path):
     src = tmp_path / "loop.c"
     src.write_text("int main(void){volatile double s=0;for(long i=0;i<3000000;i++)s+=i*0.5;return s<0;}\n")

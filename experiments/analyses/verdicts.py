@@ -21,6 +21,7 @@ Then the indicators a tool could show beside a value, scored as predictors of th
 
     python experiments/analyses/verdicts.py                # counters 2, 4 and 8 (a few minutes)
     python experiments/analyses/verdicts.py --counters 4 --datasets gem5-phases gem5-xz   # a slice
+    python experiments/analyses/verdicts.py --set steady   # the four 50 ms steady-state recordings, 0.4 ms reads
     python experiments/analyses/verdicts.py --json out.json
 
 The learned scaler (fusion) is trained on the other gem5 datasets (leave-one-workload-out), as `mpx run`
@@ -51,7 +52,10 @@ from mpx.scoring.scalers import other_workloads, score_scalers  # noqa: E402
 
 SCHEDULERS = ("perf", "round_robin", "hypergraph")
 SCALERS = ("linear", "dcam", "bayesperf", "tintin", "fusion")
-GEM5 = [n for n in datasets.names("gem5") if not n.startswith("gem5-long")]  # the 5 ms recordings
+GEM5 = datasets.names("gem5")  # the 5 ms start-up recordings (collection main)
+STEADY = datasets.names("gem5", "gem5-long")  # the 50 ms steady-state recordings
+#: the two gem5 sets: datasets, the learned scaler's training pool, quanta per read (one quantum per dump)
+SETS = {"start": (GEM5, 10), "steady": (STEADY, 8)}  # reads of 50 us (10 x 5 us) and 0.4 ms (8 x 50 us)
 BOOT = 2000
 Z90 = float(norm.ppf(0.95))
 
@@ -88,12 +92,13 @@ def verdict_probability(td: TopDown, catalog, events: list[str], est: np.ndarray
     return verdict, prob
 
 
-def run(counters: list[int], names: list[str], schedulers: list[str], scalers_: list[str], draws: int) -> dict:
+def run(counters: list[int], names: list[str], schedulers: list[str], scalers_: list[str], draws: int,
+        pool: list[str] = GEM5, read_every: int = 10) -> dict:
     catalog = resolve_catalog("gem5")
     td = TopDown.from_catalog(catalog)
     events = sorted(catalog.used_events)
     traces = {n: datasets.load(n) for n in names}
-    every = {n: datasets.load(n) for n in GEM5}
+    every = {n: datasets.load(n) for n in pool}  # fusion trains on the others of the same set
     verdict_rows, values, probs = [], [], []
     rng = np.random.default_rng(0)
     for c in counters:
@@ -101,7 +106,7 @@ def run(counters: list[int], names: list[str], schedulers: list[str], scalers_: 
         for name, tr in traces.items():
             problem = Problem(events, pmu) if pmu else Problem(events, _resized(c))
             for sched in schedulers:
-                obs = multiplex(tr, problem, sched, quantum=tr.edges[1] - tr.edges[0], read_every=10)
+                obs = multiplex(tr, problem, sched, quantum=tr.edges[1] - tr.edges[0], read_every=read_every)
                 share = np.asarray(obs.reads.running, float) / np.maximum(np.asarray(obs.reads.enabled, float), 1e-300)
                 train = other_workloads(every.values(), tr.meta.get("workload"), lambda t: t.meta.get("workload"))
                 for res in score_scalers(obs, tr, [(s, {}) for s in scalers_], catalog, train=train):
@@ -266,7 +271,9 @@ def figure(res: dict, td: TopDown, path: str, counters: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--counters", type=int, nargs="+", default=[2, 4, 8])
-    ap.add_argument("--datasets", nargs="+", default=GEM5)
+    ap.add_argument("--set", choices=sorted(SETS), default="start", help="start: the ten 5 ms start-up traces, a "
+                    "read every 50 us; steady: the four 50 ms steady-state recordings, a read every 0.4 ms")
+    ap.add_argument("--datasets", nargs="+", help="a subset of the set's datasets (default: all of them)")
     ap.add_argument("--schedulers", nargs="+", default=list(SCHEDULERS))
     ap.add_argument("--scalers", nargs="+", default=list(SCALERS))
     ap.add_argument("--draws", type=int, default=200, help="normal draws per window for the verdict probability")
@@ -275,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                     "(at 4 counters, or the first of --counters)")
     args = ap.parse_args(argv)
     t0, c0 = time.time(), time.process_time()
-    res = run(args.counters, args.datasets, args.schedulers, args.scalers, args.draws)
+    pool, read_every = SETS[args.set]
+    res = run(args.counters, args.datasets or pool, args.schedulers, args.scalers, args.draws, pool, read_every)
     print(tables(res))
     print(f"\n({len(res['verdicts'])} replays scored in {time.time() - t0:.0f} s wall, "
           f"{time.process_time() - c0:.0f} s CPU)")

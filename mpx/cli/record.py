@@ -96,17 +96,14 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not key:
             raise ConfigError(f"--env {item!r}: expected KEY=VALUE")
         env[key] = value
+    ok = _ok_status(args.ok_status)
     if args.simulator == "gem5":
-        return _run_gem5(args, argv, env)
+        return _run_gem5(args, argv, env, ok)
     gem5_only = [o for o, v in (("--gem5", args.gem5), ("--period", args.period), ("--max-dumps", args.max_dumps),
                                 ("--fast-forward", args.fast_forward), ("--warmup", args.warmup),
                                 ("--hardware", args.hardware), ("--keep-stats", args.keep_stats)) if v is not None]
     if gem5_only:
         raise ConfigError(f"{', '.join(gem5_only)}: only with --simulator gem5")
-    try:
-        ok = tuple(int(x) for x in args.ok_status.split(","))
-    except ValueError:
-        raise ConfigError(f"--ok-status {args.ok_status!r}: expected a comma list of integers") from None
     runs_only = [o for o, v in (("--seed-env", args.seed_env), ("--jobs", args.jobs != 1)) if v]
     if args.runs is None and runs_only:
         raise ConfigError(f"{', '.join(runs_only)}: only with --runs N")
@@ -156,7 +153,15 @@ def _say_if_short(trace: Any, output: str, period: str, dashes: bool) -> None:
           f"a shorter period gives a time series{hint}", file=sys.stderr)
 
 
-def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) -> int:
+def _ok_status(text: str) -> tuple[int, ...]:
+    """``--ok-status``: the exit statuses that count as success."""
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise ConfigError(f"--ok-status {text!r}: expected a comma list of integers") from None
+
+
+def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str], ok: tuple[int, ...]) -> int:
     import json
 
     from mpx.errors import ConfigError
@@ -168,8 +173,6 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
                                      ("--keep-dumps", args.keep_dumps), ("--runs", args.runs)) if v is not None]
     if args.extra_events != "default":
         callgrind_only.append("--extra-events")
-    if args.ok_status != "0":
-        callgrind_only.append("--ok-status")
     if callgrind_only:
         raise ConfigError(f"{', '.join(callgrind_only)}: callgrind options, not used with --simulator gem5")
     hardware = None
@@ -195,6 +198,8 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str]) ->
         workload=args.workload,
         keep_stats=args.keep_stats,
         timeout=args.timeout,
+        ok_status=ok,
     )
-    _say_if_short(trace, args.output, f"--period {args.period or PERIOD_PS:,} ps", args.program[:1] == ["--"])
+    period = f"--period {args.period}" if args.period else f"--period {PERIOD_PS:,} ps"  # as the user wrote it
+    _say_if_short(trace, args.output, period, args.program[:1] == ["--"])
     return 0

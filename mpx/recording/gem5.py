@@ -148,6 +148,12 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _program_exited(cause: str) -> bool:
+    """Did the simulation end because the program exited (gem5's cause for the last thread's exit), rather
+    than at ``max_dumps`` or a fast-forward limit?"""
+    return "exiting with last active thread context" in cause or cause.startswith("exit")
+
+
 def record_gem5(
     argv: Sequence[str],
     output: str | os.PathLike | None = None,
@@ -166,11 +172,13 @@ def record_gem5(
     keep_stats: str | os.PathLike | None = None,
     log: Callable[[str], None] | None = print,
     timeout: float | None = None,
+    ok_status: Sequence[int] = (0,),
 ) -> Trace:
     """Run ``argv`` in gem5 (SE mode), read the periodic dumps, save the Trace to ``output`` (if given).
 
     Raises `RecordError` (gem5 missing, gem5 or the configuration failed or still running after
-    ``timeout`` seconds, no dumps) and `ConfigError` (bad options). gem5 runs under
+    ``timeout`` seconds, no dumps, the program exited with a status not in ``ok_status``: a failed run is
+    no recording of the program) and `ConfigError` (bad options). gem5 runs under
     `mpx.recording.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends).
     ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
     """
@@ -239,6 +247,11 @@ def record_gem5(
                               + "\n".join(text.splitlines()[-15:]))
         m = re.search(r"se_periodic\.py: exit at tick (\d+): (.*) \(code (-?\d+)\)", text)
         exit_info = {"tick": int(m.group(1)), "cause": m.group(2), "code": int(m.group(3))} if m else None
+        if exit_info and _program_exited(exit_info["cause"]) and exit_info["code"] not in tuple(ok_status):
+            raise RecordError(f"{argv[0]} exited with status {exit_info['code']} after {exit_info['tick']:,} ticks "
+                              f"(accepted: {', '.join(map(str, ok_status))}; --ok-status to accept others): a failed "
+                              "run is not recorded. Last lines of gem5's output (the program's stderr among them):\n"
+                              + "\n".join(text.splitlines()[-15:]))
         skipped = skipped_phases(text, fast_forward_insts, warmup_insts)
         v = re.search(r"gem5 version (\S+)", text)
         version = v.group(1) if v else "unknown"
