@@ -65,3 +65,26 @@ def test_bottleneck_with_probability_from_the_tma_catalog(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "bottleneck per interval" in text and "tma_backend_bound" in text
     assert max(len(line) for line in text.splitlines()) <= 120
+
+
+def test_units_say_what_is_scaled_and_a_rate_is_never_scaled(tmp_path, capsys):
+    """Issue 26 item 3: a value printed as a rate is not a count; an amount (msec of a clock) is scaled like one."""
+    from mpx.studies.trust import is_rate_unit
+
+    assert is_rate_unit("M/sec") and is_rate_unit("GHz") and is_rate_unit("%")
+    assert not any(is_rate_unit(u) for u in ("", "msec", "Joules", "MiB", "ns"))
+    lines = ["# started on Fri Nov 27 20:00:00 2026", ""]
+    for k, t in enumerate((0.1, 0.2, 0.3, 0.4)):
+        on = k % 2 == 0
+        lines.append(f"{t:.9f},{99.5 + k:.2f},msec,task-clock,{int(1e8)},100.00,,")
+        lines.append(f"{t:.9f},{1000 * (k + 1) if on else 0},,cycles,{int(5e7) if on else 0},{50.0 if on else 0:.2f},,")
+        lines.append(f"{t:.9f},{3.5 if on else 0},M/sec,sw-rate,{int(5e7) if on else 0},{50.0 if on else 0:.2f},,")
+    p = tmp_path / "units.csv"
+    p.write_text("\n".join(lines) + "\n")
+    assert main(["estimate", str(p), "--scaler", "linear", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    notes = " ".join(out["notes"])
+    assert "sw-rate [M/sec]" in notes and "a rate is not a count" in notes
+    assert "values in msec" in notes
+    rate = [r for r in out["rows"] if r["counter"] == "sw-rate"]
+    assert all(r["estimate"] == 3.5 for r in rate if r["counted"])  # perf's 3.5, never scaled by 1/0.5

@@ -171,6 +171,9 @@ def run(args: argparse.Namespace) -> int:
                           num(perf[t, i]), num(rep.estimate[t, i]), interval))
     tot_p, tot_e = np.nansum(perf, axis=0), np.nansum(rep.estimate, axis=0)
     for i in show:
+        if rep.rate is not None and rep.rate[i]:  # a sum of rates means nothing
+            table.append(("total", labels[i], "", "-", "-", "a rate"))
+            continue
         table.append(("total", labels[i], "", num(tot_p[i]), num(tot_e[i]), ""))
     widths = [max(len(r[c]) for r in table) for c in range(len(head))]
     for r in table:
@@ -182,26 +185,4 @@ def run(args: argparse.Namespace) -> int:
                 "none (a level-1 share is undefined)"
             perf_said = (rep.perf_verdicts or [None] * len(rep.verdicts))[t]
             print(f"  {times[t]:.3f}  {said}" + (f"   (perf's values: {perf_said})" if perf_said else ""))
-    return 0
-    print(f"{args.perfstat}: {times.size} intervals, {len(labels)} counters ({run_.format}); scaler {args.scaler} "
-          f"({'causal' if est.causal else 'offline'})")
-    for n in notes + list(est.notes):
-        print(f"note: {n}")
-
-    def num(v: float) -> str:
-        return "<not counted>" if not np.isfinite(v) else f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3f}"
-
-    head = ("time", "counter", "run%", "perf", args.scaler) + (("std",) if std is not None else ())
-    table = [head]
-    for t in range(times.size):
-        for i in show:
-            row = (f"{times[t]:.3f}", labels[i], f"{run_.pct_running[t, i]:.0f}", num(perf[t, i]),
-                   num(est.counts[t, i]))
-            table.append(row + ((num(std[t, i]),) if std is not None else ()))
-    tot_p, tot_e = np.nansum(perf, axis=0), np.nansum(est.counts, axis=0)
-    for i in show:
-        table.append(("total", labels[i], "", num(tot_p[i]), num(tot_e[i])) + (("",) if std is not None else ()))
-    widths = [max(len(r[c]) for r in table) for c in range(len(head))]
-    for r in table:
-        print("  ".join(c.ljust(w) if j in (0, 1) else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip())
     return 0

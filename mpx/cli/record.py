@@ -155,6 +155,8 @@ def _say_if_short(trace: Any, output: str, period: str, dashes: bool) -> None:
 
 def _ok_status(text: str) -> tuple[int, ...]:
     """``--ok-status``: the exit statuses that count as success."""
+    from mpx.errors import ConfigError
+
     try:
         return tuple(int(x) for x in text.split(","))
     except ValueError:

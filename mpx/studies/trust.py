@@ -16,6 +16,9 @@ interval, values the counter saw whole shown as counted, and the top-down bottle
   far; OSDI 2025, ``../shared/peers/tintin``) — causal, and said in the notes (``interval_from``);
 - **negative values** (a derived or scaled value below 0, as papi#539 and pmu-tools#488 report) are
   counted and noted, never clipped silently;
+- **units**: a value perf prints with an amount unit (``msec`` of a clock, ``Joules``, ``MiB``) adds up over
+  an interval and is scaled as a count, which the notes say; one printed as a rate (``M/sec``, ``GHz``, ``%``,
+  `is_rate_unit`) is not a count, so no scaler re-estimates it and perf's value stays;
 - for a catalog that declares a top-down hierarchy (`mpx.metrics.topdown`), **the bottleneck** per
   interval: the level-1 node with the largest share, and the probability of each node being it, from
   ``draws`` samples of the counts within their intervals (independent normals, truncated at 0); where an
@@ -32,7 +35,7 @@ import numpy as np
 from mpx.metrics.catalog import evaluate_metrics
 from mpx.metrics.topdown import TopDown
 
-__all__ = ["TrustReport", "tintin_sigma", "trust_report"]
+__all__ = ["TrustReport", "is_rate_unit", "tintin_sigma", "trust_report"]
 
 
 @dataclass
@@ -53,6 +56,8 @@ class TrustReport:
     verdicts: list[list[tuple[str, float | None]]] | None = None
     perf_verdicts: list[str | None] | None = None
     notes: list[str] = field(default_factory=list)
+    #: [E] True for a counter perf printed as a rate (`is_rate_unit`): never re-estimated, no interval, no total
+    rate: np.ndarray | None = None
 
     def to_json(self) -> dict[str, Any]:
         def f(v: float) -> float | None:
@@ -64,7 +69,8 @@ class TrustReport:
                 rows.append({"time": float(self.times[t]), "counter": lab, "perf": f(self.perf[t, i]),
                              "estimate": f(self.estimate[t, i]), "scaler_estimate": f(self.scaler_estimate[t, i]),
                              "coverage": f(self.coverage[t, i]), "counted": bool(self.counted[t, i]),
-                             "lo": f(self.lo[t, i]), "hi": f(self.hi[t, i])})
+                             "lo": f(self.lo[t, i]), "hi": f(self.hi[t, i]),
+                             "rate": bool(self.rate is not None and self.rate[i])})
         out: dict[str, Any] = {"level": self.level, "interval_from": self.interval_from, "notes": list(self.notes),
                                "rows": rows}
         if self.verdicts is not None:
@@ -72,6 +78,18 @@ class TrustReport:
                                   "nodes": [{"node": n, "probability": p} for n, p in v]}
                                  for t, v in enumerate(self.verdicts)]
         return out
+
+
+#: how a per-event unit perf prints says the value is a rate (per time, a percentage), not a quantity that adds
+#: up over an interval (counts, msec of a clock, Joules, MiB)
+_RATE_MARKS = ("/", "%", "hz", "per ")
+
+
+def is_rate_unit(unit: str) -> bool:
+    """Is a unit perf printed beside an event's value a rate (``M/sec``, ``GHz``, ``%``) rather than an amount
+    (``msec``, ``Joules``, ``MiB``, or none: a count)?"""
+    u = unit.strip().lower()
+    return bool(u) and any(m in u for m in _RATE_MARKS)
 
 
 def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float = 0.90, draws: int = 1000,
@@ -82,7 +100,7 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     labels = list(run.labels)
     counted_cells = np.asarray(run.counted, dtype=bool)
     perf = np.where(counted_cells, np.asarray(run.value, dtype=np.float64), np.nan)
-    raw_est = np.asarray(estimate.counts, dtype=np.float64)
+    raw_est = np.array(estimate.counts, dtype=np.float64)  # a copy: rate columns are replaced below
     whole = counted_cells & (np.asarray(run.pct_running, dtype=np.float64) >= 100.0)
     est = np.where(whole, perf, raw_est)
     notes = []
@@ -96,6 +114,19 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     with np.errstate(invalid="ignore", divide="ignore"):
         coverage = np.where(counted_cells & (enabled > 0), np.minimum(running / enabled, 1.0), np.nan)
     coverage = np.where(whole, 1.0, coverage)
+    units = tuple(getattr(run, "units", ()) or ("",) * len(labels))
+    rates = [j for j, u in enumerate(units) if is_rate_unit(u)]
+    if rates:  # a rate is no count: no scaler's formula applies; perf's own value stays, not estimated
+        for j in rates:
+            est[:, j] = perf[:, j]
+            raw_est[:, j] = perf[:, j]
+        notes.append(f"{len(rates)} counter(s) printed as a rate ({', '.join(f'{labels[j]} [{units[j]}]' for j in rates)}): "
+                     "a rate is not a count, so no scaler re-estimates it; perf's value is shown where it counted")
+    quantities = sorted({u for u in units if u and not is_rate_unit(u)})
+    if quantities:
+        notes.append(f"values in {', '.join(quantities)}: quantities that add up over time like counts, scaled as "
+                     "counts; perf's metric column (rates such as IPC or GHz) is never scaled: a catalog's metrics "
+                     "are recomputed from the re-estimated counts")
     neg = np.isfinite(est) & (est < 0)
     if neg.any():
         notes.append(f"{int(neg.sum())} negative values (shown as given, not clipped)")
@@ -106,9 +137,12 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
         notes.append(f"scaler {estimate.scaler or '?'} gives no uncertainty: intervals from Tintin's rule "
                      f"(sigma = sqrt(V) x time not running, V the time-weighted variance of the rates so far)")
     std = np.where(whole, 0.0, std)
+    rate = np.zeros(len(labels), dtype=bool)
+    rate[rates] = True
+    std = np.where(rate[None, :], np.nan, std)
     z = float(norm.ppf(0.5 + level / 2))
     rep = TrustReport(np.asarray(run.timestamps, dtype=np.float64), labels, perf, est, raw_est, coverage, whole,
-                      est - z * std, est + z * std, level, interval_from=source, notes=notes)
+                      est - z * std, est + z * std, level, interval_from=source, notes=notes, rate=rate)
     td = TopDown.from_catalog(catalog) if catalog is not None else None
     if td is not None:
         _bottlenecks(rep, td, catalog, std, draws, seed)
