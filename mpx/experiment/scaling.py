@@ -13,6 +13,7 @@ import json
 import math
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,15 @@ def check_replay_common(exp: Experiment) -> None:
     if "seeds" in mux and "repetitions" in mux:
         raise ConfigError(f"{w}: [multiplex] give seeds or repetitions, not both")
 
+
+
+def _config_relative(params: dict, base: Any) -> dict:
+    """A scaler's ``relations`` naming a catalog file relative to the config (as ``[hardware] metrics`` does),
+    made absolute; built-in names, expressions and absolute paths are left as they are."""
+    rel = params.get("relations")
+    if isinstance(rel, str) and not os.path.isabs(rel) and (Path(base) / rel).is_file():
+        return {**params, "relations": str((Path(base) / rel).resolve())}
+    return params
 
 class ScalingKind(CellKind):
     """Replays scored with scalers (module docstring)."""
@@ -127,7 +137,8 @@ class ScalingKind(CellKind):
             mux = {k: cfg["multiplex"][k] for k in sorted(cfg["multiplex"]) if k not in ("seeds", "repetitions")}
             mux.setdefault("noise", {})
             scaler_params = cfg.get("scalers", {}).get("params", {})
-            scaler_specs = [{"name": n, "params": scaler_params.get(n, {})} for n in plugin_names(cfg, "scalers", w)]
+            scaler_specs = [{"name": n, "params": _config_relative(scaler_params.get(n, {}), exp.base)}
+                            for n in plugin_names(cfg, "scalers", w)]
             ds = dataset_specs(cfg, exp.base, w)
             sums = {d["name"]: dataset_checksum(d) for d in ds}
             # a PMU or catalog file's content is part of the key (edit the file: the cells recompute)
