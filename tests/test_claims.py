@@ -135,3 +135,20 @@ def test_rows_give_a_gem5_quantum_in_ms_from_the_recorded_tick_rate():
     got = regime(obs, {}, SimpleNamespace(meta={"sim_freq": 1e12}))
     assert got["quantum_in_ms"] == pytest.approx(0.05) and got["read_window_in_ms"] == pytest.approx(0.4)
     assert regime(obs, {"ticks_per_second": 1e9}, SimpleNamespace(meta={"sim_freq": 1e12}))["quantum_in_ms"] == 50.0
+
+
+def test_claim_1_reports_the_premise_study_when_it_was_run():
+    """Issue 28 item 3: claim 1 adds linear / BayesPerf where BayesPerf's premise holds (premise_relations)."""
+    scores, premise = [], []
+    for wl, (lin, bp) in {"a": (0.40, 0.08), "b": (0.44, 0.08), "c": (0.36, 0.07)}.items():
+        for scaler, err in (("linear", lin), ("bayesperf", bp)):
+            scores.append({"status": "done", "workload": wl, "scheduler": "perf", "counters": 4, "read_every": 25,
+                           "scaler": scaler, "metric_mape_all": err, "wape_all": err})
+            premise.append({"status": "done", "workload": "gem5-" + wl, "scheduler": "perf", "counters": 4,
+                            "scaler": scaler, "metric_mape_all": 2 * err, "wape_all": err * (1.5 if scaler == "bayesperf" else 1)})
+    t = ledger(Store({("scores", "claims_scalers"): pd.DataFrame(scores)}))
+    assert "where the premise holds" not in t.loc[1, "mpx"]
+    t = ledger(Store({("scores", "claims_scalers"): pd.DataFrame(scores), ("scores", "premise_relations"): pd.DataFrame(premise)}))
+    assert "where the premise holds (3 gem5 programs" in t.loc[1, "mpx"]
+    # means over workloads: linear 0.40, BayesPerf 0.0767 (x 1.5 on WAPE): 5.22x and 3.48x
+    assert "metric error 5.22x" in t.loc[1, "mpx"] and "WAPE 3.48x" in t.loc[1, "mpx"]
