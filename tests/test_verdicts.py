@@ -85,11 +85,11 @@ def test_summary_columns_and_the_whole_run_verdict():
     assert set(out) == set(SUMMARY_KEYS)
     assert out["verdict_l1_agreement"] == 0.0 and out["verdict_l1_serious"] == 1.0
     assert out["verdict_run_l1"] == 1.0 and out["verdict_run_l2"] == 1.0
-    # the window's confusion travels as text in the score row (the verdicts figure reads it back): true be,
-    # estimated ret
-    from mpx.scoring.verdicts import confusion_counts
+    # the window's confusion travels as text in the stored score row (the verdicts figure reads it back): true
+    # be, estimated ret
+    from mpx.scoring.verdicts import confusion_counts, confusion_text
 
-    nodes, counts = confusion_counts(out["verdict_l1_confusion"])
+    nodes, counts = confusion_counts(confusion_text(s))
     assert nodes == list(TD.level1) and counts.shape == (4, 5) and counts.sum() == 1
     assert counts[nodes.index("be"), nodes.index("ret")] == 1
     none, _ = verdict_summary(None, names, tw, ew)

@@ -32,6 +32,7 @@ from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
 from mpx.multiplex import resolve_quantum
 from mpx.scoring.scalers import learned_scalers, other_workloads, scaler_spec, score_scalers
+from mpx.scoring.verdicts import confusion_text
 from mpx.scoring.schedules import schedule_scores
 
 __all__ = ["ScalingKind", "MULTIPLEX_KEYS", "SWEEP_ROOTS", "check_replay_common"]
@@ -223,7 +224,9 @@ class ScalingKind(CellKind):
                 continue
             sc, est, dt = res.scores, res.estimate, res.seconds
             w, e = est.counts.shape
+            verdict_text = None if sc.verdicts is None else confusion_text(sc.verdicts)  # for the verdicts figure
             out["scores"].append(clean_row({**base, "status": "done", "reason": None, "n_windows": w, **sc.summary,
+                                            "verdict_l1_confusion": verdict_text,
                                             "estimate_seconds": dt,
                                             "event_windows_per_s": (w * e / dt) if dt > 0 else None}))
             if cv is None:

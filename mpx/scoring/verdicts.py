@@ -100,7 +100,8 @@ def verdict_scores(td: TopDown, true: Mapping[str, np.ndarray], est: Mapping[str
 
 
 def confusion_text(scores: Mapping) -> str:
-    """The level-1 confusion of `verdict_scores` as one JSON text (a score row's ``verdict_l1_confusion``):
+    """The level-1 confusion of `verdict_scores` as one JSON text (a stored score row's ``verdict_l1_confusion``,
+    beside the summary's numbers):
     ``{"nodes": [...], "counts": [[...]]}``, rows the true node, columns the estimated one and a last column
     for windows without a verdict (`confusion_counts` reads it back)."""
     import json
@@ -123,20 +124,18 @@ def _outside(x: np.ndarray) -> float:
 
 #: the summary columns `verdict_summary` adds to a score (None where the catalog declares no hierarchy)
 SUMMARY_KEYS = ("verdict_l1_agreement", "verdict_l2_agreement", "verdict_l1_serious", "verdict_no_verdict",
-                "verdict_out_of_range", "verdict_out_of_range_true", "verdict_run_l1", "verdict_run_l2",
-                "verdict_l1_confusion")
+                "verdict_out_of_range", "verdict_out_of_range_true", "verdict_run_l1", "verdict_run_l2")
 
 
 def verdict_summary(td: TopDown | None, names: tuple[str, ...], true_windows: np.ndarray, est_windows: np.ndarray,
                     true_run: Mapping[str, float] | None = None, est_run: Mapping[str, float] | None = None,
-                    *, margin: float = 0.10) -> tuple[dict[str, float | str | None], dict | None]:
+                    *, margin: float = 0.10) -> tuple[dict[str, float | None], dict | None]:
     """The verdict columns of a score: per window from the metric windows ``[W, M]`` (``names`` their
     metrics), and for the whole run from the metrics of the run's totals (``true_run``/``est_run``: node ->
-    value; ``verdict_run_l1``/``_l2`` are 1 when the whole-run verdict is right, 0 when not;
-    ``verdict_l1_confusion`` the windows' confusion as text, `confusion_text`). Returns
+    value; ``verdict_run_l1``/``_l2`` are 1 when the whole-run verdict is right, 0 when not). Returns
     ``(summary, window scores with the confusion)``; every column None and no scores when ``td`` is None or a
     node was not scored."""
-    out: dict[str, float | str | None] = dict.fromkeys(SUMMARY_KEYS)
+    out: dict[str, float | None] = dict.fromkeys(SUMMARY_KEYS)
     if td is None or not set(td.nodes) <= set(names):
         return out, None
     col = {n: j for j, n in enumerate(names)}
@@ -145,7 +144,6 @@ def verdict_summary(td: TopDown | None, names: tuple[str, ...], true_windows: np
     for k in ("l1_agreement", "l2_agreement", "l1_serious", "no_verdict", "out_of_range", "out_of_range_true"):
         v = s[k]
         out[f"verdict_{k}"] = float(v) if np.isfinite(v) else None
-    out["verdict_l1_confusion"] = confusion_text(s)
     if true_run is not None and est_run is not None:
         r = verdict_scores(td, {n: np.array([true_run.get(n, np.nan)]) for n in td.nodes},
                            {n: np.array([est_run.get(n, np.nan)]) for n in td.nodes}, margin=margin)
