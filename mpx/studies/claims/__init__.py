@@ -356,7 +356,7 @@ CLAIMS: tuple[Claim, ...] = (
           "95 % interval above 1. ±20 % because a ratio of two errors averaged over different programs moves "
           "that much between program sets (the interval measured here spans about ±15 %); a tighter band would "
           "call sampling noise a refutation, a looser one would accept a gap of 2x.",
-          paper_scale="not stated"),
+          paper_scale="not stated", scale_from=("claims_scalers", "premise_relations")),
     Claim(2, "linear scaling's relative error exceeds 20 % once the sampling ratio is below 50 %, growing like "
           "1/(sampling ratio)", "BayesPerf, via the thesis", "not stated", "> 20 % below 50 %", "claims_duty",
           _linear_vs_sampling_ratio,
