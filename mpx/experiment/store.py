@@ -174,13 +174,14 @@ class ResultsStore:
             self._columns[table] = [r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")]
         return self._columns[table]
 
-    def _ensure_columns(self, table: str, rows: list[dict]) -> None:
+    def _ensure_columns(self, table: str, keys: Iterable[str]) -> None:
         have = self._table_columns(table)
-        for r in rows:
-            for k in r:
-                if k not in have:
-                    self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {_q(k)}")
-                    have.append(k)
+        known = set(have)
+        for k in keys:
+            if k not in known:
+                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {_q(k)}")
+                have.append(k)
+                known.add(k)
 
     @property
     def written(self) -> frozenset[str]:
@@ -207,8 +208,8 @@ class ResultsStore:
                 c.execute(f"DELETE FROM {t} WHERE cell_key = ?", (key,))
                 if not rows:
                     continue
-                self._ensure_columns(t, rows)
                 cols = list(dict.fromkeys(k for r in rows for k in r))
+                self._ensure_columns(t, cols)
                 sql = f"INSERT INTO {t} ({', '.join(map(_q, cols))}) VALUES ({', '.join('?' * len(cols))})"
                 c.executemany(sql, [tuple(r.get(k) for k in cols) for r in rows])
             c.execute(f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) VALUES "
@@ -419,10 +420,24 @@ def _canon(v: Any) -> str:
     return ("i" if isinstance(v, int) else "s") + str(v)
 
 
-def _row_text(names: list[str], row: tuple) -> str:
+def _row_text(names: list[str], row: tuple, _hex: Any = float.hex) -> str:
     # columns in table order (columns are only ever appended), NULLs left out: a column added later for other
-    # cells reads NULL in this cell's rows and changes nothing
-    return "\x1f".join(f"{n}={_canon(v)}" for n, v in zip(names, row) if v is not None)
+    # cells reads NULL in this cell's rows and changes nothing. The common types inline `_canon` (the text is
+    # the same): a results store checksums millions of values.
+    parts = []
+    for n, v in zip(names, row):
+        if v is None:
+            continue
+        t = type(v)
+        if t is float:
+            parts.append(n + "=f" + _hex(v))
+        elif t is int:
+            parts.append(n + "=i" + str(v))
+        elif t is str:
+            parts.append(n + "=s" + v)
+        else:
+            parts.append(n + "=" + _canon(v))
+    return "\x1f".join(parts)
 
 
 def _digest(parts: dict[str, list[str]]) -> str:
