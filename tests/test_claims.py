@@ -145,10 +145,12 @@ def test_claim_1_reports_the_premise_study_when_it_was_run():
             scores.append({"status": "done", "workload": wl, "scheduler": "perf", "counters": 4, "read_every": 25,
                            "scaler": scaler, "metric_mape_all": err, "wape_all": err})
             premise.append({"status": "done", "workload": "gem5-" + wl, "scheduler": "perf", "counters": 4,
-                            "scaler": scaler, "metric_mape_all": 2 * err, "wape_all": err * (1.5 if scaler == "bayesperf" else 1)})
+                            "scaler": scaler, "metric_mape_all": 2 * err,
+                            "wape_all": err * (1.5 if scaler == "bayesperf" else 1)})
     t = ledger(Store({("scores", "claims_scalers"): pd.DataFrame(scores)}))
     assert "where the premise holds" not in t.loc[1, "mpx"]
-    t = ledger(Store({("scores", "claims_scalers"): pd.DataFrame(scores), ("scores", "premise_relations"): pd.DataFrame(premise)}))
+    t = ledger(Store({("scores", "claims_scalers"): pd.DataFrame(scores),
+                      ("scores", "premise_relations"): pd.DataFrame(premise)}))
     assert "where the premise holds (3 gem5 programs" in t.loc[1, "mpx"]
     # means over workloads: linear 0.40, BayesPerf 0.0767 (x 1.5 on WAPE): 5.22x and 3.48x
     assert "metric error 5.22x" in t.loc[1, "mpx"] and "WAPE 3.48x" in t.loc[1, "mpx"]

@@ -327,7 +327,8 @@ def test_the_report_prints_the_top_down_verdicts_per_scaler_and_scheduler():
     tables = verdict_tables(ok)
     (matrix_title, matrix), (detail_title, detail) = tables.items()
     assert "scaler x scheduler" in matrix_title and "scheduler perf" in detail_title
-    assert matrix.loc["dcam", "perf"] == pytest.approx(80.0) and matrix.loc["linear", "round_robin"] == pytest.approx(50.0)
+    assert matrix.loc["dcam", "perf"] == pytest.approx(80.0)
+    assert matrix.loc["linear", "round_robin"] == pytest.approx(50.0)
     assert list(matrix.index) == ["dcam", "linear"]  # best first
     assert detail.loc["dcam", "L1 %"] == pytest.approx(80.0) and detail.loc["dcam", "L2 %"] == pytest.approx(40.0)
     assert detail.loc["dcam", "run L1 %"] == pytest.approx(50.0)

@@ -67,7 +67,8 @@ def table(df: pd.DataFrame) -> str:
             mean = per.mean(axis=1)
             r, lo, hi = ratio(per, "linear", "bayesperf+identities")
             gr, glo, ghi = ratio(per, "bayesperf", "bayesperf+identities")
-            lines.append(f"| {k:.0f} | {sched} | {100 * mean['linear']:.1f} % | {100 * mean.get('dcam', np.nan):.1f} % | "
+            lines.append(f"| {k:.0f} | {sched} | {100 * mean['linear']:.1f} % | "
+                         f"{100 * mean.get('dcam', np.nan):.1f} % | "
                          f"{100 * mean['bayesperf']:.1f} % | {100 * mean['bayesperf+identities']:.1f} % | "
                          f"{r:.2f}x [{lo:.2f}, {hi:.2f}] | {gr:.2f}x [{glo:.2f}, {ghi:.2f}] |")
         lines.append("")

@@ -35,7 +35,8 @@ from typing import Any
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
-__all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "differing_keys", "entry", "entry_or_recipe",
+__all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "differing_keys", "entry",
+           "entry_or_recipe",
            "host_info", "is_gem5", "load", "manifest", "manifest_path", "names", "path", "rebuild", "recipes",
            "recipes_path", "root", "sha256_file", "tool_versions", "trace_difference", "verify"]
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from mpx.metrics.topdown import TopDown
 
-__all__ = ["SUMMARY_KEYS", "VERDICT_MEASURES", "confusion_counts", "confusion_text", "verdict_scores", "verdict_summary"]
+__all__ = ["SUMMARY_KEYS", "VERDICT_MEASURES", "confusion_counts", "confusion_text", "verdict_scores",
+           "verdict_summary"]
 
 #: the scalar measures `verdict_scores` returns, in report order
 VERDICT_MEASURES = ("l1_agreement", "l2_agreement", "l1_serious", "no_verdict", "out_of_range",

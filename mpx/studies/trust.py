@@ -120,7 +120,8 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
         for j in rates:
             est[:, j] = perf[:, j]
             raw_est[:, j] = perf[:, j]
-        notes.append(f"{len(rates)} counter(s) printed as a rate ({', '.join(f'{labels[j]} [{units[j]}]' for j in rates)}): "
+        named = ", ".join(f"{labels[j]} [{units[j]}]" for j in rates)
+        notes.append(f"{len(rates)} counter(s) printed as a rate ({named}): "
                      "a rate is not a count, so no scaler re-estimates it; perf's value is shown where it counted")
     quantities = sorted({u for u in units if u and not is_rate_unit(u)})
     if quantities:

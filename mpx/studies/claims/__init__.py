@@ -349,6 +349,9 @@ def _kahypar(store: Any) -> Finding:
     return Finding("ISPD98 ibm01, k = 2, 8, 32, epsilon = 0.03, km1, 3 seeds", "; ".join(parts), verdict, why)
 
 
+#: the time scale of the Tintin paper's evaluation (OSDI 2025; its setting in ../shared/peers/tintin/SOURCES.md)
+TINTIN_SCALE = "0.4 ms quantum, 4 ms hyperperiod; whole-run totals"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim(1, "linear scaling 40.1 % mean error -> BayesPerf 7.6 % (5.28x) under multiplexing", "BayesPerf, ASPLOS 2021",
           "Intel, derived metrics against a separate aligned run", "5.28x", "claims_scalers", _bayesperf_vs_linear,
@@ -376,7 +379,8 @@ CLAIMS: tuple[Claim, ...] = (
           "reproduced: DCAM's best gain over PAPI within ±10 points of 59 %; direction: some gain and the "
           "headline interval below 1. ±10 points because 'up to' is a maximum over programs, which moves with "
           "the program set far more than a mean does.",
-          paper_scale="not stated (PAPI on Linux multiplexes through the kernel: 1-4 ms by default); totals at the end"),
+          paper_scale="not stated (PAPI on Linux multiplexes through the kernel: 1-4 ms by default); totals at the "
+                      "end"),
     Claim(5, "with basic multiplexing 42 % of intervals have > 10 % error; interpolation up to 40 % better",
           "Mathur & Cook, MASCOTS 2005", "Pentium 4, SPEC", "42 % / 40 %", "claims_scalers", _mathur_cook,
           "reproduced: the share of windows over 10 % error within ±10 points of 42 % and the best "
@@ -390,7 +394,7 @@ CLAIMS: tuple[Claim, ...] = (
           "reproduced: on both data sets the perf / Tintin ratio of mean whole-run error has its 95 % interval above "
           "1 and Tintin is better on at least 90 % of the workloads (the paper: 26 of 26); direction: the interval "
           "above 1 on one data set. No size tolerance here: the size is claim 14's.",
-          paper_scale="0.4 ms quantum, 4 ms hyperperiod; whole-run totals", scale_from=("claims_tintin", "claims_tintin_gem5")),
+          paper_scale=TINTIN_SCALE, scale_from=("claims_tintin", "claims_tintin_gem5")),
     Claim(7, "hperf vs LIKWID: PMC utilization 78.57 % -> 96.43 %, mean sampling ratio 16.67 % -> 25 %; on Arm "
           "21.42 % -> 33.33 %", "hperf, TACO 2024", "Intel Cascade Lake / Ice Lake, Arm", "78.57 -> 96.43 %",
           "claims_schedules", _hperf_vs_likwid,
@@ -437,7 +441,7 @@ CLAIMS: tuple[Claim, ...] = (
           "reproduced: the perf / Tintin ratio of mean whole-run error within ±20 % of 3.09 on the callgrind set; "
           "direction: its 95 % interval above 1. ±20 % as for claim 1: a ratio of two mean errors over another "
           "program set and event list (14 events here, 24 in the paper).",
-          paper_scale="0.4 ms quantum, 4 ms hyperperiod; whole-run totals", scale_from=("claims_tintin", "claims_tintin_gem5")),
+          paper_scale=TINTIN_SCALE, scale_from=("claims_tintin", "claims_tintin_gem5")),
     Claim(15, "TinTin (as the thesis cites it): an event with 3x the rate variance gets more counter time and 42 % "
           "lower error; overhead <= 2.4 %; 64 % better latency-sensitivity prediction", "thesis, citing TinTin",
           "541.leela_r, L1-dcache-load-misses vs bus-cycles", "42 %", "claims_scalers", _tintin,
