@@ -122,14 +122,14 @@ def test_a_file_that_is_not_sqlite_is_one_line(tmp_path, capsys):
 
 
 def test_the_row_text_of_a_checksum_is_the_canonical_form_of_every_value():
-    """`_row_text` inlines `_canon` for floats, ints and strings (speed); the text must stay what every stored
-    checksum was computed from: `name=<_canon(value)>` joined by 0x1f, NULLs left out."""
+    """`row_text` inlines `canonical_value` for floats, ints and strings (speed); the text must stay what every stored
+    checksum was computed from: `name=<canonical_value(value)>` joined by 0x1f, NULLs left out."""
     import numpy as np
 
-    from mpx.experiment.store import _canon, _row_text
+    from mpx.experiment.store import canonical_value, row_text
 
     names = ["f", "i", "s", "b", "n", "np", "flag", "neg"]
     row = (0.1, 7, "x=y", b"\x00\x01", None, np.float64(2.5), True, -0.0)
-    want = "\x1f".join(f"{n}={_canon(v)}" for n, v in zip(names, row) if v is not None)
-    assert _row_text(names, row) == want
+    want = "\x1f".join(f"{n}={canonical_value(v)}" for n, v in zip(names, row) if v is not None)
+    assert row_text(names, row) == want
     assert "f=f0x1.999999999999ap-4" in want and "flag=iTrue" in want and "neg=f-0x0.0p+0" in want

@@ -55,7 +55,7 @@ from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
 
-__all__ = ["ResultsStore", "open_store", "to_latex"]
+__all__ = ["ResultsStore", "canonical_value", "open_store", "row_text", "to_latex"]
 
 _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",
                  "status", "reason", "config", "cell_seconds", "host", "pid", "finished")
@@ -411,7 +411,7 @@ class ResultsStore:
 CHECKSUMS = "cell_checksums"
 
 
-def _canon(v: Any) -> str:
+def canonical_value(v: Any) -> str:
     """One stored value as text that tells every SQLite value apart (floats exactly, as hex)."""
     if isinstance(v, float):
         return "f" + v.hex()
@@ -420,10 +420,11 @@ def _canon(v: Any) -> str:
     return ("i" if isinstance(v, int) else "s") + str(v)
 
 
-def _row_text(names: list[str], row: tuple, _hex: Any = float.hex) -> str:
-    # columns in table order (columns are only ever appended), NULLs left out: a column added later for other
-    # cells reads NULL in this cell's rows and changes nothing. The common types inline `_canon` (the text is
-    # the same): a results store checksums millions of values.
+def row_text(names: list[str], row: tuple, _hex: Any = float.hex) -> str:
+    """One stored row as the text its cell's checksum is computed from: ``name=<canonical_value>`` for every
+    non-NULL column in table order (columns are only ever appended, so a column added later for other cells
+    reads NULL here and changes nothing), joined by 0x1f. The common types inline `canonical_value` (the same
+    text): a results store checksums millions of values."""
     parts = []
     for n, v in zip(names, row):
         if v is None:
@@ -436,7 +437,7 @@ def _row_text(names: list[str], row: tuple, _hex: Any = float.hex) -> str:
         elif t is str:
             parts.append(n + "=s" + v)
         else:
-            parts.append(n + "=" + _canon(v))
+            parts.append(n + "=" + canonical_value(v))
     return "\x1f".join(parts)
 
 
@@ -460,7 +461,7 @@ def cell_checksum(conn: sqlite3.Connection, key: str, tables: Iterable[str]) -> 
     for table, col in [("cells", "key"), *((t, "cell_key") for t in tables)]:
         cur = conn.execute(f"SELECT * FROM {table} WHERE {_q(col)} = ?", (key,))
         names = [d[0] for d in cur.description]
-        parts[table] = [_row_text(names, r) for r in cur.fetchall()]
+        parts[table] = [row_text(names, r) for r in cur.fetchall()]
     return _digest(parts)
 
 
@@ -472,7 +473,7 @@ def all_checksums(conn: sqlite3.Connection, tables: Iterable[str]) -> dict[str, 
         names = [d[0] for d in cur.description]
         at = names.index(col)
         for r in cur:
-            by_cell.setdefault(r[at], {}).setdefault(table, []).append(_row_text(names, r))
+            by_cell.setdefault(r[at], {}).setdefault(table, []).append(row_text(names, r))
     return {k: _digest(parts) for k, parts in by_cell.items() if k is not None}
 
 
