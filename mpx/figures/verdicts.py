@@ -40,6 +40,9 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     if "verdict_l1_agreement" not in df or num(df["verdict_l1_agreement"]).isna().all():
         raise ConfigError("verdicts: no score row carries top-down verdicts (the catalog declares no hierarchy: "
                           "run a gem5 experiment, e.g. experiments/gem5_quickstart.toml)")
+    if "verdict_l1_confusion" not in df:
+        raise ConfigError("verdicts: the store's score rows carry no level-1 confusion (written before it was "
+                          "stored): run the experiment again into a new folder")
     df = df[num(df["verdict_l1_agreement"]).notna()]
     sl = hold(df, shown=("scheduler",))
     rows = sl.rows
