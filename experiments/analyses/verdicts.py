@@ -54,7 +54,8 @@ SCHEDULERS = ("perf", "round_robin", "hypergraph")
 SCALERS = ("linear", "dcam", "bayesperf", "tintin", "fusion")
 GEM5 = datasets.names("gem5")  # the 5 ms start-up recordings (collection main)
 STEADY = datasets.names("gem5", "gem5-long")  # the 50 ms steady-state recordings
-#: the two gem5 sets: datasets, the learned scaler's training pool, quanta per read (one quantum per dump)
+#: the two gem5 sets: their datasets (also the learned scaler's training pool) and quanta per read (one
+#: quantum per dump)
 SETS = {"start": (GEM5, 10), "steady": (STEADY, 8)}  # reads of 50 us (10 x 5 us) and 0.4 ms (8 x 50 us)
 BOOT = 2000
 Z90 = float(norm.ppf(0.95))

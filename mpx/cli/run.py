@@ -118,15 +118,7 @@ def draw_aside(store: Any, figs: list[str], out_dir: Any, experiment: str, jobs:
                                initargs=(os.getpid(),))
     future = pool.submit(_draw_from, str(store.path), sorted(store.written), figs, str(out_dir), experiment)
     pool.shutdown(wait=False)
-
-    def wait() -> list:
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()
-            raise
-
-    return wait
+    return future.result  # Ctrl-C reaches the child too (same process group)
 
 
 def _draw_from(path: str, checked: list[str], figs: list[str], out_dir: str, experiment: str) -> list:

@@ -19,7 +19,7 @@ from mpx.pmu import is_preset, resolve_pmu
 from mpx.problem import EventGroup, Problem
 
 __all__ = ["HARDWARE_KEYS", "require_hardware", "check_hardware_variant", "resolve_hardware", "resolve_catalog_path",
-           "is_builtin", "build_problem", "restrict"]
+           "relations_path_relative", "is_builtin", "build_problem", "restrict"]
 
 #: keys of the ``[hardware]`` table
 HARDWARE_KEYS = frozenset({"pmu", "counters", "metrics", "events", "max_events", "groups"})
@@ -78,6 +78,15 @@ def resolve_catalog_path(c: str, base: Path, where: str, what: str) -> str:
         raise ConfigError(f"{where}: {what}: {c!r} is neither a built-in catalog nor an existing path "
                           f"(resolved to {p})")
     return str(p.resolve())
+
+
+def relations_path_relative(params: dict, base: Path) -> dict:
+    """A scaler's hyper-parameters with a ``relations`` catalog file named relative to the config made absolute,
+    as `resolve_catalog_path` does for catalogs; built-in names, relation expressions and absolute paths stay."""
+    rel = params.get("relations")
+    if isinstance(rel, str) and not os.path.isabs(rel) and (Path(base) / rel).is_file():
+        return {**params, "relations": str((Path(base) / rel).resolve())}
+    return params
 
 
 _PROBLEMS: dict[str, tuple[Problem, Any]] = {}

@@ -13,7 +13,6 @@ import json
 import math
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,8 +21,8 @@ from mpx import schedulers
 from mpx.errors import ConfigError
 from mpx.experiment.config import Experiment, check_plugin_sections, plugin_names, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
-from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware,
-                                     resolve_hardware)
+from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, relations_path_relative,
+                                     require_hardware, resolve_hardware)
 from mpx.experiment.inputs import (catalog_checksum, code_version, dataset_checksum, dataset_specs, load_dataset,
                                    workload_of)
 from mpx.experiment.kinds import CellKind
@@ -56,15 +55,6 @@ def check_replay_common(exp: Experiment) -> None:
     if "seeds" in mux and "repetitions" in mux:
         raise ConfigError(f"{w}: [multiplex] give seeds or repetitions, not both")
 
-
-
-def _config_relative(params: dict, base: Any) -> dict:
-    """A scaler's ``relations`` naming a catalog file relative to the config (as ``[hardware] metrics`` does),
-    made absolute; built-in names, expressions and absolute paths are left as they are."""
-    rel = params.get("relations")
-    if isinstance(rel, str) and not os.path.isabs(rel) and (Path(base) / rel).is_file():
-        return {**params, "relations": str((Path(base) / rel).resolve())}
-    return params
 
 class ScalingKind(CellKind):
     """Replays scored with scalers (module docstring)."""
@@ -138,7 +128,7 @@ class ScalingKind(CellKind):
             mux = {k: cfg["multiplex"][k] for k in sorted(cfg["multiplex"]) if k not in ("seeds", "repetitions")}
             mux.setdefault("noise", {})
             scaler_params = cfg.get("scalers", {}).get("params", {})
-            scaler_specs = [{"name": n, "params": _config_relative(scaler_params.get(n, {}), exp.base)}
+            scaler_specs = [{"name": n, "params": relations_path_relative(scaler_params.get(n, {}), exp.base)}
                             for n in plugin_names(cfg, "scalers", w)]
             ds = dataset_specs(cfg, exp.base, w)
             sums = {d["name"]: dataset_checksum(d) for d in ds}

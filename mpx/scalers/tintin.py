@@ -144,7 +144,6 @@ class TintinScaler(Scaler):
             return value, sqrt_v
         t_end = t_q[e]
         run = running_counts(c, h, t_end, cum_run[e])
-        cum_area = np.r_[0.0, np.cumsum(tam_steps(c[:-1], h[:-1], c[1:], h[1:], t_end[1:] - t_end[:-1]))]
         r = c / h
         tw = np.cumsum(h)
         cum_c = np.cumsum(c)
@@ -167,7 +166,7 @@ class TintinScaler(Scaler):
         p = np.maximum(kc - 1, 0)                                    # the last closed measurement
         step = tam_steps(c[p], h[p], c1, h1, t_q[b] - t_end[p])
         with np.errstate(divide="ignore", invalid="ignore"):
-            v = np.where(lone, v, run[0] + (cum_area[p] + step))
+            v = np.where(lone, v, run[p] + step)  # one more TAM step after the last closed measurement
             tw1 = tw[p] + h1
             r1 = c1 / h1
             mean1 = (cum_c[p] + c1) / tw1
