@@ -117,8 +117,16 @@ def draw_aside(store: Any, figs: list[str], out_dir: Any, experiment: str, jobs:
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent,
                                initargs=(os.getpid(),))
     future = pool.submit(_draw_from, str(store.path), sorted(store.written), figs, str(out_dir), experiment)
-    pool.shutdown(wait=False)
-    return future.result  # Ctrl-C reaches the child too (same process group)
+
+    def wait() -> list:
+        # shut down here, after the result: shutdown(wait=False) at submit left the executor's wake-up pipe
+        # closed under Python's exit handler ("OSError: Bad file descriptor" printed after a run)
+        try:
+            return future.result()
+        finally:
+            pool.shutdown(wait=True)
+
+    return wait
 
 
 def _draw_from(path: str, checked: list[str], figs: list[str], out_dir: str, experiment: str) -> list:
