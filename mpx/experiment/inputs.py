@@ -80,7 +80,9 @@ def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
             full = pat if os.path.isabs(pat) else str(base / pat)
             hits = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
             if not hits or not all(os.path.exists(h) for h in hits):
-                raise ConfigError(f"{where}: [data] {key}: {pat!r} matches no file (resolved to {full})")
+                hint = ("; held-out traces are recorded on each machine (datasets/heldout/record.sh, record_gem5.sh: "
+                        "the config's header names its script)") if key == "heldout" else ""
+                raise ConfigError(f"{where}: [data] {key}: {pat!r} matches no file (resolved to {full}){hint}")
             extra = {"heldout": True} if key == "heldout" else {}
             out += [{"kind": "file", "name": Path(h).name, "path": str(Path(h).resolve()), **extra} for h in hits]
     for i, s in enumerate(data.get("synthetic", [])):
