@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
 
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # the mpx package (this module is in mpx/util/)
 
 
 def cache_root() -> Path | None:
