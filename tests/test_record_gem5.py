@@ -14,7 +14,7 @@ import pytest
 
 from mpx.errors import ConfigError
 from mpx.recording.callgrind import RecordError
-from mpx.recording.gem5 import CONFIG, HARDWARE, find_gem5, parse_period, record_gem5
+from mpx.recording.gem5 import CONFIG, HARDWARE, ProgressLine, find_gem5, parse_period, record_gem5
 from tests._tools import have_gem5
 
 
@@ -33,6 +33,24 @@ def test_period_parsing():
     for bad in ("5 parsecs", "0.5ps", "10ns", ""):
         with pytest.raises(ConfigError):
             parse_period(bad)
+
+
+def test_progress_line_gives_simulated_time_and_an_eta():
+    """A recording's log (no terminal, no bar) gets one line per tenth of the dumps: how many, the simulated
+    time they cover, and an ETA from the rate since the first dump (the fast-forward is not in it)."""
+    now, lines = [100.0], []
+    line = ProgressLine(1000, 50_000_000, lines.append, clock=lambda: now[0])
+    line.update(0)
+    line.update(1)  # the clock starts here
+    for done in range(2, 1001):
+        now[0] += 0.5
+        line.update(done)
+    assert len(lines) == 10
+    assert lines[0].startswith("100 of 1,000 dumps, 5.000 ms simulated, ETA 7.5 min")
+    assert lines[-1] == "1,000 of 1,000 dumps, 50.000 ms simulated, done"
+    quiet = []
+    ProgressLine(None, 5_000_000, quiet.append).update(10)  # until exit: no total, no line
+    assert quiet == []
 
 
 def test_missing_gem5_says_how_to_build_it(monkeypatch, tmp_path: Path):

@@ -233,10 +233,13 @@ def record_gem5(
         with open(log_path, "wb") as fh:
             run.start(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                       env=dict(CLEAN_ENV))
-        with progress_bar(desc="simulating", unit=" dumps") as shown:
+        report = ProgressLine(max_dumps, period_ps, say)
+        with progress_bar(total=max_dumps, desc="simulating", unit=" dumps") as shown:
 
             def tick() -> None:  # gem5 appends a dump to stats.txt every period
-                shown.update(max(0, _dumps_so_far(outdir / "stats.txt") - shown.n))
+                done = _dumps_so_far(outdir / "stats.txt")
+                shown.update(max(0, done - shown.n))
+                report.update(done)
 
             status = run.wait(timeout=timeout, tick=tick)
         if status is None:
@@ -402,6 +405,39 @@ def _ff_stat(name: str) -> bool:
 def standard_events() -> list[str]:
     """The names in `EVENTS`, in file order."""
     return [line.strip() for line in EVENTS.read_text().splitlines() if line.strip()]
+
+
+class ProgressLine:
+    """One plain line per tenth of ``max_dumps`` written (for logs, where no bar is drawn): dumps, the
+    simulated time they cover and an ETA from the wall-clock rate so far (the rate of the measured phase:
+    the clock starts at the first dump, after the fast-forward)."""
+
+    STEPS = 10
+
+    def __init__(self, max_dumps: int | None, period_ps: int, say: Callable[[str], None],
+                 clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.max_dumps, self.period_ps, self.say = max_dumps, period_ps, say
+        self.clock = clock or time.monotonic
+        self.first: tuple[float, int] | None = None
+        self.next_step = 1
+
+    def update(self, done: int) -> None:
+        if not self.max_dumps or done <= 0:
+            return
+        now = self.clock()
+        if self.first is None:
+            self.first = (now, done)
+            return
+        while self.next_step <= self.STEPS and done >= self.next_step * self.max_dumps / self.STEPS:
+            self.next_step += 1
+            t0, d0 = self.first
+            rate = (done - d0) / (now - t0) if now > t0 and done > d0 else 0.0
+            left = (self.max_dumps - done) / rate if rate > 0 else float("nan")
+            eta = "done" if done >= self.max_dumps else (f"ETA {left / 60:.1f} min" if left == left else "ETA ?")
+            self.say(f"{min(done, self.max_dumps):,} of {self.max_dumps:,} dumps, "
+                     f"{min(done, self.max_dumps) * self.period_ps / 1e9:.3f} ms simulated, {eta}")
 
 
 def _dumps_so_far(stats: Path) -> int:
