@@ -456,7 +456,7 @@ def rebuild(
 def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path, out: Path,
                  say: Callable[[str], None]) -> Trace:
     """Record a gem5 recipe: the machine is ``recipe['hardware']`` (``"default"``: `mpx.recording.gem5.HARDWARE`)."""
-    from mpx.recording.gem5 import HARDWARE, record_gem5
+    from mpx.recording.gem5 import HARDWARE, checkpoints_root, record_gem5
 
     hw = recipe.get("hardware", "default")
     return record_gem5(
@@ -466,6 +466,7 @@ def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path,
         max_dumps=recipe.get("max_dumps"),
         fast_forward_insts=int(recipe.get("fast_forward_insts", 0)),
         warmup_insts=int(recipe.get("warmup_insts", 0)),
+        checkpoint_dir=(checkpoints_root() / name) if recipe.get("checkpoint") else None,
         hardware=HARDWARE if hw == "default" else hw,
         env=recipe.get("env", {}),
         cwd=workdir,
@@ -479,7 +480,7 @@ def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path,
 def _recording_summary(trace: Trace) -> dict:
     rec = trace.meta.get("recording", {})
     keep = ("gem5_version", "config", "config_sha256", "config_ini_sha256", "mode", "period_ps", "period_cycles",
-            "max_dumps", "skipped", "exit")
+            "max_dumps", "skipped", "exit", "checkpoint")
     return {k: rec.get(k) for k in keep}
 
 
