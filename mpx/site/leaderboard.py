@@ -33,7 +33,7 @@ import pandas as pd
 from mpx.studies.compare import BOOT, paired_bootstrap, per_workload, select_best, varying_settings
 from mpx.scoring.measures import HEADLINE_COLUMN
 
-__all__ = ["GROUP_KEYS", "family", "leaderboard_rows"]
+__all__ = ["GROUP_KEYS", "family", "leaderboard_rows", "rank_group"]
 
 #: the columns that name a leaderboard group (besides the settings that vary in it, listed in ``settings``)
 GROUP_KEYS = ("store", "experiment", "family", "set", "pmu", "counters")
@@ -76,8 +76,8 @@ def _fair(rows: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
 _FAIR = _fair
 
 
-def _group_rows(ok: pd.DataFrame, boot: int, seed: int) -> pd.DataFrame:
-    """The ranked pairs of one group's ``done`` score rows (see the module docstring)."""
+def rank_group(ok: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
+    """The ranked pairs of one group's ``done`` score rows (see the module docstring), best first."""
     pair = ("scheduler", "scaler")
     per = per_workload(ok, HEADLINE_COLUMN, pair)
     samples = paired_bootstrap(per, boot, seed)
@@ -135,7 +135,7 @@ def leaderboard_rows(stores: Sequence[Any], names: Sequence[str] | None = None, 
             other = varying_settings(ok, exclude=("counters",))
             keys = ["family", "set", "pmu", "counters", *other]
             for values, g in ok.groupby(keys, sort=True, dropna=False):
-                rows = _group_rows(g, boot, seed)
+                rows = rank_group(g, boot, seed)
                 fam_, set_, pmu, k, *vals = values
                 secs = (pd.to_numeric(g["estimate_seconds"], errors="coerce").groupby([g["scheduler"], g["scaler"]])
                         .median() if "estimate_seconds" in g else None)

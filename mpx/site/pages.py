@@ -122,7 +122,8 @@ def leaderboard_page(out: Path, rows: pd.DataFrame, have: Sequence[str], stores:
             "data-pair": f"{r['scheduler']}+{r['scaler']}"})
         sections.append(
             f'<section class="group" id="{gid}" data-family="{esc(r0["family"])}" '
-            f'data-counters="{esc(r0["counters"])}">'
+            f'data-counters="{esc(r0["counters"])}" data-store="{esc(r0["store"])}" '
+            f'data-experiment="{esc(r0["experiment"])}" data-settings="{esc(r0["settings"])}">'
             f"<h2>{esc(name)}</h2><p class=\"meta\">{esc(r0['set'])} workloads: {int(r0['workloads_in_group'])}; "
             f"{esc(r0['regime'])}; {int(r0['pairs'])} ranked pairs; store {esc(r0['store'])}, experiment "
             f"{esc(r0['experiment'])}</p>{tbl}</section>")

@@ -90,12 +90,16 @@ def timescale_tables(stores: Sequence[Any], names: Sequence[str], scheduler: str
             s = s[(s["status"] == "done") & (s["scheduler"] == scheduler)] if not s.empty else s
             if s.empty or HEADLINE_COLUMN not in s:
                 continue
-            s = s.assign(**{HEADLINE_COLUMN: pd.to_numeric(s[HEADLINE_COLUMN], errors="coerce"),
-                            "quantum": pd.to_numeric(s["quantum"], errors="coerce")})
+            s = s.assign(**{HEADLINE_COLUMN: pd.to_numeric(s[HEADLINE_COLUMN], errors="coerce")})
+            # the quantum as the config sets it (in ms, in trace intervals): a quantum of N intervals is a
+            # different length on each trace, so the stored length would split the workloads
+            scale = [k for k in ("quantum_ms", "quantum_intervals", "quantum") if k in s and s[k].notna().any()][:1]
+            if not scale:
+                continue
             for read_every, r in s.groupby("read_every", dropna=False):
                 cols = {}
-                for q, c in r.groupby("quantum"):
-                    cols[f"{q:g} {c['time_unit'].iloc[0]}"] = per_workload(c, HEADLINE_COLUMN).mean(axis=1)
+                for q, c in r.groupby(scale[0], sort=True):
+                    cols[f"{scale[0]} = {q:g}"] = per_workload(c, HEADLINE_COLUMN).mean(axis=1)
                 t = pd.DataFrame(cols)
                 if t.empty:
                     continue

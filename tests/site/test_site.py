@@ -1,0 +1,117 @@
+"""``mpx site``: the pages, their links, and every leaderboard number against the store (no browser: the
+pages are read back with the standard library's parser; `test_browser` renders them)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.site._parse import board, broken_links
+
+
+def _store_means(store: Path) -> dict[tuple, float]:
+    """The headline measure per (experiment, settings text, scheduler, scaler) computed straight from the
+    SQLite rows, not through mpx: the mean over workloads of the mean over seeds of ``wape_all``."""
+    con = sqlite3.connect(store / "results.sqlite")
+    rows = con.execute("SELECT experiment, read_every, quantum_intervals, scheduler, scaler, workload, seed, wape_all "
+                       "FROM scores WHERE status = 'done'").fetchall()
+    con.close()
+    per: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for exp, read, qi, sched, scaler, workload, seed, v in rows:
+        settings = f"read_every = {read}" if exp == "small" else f"quantum_intervals = {qi}"
+        per[(exp, settings, sched, scaler)][workload].append(v)
+    return {k: float(np.mean([np.mean(s) for s in w.values()])) for k, w in per.items()}
+
+
+def test_the_site_has_every_page_and_no_broken_link(small_site):
+    _, site = small_site
+    pages = sorted(site.rglob("*.html"))
+    names = {p.relative_to(site).as_posix() for p in pages}
+    assert {"index.html", "methods.html", "datasets.html", "timescale.html", "methods/scaler-linear.html",
+            "methods/scheduler-perf.html", "methods/aligner-dtw.html", "datasets/sqlite.html"} <= names
+    assert "claims.html" not in names  # the store ran no claim: no page and no link to one
+    assert 'href="claims.html"' not in (site / "index.html").read_text()
+    assert broken_links(site) == []
+    assert (site / "static" / "site.js").is_file() and (site / "static" / "site.css").is_file()
+
+
+def test_every_leaderboard_number_equals_the_store(small_site):
+    from mpx.experiment.store import open_store
+    from mpx.site import leaderboard_rows
+
+    store, site = small_site
+    truth = _store_means(store)
+    with open_store(store) as st:
+        rows = leaderboard_rows([st], ["small"])
+    groups = board(site / "index.html").groups
+    assert len(groups) == 4  # two read windows, two quanta: never pooled
+    seen = 0
+    for g in groups:
+        exp, settings = g["attrs"]["data-experiment"], g["attrs"]["data-settings"]
+        mine = rows[(rows["experiment"] == exp) & (rows["settings"] == settings)].set_index(["scheduler", "scaler"])
+        assert len(g["rows"]) == len(mine) == 4
+        for r in g["rows"]:
+            sched, scaler = r["attrs"]["data-pair"].split("+")
+            cells = {h: (v, text) for h, v, text in r["cells"]}
+            v, text = cells["WAPE all %"]
+            assert float(v) == pytest.approx(truth[(exp, settings, sched, scaler)], rel=1e-12, abs=0)
+            assert text == f"{100 * truth[(exp, settings, sched, scaler)]:.2f}"
+            expect = mine.loc[(sched, scaler)]
+            for header, column in (("95% lo", "error_lo"), ("95% hi", "error_hi"), ("x lowest", "ratio"),
+                                   ("simul. bound", "ratio_simul"), ("lowest in % of resamples", "p_best"),
+                                   ("coverage %", "coverage"), ("rank", "rank")):
+                assert float(cells[header][0]) == expect[column], (header, sched, scaler)
+            assert float(cells["95% lo"][0]) <= float(v) <= float(cells["95% hi"][0])
+            seen += 1
+        csv = pd.read_csv(site / "csv" / "leaderboard" / f"{g['attrs']['id']}.csv")
+        for _, c in csv.iterrows():
+            assert c["error"] == pytest.approx(truth[(exp, settings, c["scheduler"], c["scaler"])], rel=1e-12)
+    assert seen == 16
+
+
+def test_ties_are_ranked_as_ties():
+    from mpx.site.leaderboard import rank_group
+
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.1, 0.3, 8)
+    rows = []
+    for w in range(8):  # b is a's twin up to noise: tied; c is three times worse on every workload: separated
+        for scaler, v in (("a", base[w]), ("b", base[w] * (1 + 0.01 * (-1) ** w)), ("c", 3 * base[w])):
+            rows.append({"scheduler": "perf", "scaler": scaler, "workload": f"w{w}", "seed": 0, "wape_all": v,
+                         "coverage_all": 1.0, "causal": True})
+    r = rank_group(pd.DataFrame(rows)).set_index("scaler")
+    assert r.loc["a", "rank"] == r.loc["b", "rank"] == 1
+    assert bool(r.loc["b", "tied"]) != bool(r.loc["a", "tied"])  # the lowest and the one tied with it
+    assert r.loc["c", "rank"] == 3 and not r.loc["c", "tied"]
+    assert r.loc["c", "ratio"] == pytest.approx(3 * base.mean() / min(r.loc["a", "error"], r.loc["b", "error"]))
+
+
+def test_the_time_scale_page_has_the_store_means(small_site):
+    store, site = small_site
+    truth = _store_means(store)
+    csv = next((site / "csv" / "timescale").glob("*.csv"))
+    t = pd.read_csv(csv, index_col=0)
+    assert list(t.columns) == ["quantum_intervals = 1", "quantum_intervals = 2"]  # workloads never split
+    for j, q in enumerate((1, 2)):
+        for scaler in ("linear", "dira"):
+            assert t.iloc[:, j][scaler] == pytest.approx(truth[("timescale_small", f"quantum_intervals = {q}",
+                                                                "perf", scaler)], rel=1e-12)
+    assert "kendall_tau vs finest" in t.index
+
+
+def test_mpx_site_command(small_site, tmp_path, capsys):
+    from mpx.cli import main
+
+    store, _ = small_site
+    assert main(["site", str(store), "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    n = int(out.split()[0])
+    assert n == len(list((tmp_path / "s").rglob("*.html"))) >= 5
+    assert main(["site", str(tmp_path / "nothing"), "--out", str(tmp_path / "t")]) != 0
+    err = capsys.readouterr().err
+    assert "no results store" in err and "Traceback" not in err
