@@ -115,3 +115,22 @@ def test_mpx_site_command(small_site, tmp_path, capsys):
     assert main(["site", str(tmp_path / "nothing"), "--out", str(tmp_path / "t")]) != 0
     err = capsys.readouterr().err
     assert "no results store" in err and "Traceback" not in err
+
+
+def test_make_all_builds_the_site_of_the_stores_it_drew_from(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    repo = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("make_all", repo / "paper_figs" / "make_all.py")
+    ma = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ma)
+    steps = ma.plan(["verdicts"], tmp_path / "r", tmp_path / "f", False, tmp_path / "site")
+    assert steps[-1] == ["site", str(tmp_path / "r" / "gem5_quickstart"), "--out", str(tmp_path / "site")]
+    assert ma.plan(["verdicts"], tmp_path / "r", tmp_path / "f", False)[-1][0] == "figs"  # --no-site
+    # a store whose run failed is left out of the site; the others are built
+    steps = [["run", "a.toml", "--out", "A", "--no-figures", "--no-progress"], ["site", "A", "B", "--out", "s"]]
+    monkeypatch.setattr(ma, "plan", lambda *a: steps)
+    called = []
+    monkeypatch.setattr(ma, "mpx", lambda cmd: called.append(" ".join(cmd)) or (1 if cmd[0] == "run" else 0))
+    assert ma.main(["--results", "r"]) == 1
+    assert called[-1] == "site B --out s"
