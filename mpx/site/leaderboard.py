@@ -41,7 +41,7 @@ GROUP_KEYS = ("store", "experiment", "family", "set", "pmu", "counters")
 
 def family(dataset: str) -> str:
     """The data-set family of a shipped dataset: its simulator, and its collection when not the main one
-    (``callgrind``, ``gem5``, ``gem5 gem5-long``, ``callgrind callgrind-grains``); ``other`` for a name the
+    (``callgrind``, ``gem5``, ``gem5 (gem5-long)``, ``callgrind (callgrind-grains)``); ``other`` for a name the
     manifest does not know (a synthetic trace, a file)."""
     from mpx.datasets import shipped
 
@@ -51,7 +51,7 @@ def family(dataset: str) -> str:
         return "other"
     sim = (e.get("recipe") or {}).get("simulator", "callgrind")
     col = shipped.collection(e)
-    return sim if col == shipped.MAIN else f"{sim} {col}"
+    return sim if col == shipped.MAIN else f"{sim} ({col})"
 
 
 def _regime(g: pd.DataFrame) -> str:

@@ -106,6 +106,8 @@ def leaderboard_page(out: Path, rows: pd.DataFrame, have: Sequence[str], stores:
                f'<label>family <select data-filter="family"><option value="">all</option>{opts(fams)}</select></label>'
                '<label>counters <select data-filter="counters"><option value="">all</option>'
                f'{opts(ks)}</select></label>'
+               '<label>scheduler (the same-schedule view) <select data-filter="scheduler"><option value="">all'
+               f'</option>{opts(sorted(rows["scheduler"].unique()))}</select></label>'
                '<label>scalers <select data-filter="kind"><option value="">causal and offline</option>'
                '<option value="causal">causal only</option><option value="offline">offline only</option></select>'
                '</label><label><input type="checkbox" data-filter="best-schedule"> each scaler on its own best '
@@ -119,6 +121,7 @@ def leaderboard_page(out: Path, rows: pd.DataFrame, have: Sequence[str], stores:
         write_csv(g[[c for c in CSV_COLUMNS if c in g]], out / csv)
         tbl = table(g, board_columns(), csv=csv, row_attrs=lambda r: {
             "data-kind": r["kind"], "data-best-schedule": "1" if r["best_schedule"] else "0",
+            "data-scheduler": r["scheduler"],
             "data-pair": f"{r['scheduler']}+{r['scaler']}"})
         sections.append(
             f'<section class="group" id="{gid}" data-family="{esc(r0["family"])}" '

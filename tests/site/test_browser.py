@@ -74,6 +74,15 @@ def site(small_site, tmp_path_factory):
     return given, store_names(given), out
 
 
+def _open(d, path: Path) -> None:
+    """Load a page and wait until it is parsed and its script ran (``get`` can return on a file:// page
+    before the new document is complete); a generous bound: a slow machine waits, it does not fail."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d.get(path.as_uri())
+    WebDriverWait(d, 60).until(lambda drv: drv.execute_script("return document.readyState") == "complete")
+
+
 def _errors(d) -> list[str]:
     return [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -83,8 +92,7 @@ def test_every_page_loads_without_console_errors_and_its_links_resolve(driver, s
     pages = sorted(out.rglob("*.html"))
     assert len(pages) >= 5
     for page in pages:
-        driver.get(page.as_uri())
-        assert driver.execute_script("return document.readyState") == "complete"
+        _open(driver, page)
         assert _errors(driver) == [], page
         hrefs = driver.execute_script("return Array.from(document.querySelectorAll('a[href]'), a => a.href)")
         for href in hrefs:
@@ -109,7 +117,7 @@ def test_the_leaderboard_rows_are_rendered_with_the_store_numbers(driver, site):
         for s in stores:
             s.close()
     truth = _store_means(Path(paths[0])) if names == ["small"] else None
-    driver.get((out / "index.html").as_uri())
+    _open(driver, out / "index.html")
     rendered = driver.execute_script("""
         return Array.from(document.querySelectorAll('section.group'), s => ({
           store: s.dataset.store, experiment: s.dataset.experiment, settings: s.dataset.settings,
@@ -141,7 +149,7 @@ def test_sorting_and_filters_work_in_the_browser(driver, site):
     from selenium.webdriver.support.ui import Select
 
     _, _, out = site
-    driver.get((out / "index.html").as_uri())
+    _open(driver, out / "index.html")
     table = driver.find_element(By.CSS_SELECTOR, "section.group table")
     col = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")].index("WAPE all %")
 
@@ -167,16 +175,24 @@ def test_sorting_and_filters_work_in_the_browser(driver, site):
     assert any(k == "offline" for k, _ in kinds), "the test needs an offline scaler"
     assert all(shown == (k == "causal") for k, shown in kinds)
     Select(form.find_element(By.CSS_SELECTOR, '[data-filter="kind"]')).select_by_value("")
+    # the same-schedule view: one scheduler's rows only
+    Select(form.find_element(By.CSS_SELECTOR, '[data-filter="scheduler"]')).select_by_value("perf")
+    shown = driver.execute_script("return Array.from(document.querySelectorAll('tbody tr[data-scheduler]'), "
+                                  "r => [r.dataset.scheduler, r.offsetParent !== null])")
+    assert any(s == "perf" for s, _ in shown) and all(v == (s == "perf") for s, v in shown)
+    Select(form.find_element(By.CSS_SELECTOR, '[data-filter="scheduler"]')).select_by_value("")
     assert _errors(driver) == []
 
 
 def test_screenshot_of_the_leaderboard(driver, site, tmp_path):
     _, _, out = site
-    driver.get((out / "index.html").as_uri())
+    _open(driver, out / "index.html")
     shot = tmp_path / "leaderboard.png"
     assert driver.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     keep = os.environ.get("MPX_SITE_SCREENSHOT")
-    if keep:
+    if keep:  # the README's picture: the browser's screenshot, reduced to a 64-colour palette to stay small
+        from PIL import Image
+
         Path(keep).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shot, keep)
+        Image.open(shot).convert("RGB").quantize(colors=64).save(keep, optimize=True)

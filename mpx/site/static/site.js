@@ -44,11 +44,13 @@
   }
   function apply() {
     var fam = value("family"), k = value("counters"), kind = value("kind"), best = value("best-schedule");
+    var sched = value("scheduler");
     document.querySelectorAll("section.group").forEach(function (s) {
       var show = (!fam || s.getAttribute("data-family") === fam) && (!k || s.getAttribute("data-counters") === k);
       s.hidden = !show;
       s.querySelectorAll("tbody tr").forEach(function (r) {
         r.hidden = (kind && r.getAttribute("data-kind") !== kind) ||
+                   (sched && r.getAttribute("data-scheduler") !== sched) ||
                    (best && r.getAttribute("data-best-schedule") !== "1");
       });
     });
