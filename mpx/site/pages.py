@@ -203,7 +203,8 @@ def method_pages(out: Path, rows: pd.DataFrame, have: Sequence[str], claims: pd.
             cols = [Column("family", "family", href=lambda r: f"../index.html#{group_id(r)}"), Column("pmu", "PMU"),
                     Column("counters", "counters", lambda v: f"{v:.0f}"), Column("settings", "settings"),
                     *board_columns(depth=1)]
-            parts.append(table(mine, cols, csv=f"../{csv}"))
+            parts.append('<section class="results">' + table(mine, cols, csv=f"../{csv}", row_attrs=lambda r: {
+                "data-pair": f"{r['scheduler']}+{r['scaler']}", "data-group": group_id(r)}) + "</section>")
         elif kind == "aligner" and alignment is not None and not alignment.empty and "method" in alignment:
             a = alignment[alignment["method"] == name]
             parts.append(frame_table(a, digits=4) if len(a) else "<p>Not run in these stores.</p>")

@@ -9,7 +9,8 @@ from urllib.parse import unquote, urlsplit
 
 
 class Board(HTMLParser):
-    """``groups``: per ``<section class="group">`` its attributes and rows; a row is its attributes and its
+    """``groups``: per ``<section class="group">`` (the leaderboard) or ``"results"`` (a method page) its
+    attributes and rows; a row is its attributes and its
     cells, each ``(header, data-v or None, text)``."""
 
     def __init__(self) -> None:
@@ -22,7 +23,7 @@ class Board(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         a = dict(attrs)
-        if tag == "section" and "group" in (a.get("class") or ""):
+        if tag == "section" and (a.get("class") or "") in ("group", "results"):
             self.groups.append({"attrs": a, "rows": []})
             self.headers = []
         elif tag == "th" and self.groups:

@@ -74,6 +74,22 @@ def test_every_leaderboard_number_equals_the_store(small_site):
     assert seen == 16
 
 
+def test_a_method_page_shows_the_leaderboard_numbers_of_every_group_it_ran_in(small_site):
+    store, site = small_site
+    truth = _store_means(store)
+    index = {g["attrs"]["id"]: g["attrs"] for g in board(site / "index.html").groups}
+    for kind, name in (("scaler", "dira"), ("scheduler", "perf")):
+        (results,) = board(site / "methods" / f"{kind}-{name}.html").groups
+        assert len(results["rows"]) == 8  # 4 groups x 2 partners
+        for r in results["rows"]:
+            sched, scaler = r["attrs"]["data-pair"].split("+")
+            assert name in (sched, scaler)
+            g = index[r["attrs"]["data-group"]]
+            v, text = {h: (v, t) for h, v, t in r["cells"]}["WAPE all %"]
+            assert float(v) == pytest.approx(truth[(g["data-experiment"], g["data-settings"], sched, scaler)],
+                                             rel=1e-12, abs=0)
+
+
 def test_ties_are_ranked_as_ties():
     from mpx.site.leaderboard import rank_group
 
