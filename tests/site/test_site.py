@@ -150,3 +150,21 @@ def test_make_all_builds_the_site_of_the_stores_it_drew_from(tmp_path, monkeypat
     monkeypatch.setattr(ma, "mpx", lambda cmd: called.append(" ".join(cmd)) or (1 if cmd[0] == "run" else 0))
     assert ma.main(["--results", "r"]) == 1
     assert called[-1] == "site B --out s"
+
+
+def test_the_claims_page_is_the_ledger_of_a_store_that_ran_a_claim(tmp_path, capsys):
+    from mpx.cli import main
+    from mpx.experiment.store import open_store
+    from mpx.site import build_site
+    from mpx.studies.claims import ledger
+    from tests._exp_helpers import write_config
+
+    cfg = write_config(tmp_path, name="claims_scalers")  # one experiment of the claims suite, a small one
+    assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures", "--jobs", "1"]) == 0
+    build_site([tmp_path / "r"], tmp_path / "site")
+    assert 'href="claims.html"' in (tmp_path / "site" / "index.html").read_text()
+    shown = pd.read_csv(tmp_path / "site" / "csv" / "claims.csv")
+    with open_store(tmp_path / "r") as st:
+        t = ledger(st)
+    assert list(shown["verdict"]) == list(t["verdict"]) and list(shown["claim"]) == list(t["claim"])
+    assert broken_links(tmp_path / "site") == []
