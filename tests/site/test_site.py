@@ -168,3 +168,26 @@ def test_the_claims_page_is_the_ledger_of_a_store_that_ran_a_claim(tmp_path, cap
         t = ledger(st)
     assert list(shown["verdict"]) == list(t["verdict"]) and list(shown["claim"]) == list(t["claim"])
     assert broken_links(tmp_path / "site") == []
+
+
+def test_the_verdict_page_shows_the_report_tables_number_for_number(tmp_path):
+    """Hand-made score rows with verdicts (as tests/test_report.py's): the page's cells and its CSV are
+    `mpx.studies.report.verdict_tables`' values."""
+    from mpx.site.studies import verdict_page
+    from mpx.studies.report import verdict_tables
+
+    rows = [{"workload": w, "scheduler": s, "scaler": c, "seed": 0, "status": "done",
+             "verdict_l1_agreement": v + d, "verdict_l2_agreement": v / 2, "verdict_run_l1": 1.0}
+            for w, (a, b) in {"w1": (0.9, 0.5), "w2": (0.7, 0.3)}.items()
+            for s, d in (("perf", 0.0), ("round_robin", 0.1)) for c, v in (("dcam", a), ("linear", b))]
+    frames = verdict_tables(pd.DataFrame(rows))
+    page = verdict_page(tmp_path, {f"s / e: {k}": v for k, v in frames.items()}, ["index.html", "verdicts.html"])
+    text = page.read_text()
+    matrix = next(iter(frames.values()))
+    for scaler in matrix.index:
+        for sched in matrix.columns:
+            assert f'data-v="{float(matrix.loc[scaler, sched])!r}"' in text
+    csvs = sorted((tmp_path / "csv" / "verdicts").glob("*.csv"))
+    assert len(csvs) == len(frames) == 2
+    back = pd.read_csv(csvs[0], index_col=0)
+    pd.testing.assert_frame_equal(back, matrix, check_names=False, check_column_type=False)
