@@ -19,7 +19,7 @@ import pandas as pd
 
 from mpx.site.html import Column, esc, frame_table, page, slug, table, write_csv, write_page
 
-__all__ = ["KINDS", "dataset_pages", "leaderboard_page", "method_href", "method_pages"]
+__all__ = ["KINDS", "dataset_pages", "leaderboard_page", "literal", "method_href", "method_pages"]
 
 
 def _pct(v: Any) -> str:
@@ -238,7 +238,7 @@ def _tags(kind: str, name: str) -> set[str]:
 # -- data sets --------------------------------------------------------------------------------------------------
 
 
-def _literal(v: Any) -> Any:
+def literal(v: Any) -> Any:
     """A manifest value stored as Python text (some entries are ``repr`` of a dict) as the value."""
     if isinstance(v, str) and v[:1] in "{[(":
         try:
@@ -257,9 +257,9 @@ def dataset_facts(name: str) -> dict[str, Any]:
         e = shipped.entry(name)
     except (KeyError, LookupError, FileNotFoundError, ValueError):
         return {}
-    recipe = _literal(e.get("recipe")) or {}
-    trace = _literal(e.get("trace")) or {}
-    rec = _literal(e.get("recording")) or {}
+    recipe = literal(e.get("recipe")) or {}
+    trace = literal(e.get("trace")) or {}
+    rec = literal(e.get("recording")) or {}
     sim = recipe.get("simulator", "callgrind")
     skipped = rec.get("skipped", {}) if isinstance(rec, dict) else {}
     if sim == "gem5":

@@ -91,15 +91,20 @@ def timescale_tables(stores: Sequence[Any], names: Sequence[str], scheduler: str
             if s.empty or HEADLINE_COLUMN not in s:
                 continue
             s = s.assign(**{HEADLINE_COLUMN: pd.to_numeric(s[HEADLINE_COLUMN], errors="coerce")})
-            # the quantum as the config sets it (in ms, in trace intervals): a quantum of N intervals is a
-            # different length on each trace, so the stored length would split the workloads
-            scale = [k for k in ("quantum_ms", "quantum_intervals", "quantum") if k in s and s[k].notna().any()][:1]
+            # the recording's grain (callgrind's grains are other datasets of one program) and the quantum in
+            # ms where the trace's axis has one, else as the config sets it: a quantum of N intervals is a
+            # different length on each trace, so its stored length would split the workloads
+            s["grain"] = s["dataset"].map({d: _grain(d) for d in s["dataset"].unique()})
+            scale = [k for k in ("quantum_in_ms", "quantum_ms", "quantum_intervals", "quantum")
+                     if k in s and s[k].notna().all()][:1]
             if not scale:
                 continue
+            s[scale[0]] = pd.to_numeric(s[scale[0]], errors="coerce").round(9)
             for read_every, r in s.groupby("read_every", dropna=False):
                 cols = {}
-                for q, c in r.groupby(scale[0], sort=True):
-                    cols[f"{scale[0]} = {q:g}"] = per_workload(c, HEADLINE_COLUMN).mean(axis=1)
+                for (grain, q), c in r.groupby(["grain", scale[0]], sort=True):
+                    label = f"{q:g} ms" if scale[0] == "quantum_in_ms" else f"{scale[0]} = {q:g}"
+                    cols[f"{grain}, {label}" if grain else label] = per_workload(c, HEADLINE_COLUMN).mean(axis=1)
                 t = pd.DataFrame(cols)
                 if t.empty:
                     continue
@@ -112,6 +117,21 @@ def timescale_tables(stores: Sequence[Any], names: Sequence[str], scheduler: str
                 out[f"{name} / {exp}, a read every {read_every} quanta, scheduler {scheduler}: {HEADLINE_COLUMN} "
                     "(fraction, mean over workloads) per quantum; last row: Kendall tau against the finest"] = t
     return out
+
+
+def _grain(dataset: str) -> str:
+    """How finely a shipped dataset was recorded (callgrind: basic blocks per interval; gem5: the dump period);
+    "" for a dataset the manifest does not know."""
+    from mpx.datasets import shipped
+    from mpx.site.pages import literal
+
+    try:
+        recipe = literal(shipped.entry(dataset).get("recipe")) or {}
+    except (KeyError, LookupError, FileNotFoundError, ValueError):
+        return ""
+    if recipe.get("interval_bb"):
+        return f"{int(recipe['interval_bb']):,} bb dumps"
+    return f"{recipe['period_ps'] / 1e6:g} us dumps" if recipe.get("period_ps") else ""
 
 
 def timescale_page(out: Path, frames: dict[str, pd.DataFrame], have: Sequence[str]) -> Path:
