@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -165,7 +166,8 @@ def _methods() -> list[tuple[str, str, type]]:
 def _claims_of(name: str, claims: pd.DataFrame | None) -> pd.DataFrame:
     if claims is None or claims.empty:
         return pd.DataFrame()
-    hit = claims["claim"].str.contains(name.replace("_", " ").split()[0], case=False, regex=False)
+    word = r"\b" + re.escape(name).replace("_", "[ _-]?") + r"\b"  # round_robin: "round robin", "round-robin"
+    hit = claims["claim"].str.contains(word, case=False, regex=True)
     return claims[hit]
 
 
