@@ -1,7 +1,7 @@
 """Regenerate every thesis figure: run the experiment each figure draws from (when its results are not there
 yet, or with ``--run``), then draw the figure from the results store with ``mpx figs``.
 
-    python paper_figs/make_all.py [FIGURE ...] [--results DIR] [--out DIR] [--run] [--dry-run]
+    python paper_figs/make_all.py [FIGURE ...] [--results DIR] [--out DIR] [--site DIR | --no-site] [--run] [--dry-run]
 
 Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` does), figures to
 ``paper_figs/figures/`` as PDF and PNG. The figure → experiment table is the figure registry
@@ -9,6 +9,8 @@ Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` d
 ``experiments/README.md``. An experiment whose ``[data] files`` or ``heldout`` traces are made on this machine
 (the held-out programs: `PREREQUISITES`) gets its recording first when they are missing. A failed step skips
 the figures that need it, the others are still drawn, and the command ends with the list of what failed.
+Last, ``mpx site`` builds the static site of every store the figures read (``--site``, default
+``paper_figs/site/``; the README says how to publish it).
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ def store_name(config: Path) -> str:
     return suite[0] if suite is not None else load_config(config).name
 
 
-def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list[str]]:
-    """The ``mpx`` commands that regenerate ``figures``: each experiment run at most once, then one ``figs``."""
+def plan(figures: list[str], results: Path, out: Path, rerun: bool, site: Path | None = None) -> list[list[str]]:
+    """The ``mpx`` commands that regenerate ``figures``: each experiment run at most once, then one ``figs``
+    per store, then (``site``) one ``mpx site`` of every store."""
     commands: list[list[str]] = []
     by_store: dict[Path, list[str]] = {}
     for name in figures:
@@ -73,6 +76,8 @@ def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list
         by_store.setdefault(store, []).append(name)
     for store, names in by_store.items():
         commands.append(["figs", str(store), *names, "--out", str(out)])
+    if site is not None and by_store:
+        commands.append(["site", *map(str, by_store), "--out", str(site)])
     return commands
 
 
@@ -81,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("figures", nargs="*", metavar="FIGURE", help=f"figures (default: all of {', '.join(available())})")
     ap.add_argument("--results", default="results", help="results folder of the experiments (default: results)")
     ap.add_argument("--out", default=os.path.relpath(REPO / "paper_figs" / "figures"), help="figure folder")
+    ap.add_argument("--site", default=os.path.relpath(REPO / "paper_figs" / "site"), help="the static site's folder")
+    ap.add_argument("--no-site", action="store_true", help="do not build the site")
     ap.add_argument("--run", action="store_true", help="re-run the experiments even when their results exist")
     ap.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = ap.parse_args(argv)
@@ -89,7 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown figure(s) {unknown}; figures: {', '.join(available())}")
     failed: list[str] = []
     broken: set[str] = set()  # stores whose run, or a recording it needs, failed
-    for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run):
+    site = None if args.no_site else Path(args.site)
+    for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run, site):
+        if cmd[0] == "site":  # the site of the stores whose runs succeeded
+            cmd = ["site", *(s for s in cmd[1:cmd.index("--out")] if s not in broken), *cmd[cmd.index("--out"):]]
+            if cmd[1] == "--out":
+                continue
         shell = cmd[0] == "sh"
         text = shlex.join(cmd) if shell else "mpx " + shlex.join(cmd)
         store = cmd[cmd.index("--out") + 1] if cmd[0] == "run" else cmd[1] if cmd[0] == "figs" else None

@@ -22,7 +22,8 @@ import sys
 from mpx import __version__
 
 #: subcommand modules, in the order ``mpx --help`` lists them
-COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "evaluate", "estimate", "bench")
+COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "site", "evaluate",
+            "estimate", "bench")
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
