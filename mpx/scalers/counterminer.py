@@ -27,8 +27,8 @@ stay flagged (scoring counts them apart); their value is the filled one.
 ``variant="tintin"``: what Tintin's re-implementation intended (``arch/x86/events/core.c``, read for mpx in
 ``../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240``, which holds the original lines 40-240:
 cited here by the original line, the shared file's line + 39): once an event has more than 10 values
-(``arch/x86/events/core.c:181``), a trailing window of ``L = (max − min)/√n`` values
-(``arch/x86/events/core.c:182-184``, at most 10,000, ``arch/x86/events/core.c:186-189``) gives a mean and a
+(``counterminer_count > 10``, ``arch/x86/events/core.c:181``), a trailing window of ``counterminer_length``
+= (max − min)/√n values (``arch/x86/events/core.c:182-184``, at most 10,000, ``arch/x86/events/core.c:186-189``) gives a mean and a
 standard deviation (``arch/x86/events/core.c:198-214``), and a value above mean + 5σ is replaced by the mean
 (``arch/x86/events/core.c:217-220``); the cleaned value is what enters the history
 (``arch/x86/events/core.c:222``); nothing is filled. As written, that code changes no count: the loop

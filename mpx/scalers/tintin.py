@@ -5,9 +5,9 @@ Source: the authors' kernel (github WUSTL-CSPL/tintin-kernel at 7906262e, Linux 
 
 **Measurements.** A measurement is one stay of the event on a counter: its count ``c``, its time on the
 counter ``h`` and the event's time enabled ``T`` when it was scheduled out (``struct tintin_measurement``,
-``tintin_vector.h:16-23``). The kernel's timer ticks every quantum (``core.c:1186-1200``) and every tick
+``tintin_vector.h:13-30``). The kernel's timer ticks every quantum (``core.c:1186-1200``) and every tick
 schedules the events out and stores a reading (``core.c:2479-2487``): with ``merge=True`` a reading back to
-back with the last measurement is merged into it (``tintin_store_new_reading``, ``core.c:2401-2421``), so
+back with the last measurement is merged into it (``tintin_store_new_reading``, ``core.c:2366, 2401-2421``), so
 consecutive quanta on a counter are one measurement; ``merge=False`` makes every quantum its own measurement.
 A **piece** is one quantum on a counter (the time between two ticks).
 
@@ -15,7 +15,7 @@ A **piece** is one quantum on a counter (the time between two ticks).
 sched-out by ``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``):
 
 - the first measurement: ``c · T / h`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:5-17``,
-  called with the event's total time enabled and monitored, ``:91``): its rate extrapolated back to the start;
+  called with the event's total time enabled and monitored, ``tintin_estimation.c:91``): its rate extrapolated back to the start;
 - every later one: ``tintin_TAM`` (``tintin_estimation.c:20-51``) with ``W = T − T_prev``:
   ``c_prev·W/h_prev + (W²/h)·c/(2W − h) − (W²/h_prev)·c_prev/(2W − h)``, the area over ``W`` under the line
   from the previous rate ``c_prev/h_prev`` placed at the previous measurement's *end* to the current rate
@@ -24,7 +24,7 @@ sched-out by ``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``
   over the gap: the measured count is kept exactly.
 
 **A read** (``tintin_event_count``, ``tintin_interface.c:16-69``): while the event is on a counter, the
-running count plus the same interpolation with the measurement in progress (``:34-63``); otherwise
+running count plus the same interpolation with the measurement in progress (``tintin_interface.c:34-63``); otherwise
 ``tintin_running_count_extrapolated`` (``tintin_estimation.c:112-152``): the running count plus the time
 enabled since the last measurement's end times that measurement's rate. mpx reads at the read-window
 boundaries (a measurement in progress is cut there for the read; it goes on afterwards). A read window's
@@ -42,7 +42,7 @@ the window's end) so that it is scored for calibration like fusion's and BayesPe
 
 **Integer arithmetic.** The kernel computes in u64: ``time·(rate − mean)·(rate − old_mean)`` wraps when a
 factor is negative and the products of counts and nanoseconds overflow after about 10 s of realistic
-counts; the elastic scheduler's guard (``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶.
+counts; the elastic scheduler's guard (``count > 1000000000ULL``, ``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶.
 mpx computes the intended mathematics in float64 (no wrap, no truncation).
 
 An event with no measurement before a read has no estimate there (not estimated, NaN); one that never ran
@@ -91,7 +91,7 @@ def tam_steps(c0: np.ndarray, h0: np.ndarray, c1: np.ndarray, h1: np.ndarray, w:
 
 def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: np.ndarray) -> np.ndarray:
     """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first
-    ``c·T/mon`` (``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
+    ``c·T/mon`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
     out = np.zeros(c.size)
     if c.size == 0:
         return out

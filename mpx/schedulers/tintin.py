@@ -30,9 +30,9 @@ as ``core.c:N`` with N the original line) and ``tintin_schedule`` (``tintin_sche
    ``tintin_update_uncertainty``, ``tintin_uncertainty.c:160-164``).
 4. **Warm-up** (``warmup``, in hyperperiods of counter time; kernel ``MIN_WARMUP_TIMESLICES 20``,
    ``tintin_scheduler.c:219, 234``): while any event has had less than ``warmup · hyperperiod`` on a
-   counter, the least monitored run first (priority = time on counters, ``tintin_scheduler.c:241``).
+   counter, the least monitored run first (``priority = total_time_monitored``, ``tintin_scheduler.c:241``).
 5. **Elastic budgets** (``policy="elastic"``), re-solved only when every event's budget is spent
-   (``resolve="spent"``, ``tintin_scheduler.c:237, 258-260``), by the one-pass elastic algorithm
+   (``resolve="spent"``; ``new_hyperperiod``, ``tintin_scheduler.c:237, 258-260``), by the one-pass elastic algorithm
    ``tintin_elastic`` (``tintin_elastic.c:24-119``, `kernel_elastic`): ceiling ``u_max = ⌈n/m⌉ · H``
    (``tintin_elastic.c:31-32``), minimum one quantum (``u_min = tintin_sched_quantum``,
    ``tintin_elastic.c:40``), elasticity ``x²/(w·V)`` with x the running count extrapolated to now
@@ -273,16 +273,18 @@ class TintinScheduler(OnlineScheduler):
         Back-to-back stays are one measurement whose time so far is charged at every tick
         (``core.c:2401-2421``); False: one measurement per tick, charged the tick's time.
     resolve:
-        ``"spent"``: re-solve when every budget is spent (``tintin_scheduler.c:237, 258``);
+        ``"spent"``: re-solve when every budget is spent (``new_hyperperiod``, ``tintin_scheduler.c:237, 258``);
         ``"hyperperiod"``: every H.
     tick:
         ``"quantum"`` (core.c): the timer is forwarded one quantum at every tick whatever the scheduler
-        returns (``core.c:1198-1200``); ``"next_schedule"``: the next tick after the scheduler's returned
-        ``next_schedule``, in [1, H] quanta (``tintin_scheduler.c:273-283``), which core.c stores
-        (``core.c:4534``) and uses only when a stopped timer restarts (``core.c:1263-1264``).
+        returns (``hrtimer_forward_now``, ``core.c:1198-1200``); ``"next_schedule"``: the next tick after the
+        scheduler's returned ``next_schedule``, in [1, H] quanta (``tintin_scheduler.c:273-283``), which core.c
+        stores (``tintin_sched_remaining_time``, ``core.c:4534``) and uses only when a stopped timer restarts
+        (``core.c:1263-1264``).
     policy:
         ``"elastic"`` (``tintin_scheduling_policy`` 0, ``tintin_sched_event_handler.c:319-321``) or
-        ``"uncertainty_first"`` (policy 2, ``:322-323``; the paper's figure 13 "Uncertainty-First").
+        ``"uncertainty_first"`` (policy 2, ``tintin_schedule_uncertainty_first``,
+        ``tintin_sched_event_handler.c:322-323``; the paper's figure 13 "Uncertainty-First").
     """
 
     name: ClassVar[str] = "tintin"
@@ -422,9 +424,10 @@ class TintinScheduler(OnlineScheduler):
 
     def _order_uncertainty_first(self, idx: np.ndarray) -> list[int]:
         """``tintin_schedule_uncertainty_first`` (``tintin_scheduler.c:183-217``): the most uncertain first
-        (``event_uncertainty_desc``, ``:105-120``). Ties (σ = 0 before an event has two pieces) go to the
+        (``event_uncertainty_desc``, ``tintin_scheduler.c:105-120``). Ties (σ = 0 before an event has two pieces) go to the
         least monitored, then opening order: the kernel's heapsort leaves them in no defined order and the
-        round robin of its warm-up (``:189-197``) is overwritten by the sort (``:199-206``)."""
+        round robin of its warm-up (``uf_warmup_count``, ``tintin_scheduler.c:189-197``) is overwritten by the
+        sort (``sort``, ``tintin_scheduler.c:199-206``)."""
         return sorted(idx.tolist(), key=lambda j: (-self.sigma_[j], self._mon[j], j))
 
     def _decide_kernel(self, observed: Observed) -> np.ndarray:

@@ -138,7 +138,7 @@ def _counterminer(store: Any) -> Finding:
            "'counterminer': Gumbel upper-tail outliers replaced by the mean rate, missing windows interpolated; the "
            "choices the description leaves open are named in mpx/scalers/counterminer.py) over perf's linear scaling. "
            "Tintin's CounterMiner bar (8.80 % vs perf 9.01 %) is a second perf run: its kernel code changes no count "
-           "(arch/x86/events/core.c:134, 152-155, 201)")
+           "(arch/x86/events/core.c:173, 191-194, 240)")
     return Finding("perf's rotation, a read every 10 quanta; " + "; ".join(f"{s[0]}: {s[3]}" for s in TINTIN_SETS),
                    "; ".join(parts), verdict, why, paper_definition="average error of the multiplexed series (window "
                    "WAPE here)", number=float(first[0]), paper_number=28.3 / 7.7)
