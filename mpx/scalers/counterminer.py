@@ -8,10 +8,10 @@ public code. Only the abstract and this summary (``../shared/reference/multiplex
 available to this implementation, so every detail below that the summary leaves open is mpx's choice and
 is named as such.
 
-The wrapper runs the ``base`` read-window scaler (``linear`` by default: perf's scaling, the series
-CounterMiner cleaned) and cleans its estimate per event, with ``variant="paper"`` on the window *rates*
-``estimate / ΔE`` (so that windows of different lengths compare), then multiplies back by ΔE. Windows the base flags as not estimated
-stay flagged (scoring counts them apart); their value is the filled one.
+The wrapper runs the ``base`` read-window scaler (``linear`` by default: perf's scaling, the series CounterMiner
+cleaned) and cleans its estimate per event, with ``variant="paper"`` on the window *rates* ``estimate / ΔE`` (so that
+windows of different lengths compare), then multiplies back by ΔE. Windows the base flags as not estimated stay
+flagged (scoring counts them apart); their value is the filled one.
 
 ``variant="paper"`` (offline: whole-run statistics and values after the window):
 
@@ -25,18 +25,17 @@ stay flagged (scoring counts them apart); their value is the filled one.
   "filled").
 
 ``variant="tintin"``: what Tintin's re-implementation intended (``arch/x86/events/core.c``, read for mpx in
-``../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240``, which holds the original lines 40-240:
-cited here by the original line, the shared file's line + 39): once an event has more than 10 values
-(``counterminer_count > 10``, ``arch/x86/events/core.c:181``), a trailing window of ``counterminer_length``
-= (max − min)/√n values (``arch/x86/events/core.c:182-184``, at most 10,000, ``arch/x86/events/core.c:186-189``) gives a mean and a
-standard deviation (``arch/x86/events/core.c:198-214``), and a value above mean + 5σ is replaced by the mean
-(``arch/x86/events/core.c:217-220``); the cleaned value is what enters the history
-(``arch/x86/events/core.c:222``); nothing is filled. As written, that code changes no count: the loop
-``for (ii = index; ii < index − L; ii--)`` (``arch/x86/events/core.c:191-194``) never runs, and the value
-rewritten is the raw register value returned after the delta was already added to the count
-(``arch/x86/events/core.c:173, 240``). mpx computes the intended rule (population σ over the window;
-``window`` fixes L instead of the max/min rule) on the base's per-window *counts*, the kind of value the
-kernel keeps (a count read at each update, never a rate), so the rule does not depend on the trace's time
+``../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240``, which holds the original lines 40-240: cited
+here by the original line, the shared file's line + 39): once an event has more than 10 values (``counterminer_count >
+10``, ``arch/x86/events/core.c:181``), a trailing window of ``counterminer_length`` = (max − min)/√n values
+(``arch/x86/events/core.c:182-184``, at most 10,000, ``arch/x86/events/core.c:186-189``) gives a mean and a standard
+deviation (``arch/x86/events/core.c:198-214``), and a value above mean + 5σ is replaced by the mean
+(``arch/x86/events/core.c:217-220``); the cleaned value is what enters the history (``arch/x86/events/core.c:222``);
+nothing is filled. As written, that code changes no count: the loop ``for (ii = index; ii < index − L; ii--)``
+(``arch/x86/events/core.c:191-194``) never runs, and the value rewritten is the raw register value returned after the
+delta was already added to the count (``arch/x86/events/core.c:173, 240``). mpx computes the intended rule (population
+σ over the window; ``window`` fixes L instead of the max/min rule) on the base's per-window *counts*, the kind of
+value the kernel keeps (a count read at each update, never a rate), so the rule does not depend on the trace's time
 unit (on rates, ``(max − min)/√n`` and hence L would change with the unit). Causal when the base is.
 """
 

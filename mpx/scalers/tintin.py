@@ -14,8 +14,8 @@ A **piece** is one quantum on a counter (the time between two ticks).
 **Running count** (one per event, ``tintin_event.running_count``, ``tintin_event.h:70``), grown at each
 sched-out by ``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``):
 
-- the first measurement: ``c · T / h`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:5-17``,
-  called with the event's total time enabled and monitored, ``tintin_estimation.c:91``): its rate extrapolated back to the start;
+- the first measurement: ``c · T / h`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:5-17``, called with
+  the event's total time enabled and monitored, ``tintin_estimation.c:91``): its rate extrapolated back to the start;
 - every later one: ``tintin_TAM`` (``tintin_estimation.c:20-51``) with ``W = T − T_prev``:
   ``c_prev·W/h_prev + (W²/h)·c/(2W − h) − (W²/h_prev)·c_prev/(2W − h)``, the area over ``W`` under the line
   from the previous rate ``c_prev/h_prev`` placed at the previous measurement's *end* to the current rate
@@ -40,10 +40,10 @@ variance, not the variance of one merged measurement (0). Tintin's σ is that of
 read window ``std = √V · (ΔE − ΔR)`` (the same rule applied to the window's own unmonitored time, V as of
 the window's end) so that it is scored for calibration like fusion's and BayesPerf's std.
 
-**Integer arithmetic.** The kernel computes in u64: ``time·(rate − mean)·(rate − old_mean)`` wraps when a
-factor is negative and the products of counts and nanoseconds overflow after about 10 s of realistic
-counts; the elastic scheduler's guard (``count > 1000000000ULL``, ``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶.
-mpx computes the intended mathematics in float64 (no wrap, no truncation).
+**Integer arithmetic.** The kernel computes in u64: ``time·(rate − mean)·(rate − old_mean)`` wraps when a factor is
+negative and the products of counts and nanoseconds overflow after about 10 s of realistic counts; the elastic
+scheduler's guard (``count > 1000000000ULL``, ``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶. mpx
+computes the intended mathematics in float64 (no wrap, no truncation).
 
 An event with no measurement before a read has no estimate there (not estimated, NaN); one that never ran
 is NaN everywhere. NaN counts in a quantum make that quantum count as not run.
@@ -90,8 +90,8 @@ def tam_steps(c0: np.ndarray, h0: np.ndarray, c1: np.ndarray, h1: np.ndarray, w:
 
 
 def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: np.ndarray) -> np.ndarray:
-    """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first
-    ``c·T/mon`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
+    """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first ``c·T/mon``
+    (``tintin_TAM_first_measurement``, ``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
     out = np.zeros(c.size)
     if c.size == 0:
         return out

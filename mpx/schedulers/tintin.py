@@ -285,6 +285,11 @@ class TintinScheduler(OnlineScheduler):
         ``"elastic"`` (``tintin_scheduling_policy`` 0, ``tintin_sched_event_handler.c:319-321``) or
         ``"uncertainty_first"`` (policy 2, ``tintin_schedule_uncertainty_first``,
         ``tintin_sched_event_handler.c:322-323``; the paper's figure 13 "Uncertainty-First").
+    uf_warmup:
+        Ticks of round robin before uncertainty-first orders by σ (``policy="uncertainty_first"`` only). 0: as
+        the kernel's code runs, whose warm-up (``UNCERTAINTY_FIRST_WARMUP 48``, ``tintin_scheduler.c:179``)
+        sets priorities that the sort right after it overwrites (``tintin_scheduler.c:189-206``); 48: the
+        warm-up that code intended (priority ``(i + ticks) % n``, a window sliding one event per tick).
     """
 
     name: ClassVar[str] = "tintin"
@@ -297,11 +302,11 @@ class TintinScheduler(OnlineScheduler):
         "layout": StrOptions(("kernel", "mcnaughton")), "m": [None, Interval(int, 1, None)],
         "warmup": Interval(float, 0, None), "merge": "boolean",
         "resolve": StrOptions(("spent", "hyperperiod")), "tick": StrOptions(("quantum", "next_schedule")),
-        "policy": StrOptions(("elastic", "uncertainty_first"))}
+        "policy": StrOptions(("elastic", "uncertainty_first")), "uf_warmup": Interval(int, 0, None)}
 
     def __init__(self, hyperperiod: int = 10, u_min: float = 0.1, layout: str = "kernel", m: int | None = 6,
                  warmup: float = 20.0, merge: bool = True, resolve: str = "spent", tick: str = "quantum",
-                 policy: str = "elastic") -> None:
+                 policy: str = "elastic", uf_warmup: int = 0) -> None:
         self.hyperperiod = hyperperiod
         self.u_min = u_min
         self.layout = layout
@@ -311,6 +316,7 @@ class TintinScheduler(OnlineScheduler):
         self.resolve = resolve
         self.tick = tick
         self.policy = policy
+        self.uf_warmup = uf_warmup
 
     def _start(self, problem: Problem) -> None:
         n = problem.n_events
@@ -349,6 +355,7 @@ class TintinScheduler(OnlineScheduler):
         self.warm_up_quanta_ = None
         self._next_resolve = 0
         self.resolves_ = 0
+        self._uf_ticks = 0
 
     # -- the kernel ------------------------------------------------------------------------------------
 
@@ -424,10 +431,13 @@ class TintinScheduler(OnlineScheduler):
 
     def _order_uncertainty_first(self, idx: np.ndarray) -> list[int]:
         """``tintin_schedule_uncertainty_first`` (``tintin_scheduler.c:183-217``): the most uncertain first
-        (``event_uncertainty_desc``, ``tintin_scheduler.c:105-120``). Ties (σ = 0 before an event has two pieces) go to the
-        least monitored, then opening order: the kernel's heapsort leaves them in no defined order and the
-        round robin of its warm-up (``uf_warmup_count``, ``tintin_scheduler.c:189-197``) is overwritten by the
-        sort (``sort``, ``tintin_scheduler.c:199-206``)."""
+        (``event_uncertainty_desc``, ``tintin_scheduler.c:105-120``). Ties (σ = 0 before an event has two pieces) go
+        to the least monitored, then opening order: the kernel's heapsort leaves them in no defined order and the
+        round robin of its warm-up (``uf_warmup_count``, ``tintin_scheduler.c:189-197``) is overwritten by the sort
+        (``sort``, ``tintin_scheduler.c:199-206``); ``uf_warmup`` > 0 runs that round robin first."""
+        if self._uf_ticks < int(self.uf_warmup):
+            n, c = idx.size, self._uf_ticks
+            return [int(idx[(p - c) % n]) for p in range(n)]  # priority (i + c) % n, the lowest first
         return sorted(idx.tolist(), key=lambda j: (-self.sigma_[j], self._mon[j], j))
 
     def _decide_kernel(self, observed: Observed) -> np.ndarray:
@@ -469,6 +479,7 @@ class TintinScheduler(OnlineScheduler):
                 chosen.append(problem.events[j])
                 row[j] = True
         self._prev = row
+        self._uf_ticks += 1
         k = 1 if self.tick == "quantum" else int(min(max(round(nxt / quantum), 1), h_q))
         return np.repeat(row[None, :], k, axis=0)
 

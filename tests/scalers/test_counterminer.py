@@ -1,5 +1,6 @@
 """CounterMiner's cleaning over a read-window scaler: the Gumbel test on a hand case, filling, and the rule
-Tintin's code intended (../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240: arch/x86/events/core.c:180-235)."""
+Tintin's code intended (../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240, original lines
+arch/x86/events/core.c:180-235)."""
 
 from __future__ import annotations
 

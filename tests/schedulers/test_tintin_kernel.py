@@ -181,3 +181,7 @@ def test_uncertainty_first_hand_case():
     obs2 = multiplex(tr, p, TintinScheduler(policy="uncertainty_first", m=1, hyperperiod=2, tick="next_schedule"),
                      quantum=1.0, read_every=6)
     assert [int(np.flatnonzero(r)[0]) for r in obs2.quanta.running] == [0, 0, 1, 1, 2, 2]
+
+    # the warm-up the code intended (tintin_scheduler.c:189-197): 4 ticks of priority (i + ticks) % 3 first
+    obs3 = multiplex(tr, p, TintinScheduler(policy="uncertainty_first", m=1, uf_warmup=4), quantum=1.0, read_every=6)
+    assert [int(np.flatnonzero(r)[0]) for r in obs3.quanta.running][:4] == [0, 2, 1, 0]
