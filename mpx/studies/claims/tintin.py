@@ -177,7 +177,10 @@ def _mean_ci(per: pd.DataFrame, row: str) -> tuple[float, float, float]:
     return float(one.iloc[0].mean()), float(np.percentile(s, 2.5)), float(np.percentile(s, 97.5))
 
 
-def _fig13_sets(store: Any) -> list[dict]:
+def fig13_sets(store: Any) -> list[dict]:
+    """Claim 14 per data set in the store: the per-workload table (`fig13_table`), each row's mean with its 95 %
+    bootstrap interval (``bars``), perf (single) / elastic and perf (groups) / elastic with intervals, the count of
+    programs where elastic is better."""
     have = set(store.experiments())
     out = []
     for label, experiments, setting in FIG13_SETS:
@@ -230,7 +233,7 @@ _FIG13_WHY = ("figure 13's setting: 24 perf events (single, rotated one per tick
 def _fig13_headline(store: Any) -> Finding:
     """Claim 14: figure 13's four bars per data set, the perf / elastic ratio and the 2 x 2 decomposition; the
     verdict reads the callgrind set (the one long enough for the kernel's warm-up)."""
-    sets = _fig13_sets(store)
+    sets = fig13_sets(store)
     if not sets:
         return Finding("-", "-", NOT_MEASURED, "claims_fig13 not in the store")
     r, lo, hi = sets[0]["ratio"]
