@@ -54,7 +54,8 @@ KERNEL_TABLE = (
      "the timer forwarded one quantum at every tick (`hrtimer_forward_now`, `core.c:1198-1200`); the "
      "scheduler's `next_schedule` only restarts a stopped timer (`tintin_sched_remaining_time`, "
      "`core.c:1263-1264`)",
-     "`tick=\"next_schedule\"` (mpx's reading before issue 35)"),
+     "`tick=\"next_schedule\"`: the return value, as the line the authors commented out wired it "
+     "(`tintin_sched_quantum`, `core.c:4533`)"),
     ("readings",
      "every tick schedules the events out and stores a reading (`tintin_store_new_reading`, `core.c:2366, "
      "2479-2487`) before the scheduler runs (`tintin_mux_hrtimer_handler`, `core.c:4534`)",

@@ -13,7 +13,9 @@ as ``core.c:N`` with N the original line) and ``tintin_schedule`` (``tintin_sche
    (``core.c:1186-1200``; the quantum is H / ``U_MIN_RATIO``, ``core.c:1237``). The scheduler's returned
    ``next_schedule`` is stored in ``tintin_sched_remaining_time`` (``core.c:4534``) and used only when a
    stopped timer restarts (``core.c:1263-1281``), which a replay never does. ``tick="next_schedule"``
-   follows the return value instead (mpx's reading before issue 35; no source runs the kernel that way).
+   follows the return value instead (mpx's reading before issue 35), as the line the authors commented out
+   wired it (``tintin_sched_quantum = tintin_mux_hrtimer_handler(hr)``, ``core.c:4533``) and as the paper
+   describes the scheduler ("activated when TintinMonitor detects the end of a hyperperiod", section 6).
 2. **Record, then solve**: at each tick every event on a counter is scheduled out
    (``ctx_sched_out``, ``core.c:4522-4525``) and ``event_sched_out`` stores its reading
    (``tintin_store_new_reading``, ``core.c:2479-2487``) before ``tintin_mux_hrtimer_handler`` runs the
@@ -46,7 +48,7 @@ as ``core.c:N`` with N the original line) and ``tintin_schedule`` (``tintin_sche
    ``tintin_scheduler.c:183-217``): no budgets; every tick the events sorted by σ descending go on in that
    order (ties: the least monitored first; see `TintinScheduler._order_uncertainty_first`). With
    ``tick="next_schedule"`` it returns the hyperperiod, the paper's description ("the scheduled event
-   occupies the HPC until the next hyperperiod", section 6, figure 13).
+   occupies the HPC until the next hyperperiod", section 8, figure 13).
 8. **m** = ``NUM_HPCS`` = 6 whatever the PMU (``tintin_event.h:14``, passed at
    ``tintin_sched_event_handler.c:321``): the budgets are computed for 6 counters and the layout stops when
    the PMU is full. ``m=None`` uses the unit's counters.
