@@ -55,8 +55,9 @@ from mpx.studies.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, fair_headl
 from mpx.scoring.measures import HEADLINE, HEADLINE_COLUMN
 
 __all__ = ["COLLAPSED", "LINUX_DEFAULT", "event_class_tables", "fair_table", "floor_table", "headline_table",
-           "incomplete_text", "kind_sections", "merge_identical", "null_nulls", "null_table", "protocol_tables", "rank_pairs", "regime_text", "runs_table", "scaler_tables", "summary_tables",
-           "summary_text", "winner_text"]
+           "incomplete_text", "kind_sections", "merge_identical", "null_nulls", "null_table", "protocol_tables",
+           "rank_pairs", "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text",
+           "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
 #: linear scaling (scaler ``linear``): what a user gets without choosing anything
@@ -780,8 +781,8 @@ def fair_table(ok: pd.DataFrame, methods: list[str]) -> dict[str, Any]:
     won.index = index
     n = f"{h['workloads'].iloc[0]} workloads, {h['set'].iloc[0].split(' ')[0]}" if not levels else "per row"
     return {f"headline on FAIR TERMS ({n}): {', '.join(methods)} on its own best schedule against the best other "
-            f"scaler on its own best schedule (causal against causal, offline against all; {HEADLINE_COLUMN}, mean over "
-            "workloads; 95% paired bootstrap interval over workloads with both schedules re-chosen in each resample); "
+            f"scaler on its own best schedule (causal against causal, offline against all; {HEADLINE_COLUMN}, "
+            "mean over workloads; 95% paired bootstrap interval over workloads with both schedules re-chosen in each resample); "
             "beside it, labelled, the SAME-SCHEDULE ratio (the best other scaler under the method's best schedule)": t,
             "the schedule each side of the fair headline won on (the lowest mean over workloads; kept %: how often "
             "the choice holds in the paired resamples), and the same-schedule ratio's baseline": won}
