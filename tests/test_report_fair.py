@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from mpx.studies.compare import fair_headline, identical_schedulers, null_baselines
-from mpx.studies.report import fair_table, merge_identical, null_nulls, scaler_tables
+from mpx.studies.fair import fair_table, merge_identical, null_nulls
+from mpx.studies.report import scaler_tables
 
 WL = ("a", "b", "c", "d")
 

@@ -28,7 +28,7 @@ from scipy.stats import kendalltau
 from mpx.experiment.rows import SETTINGS
 from mpx.scoring.measures import HEADLINE_COLUMN, MEASURES
 
-__all__ = ["BOOT", "FLOOR_MEDIAN", "HARD", "SETTINGS", "TIE_LEVEL", "fair_headline", "floored_rows", "hard_share",
+__all__ = ["BOOT", "COLLAPSED", "FLOOR_MEDIAN", "HARD", "SETTINGS", "TIE_LEVEL", "fair_headline", "floored_rows", "hard_share",
            "headline", "identical_schedulers", "null_baselines",
            "headline_methods", "measure_intervals", "paired_bootstrap", "per_workload", "ranking_stability",
            "select_best", "varying_settings"]
@@ -284,6 +284,10 @@ def select_best(per: pd.DataFrame, boot: int = BOOT, seed: int = 0, level: float
 
 # -- issue 34: fair terms (each side on its own best schedule), null baselines, identical schedules -------------
 
+#: a scaler is **collapsed** where its headline error is more than this many times the best scaler's in the same
+#: place (scheduler, or workload in a figure): tables print the value marked, figures clip the bar and print it
+COLLAPSED = 10.0
+
 
 def _best_row(per: pd.DataFrame, idx: np.ndarray) -> tuple[Any, np.ndarray]:
     """The row of ``per`` (complete rows × workloads) with the lowest mean, and per resample (``idx``: the
@@ -302,7 +306,8 @@ def fair_headline(scores: pd.DataFrame, methods: list[str], error: str = HEADLIN
     paired resamples of the workloads, so the interval accounts for both choices (``ratio_lo``/``ratio_hi``).
     Beside it the **same-schedule** ratio (`headline`'s: the best other scaler under the method's best
     schedule, ``same_*``) and which schedule each side won on (``method_scheduler``, ``baseline_scheduler``,
-    with ``method_p`` / ``baseline_p``: the share of resamples in which that schedule / pair stays the best).
+    with ``method_p`` / ``baseline_p``: the share of resamples in which that schedule / pair stays the best)
+    and ``method_fallback``: the method's mean ``fallback_share`` there (a learned scaler's coverage guard).
     Only pairs with a value on every workload are candidates."""
     df = scores.copy()
     df[error] = pd.to_numeric(df[error], errors="coerce")
@@ -334,11 +339,14 @@ def fair_headline(scores: pd.DataFrame, methods: list[str], error: str = HEADLIN
             m_p = float(np.mean(np.argmin(a, axis=0) == list(mine.index).index((m_sched, m))))
             b_p = float(np.mean(np.argmin(p, axis=0) == list(pool.index).index((b_sched, b_name))))
             same = pool[pool.index.get_level_values("scheduler") == m_sched]
+            fb = g.loc[(g["scheduler"] == m_sched) & (g["scaler"] == m)].get("fallback_share")
+            fb = float(pd.to_numeric(fb, errors="coerce").mean()) if fb is not None else np.nan
             row = {"set": group, "counters": int(k), **dict(zip(other, values)), "method": m, "workloads": w,
                    "causal": bool(causal[m]), "method_scheduler": m_sched, "method_p": m_p, "method_error": m_err,
                    "baseline": b_name, "baseline_scheduler": b_sched, "baseline_p": b_p, "baseline_error": b_err,
                    "ratio": m_err / b_err if b_err > 0 else np.nan,
-                   "ratio_lo": float(np.percentile(r, 2.5)), "ratio_hi": float(np.percentile(r, 97.5))}
+                   "ratio_lo": float(np.percentile(r, 2.5)), "ratio_hi": float(np.percentile(r, 97.5)),
+                   "method_fallback": fb}
             if not same.empty:
                 (_, s_name), _ = _best_row(same, idx)
                 s_a, s_b = mine.loc[(m_sched, m)].to_numpy(float), same.loc[(m_sched, s_name)].to_numpy(float)
