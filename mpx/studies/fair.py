@@ -89,7 +89,7 @@ def _not_beating(nt: pd.DataFrame) -> set[str]:
 
 def _mark_pivot(piv: pd.DataFrame, nt: pd.DataFrame) -> pd.DataFrame:
     """The scaler × scheduler table in %, a collapsed value (`COLLAPSED`) printed with ``!`` and a scaler that
-    does not beat a null baseline named with ``(not > null)``."""
+    does not beat a null baseline named with ``~``."""
     best = piv.min(axis=0)
     bad = piv.gt(COLLAPSED * best, axis=1)
     t = (piv * 100).round(2)
@@ -99,7 +99,7 @@ def _mark_pivot(piv: pd.DataFrame, nt: pd.DataFrame) -> pd.DataFrame:
             t[c] = [f"{v:.2f} !" if b else v for v, b in zip(t[c], bad[c])]
     weak = _not_beating(nt)
     if weak:
-        t.index = [f"{n} (not > null)" if n in weak else n for n in t.index]
+        t.index = [f"{n} ~" if n in weak else n for n in t.index]
         t.index.name = "scaler"
     return t
 
@@ -109,7 +109,7 @@ def _collapse_note(piv: pd.DataFrame, nt: pd.DataFrame, same: dict[str, str]) ->
     if piv.gt(COLLAPSED * piv.min(axis=0), axis=1).any().any():
         notes.append(f"! collapsed: more than {COLLAPSED:g}x the best scaler under that scheduler")
     if _not_beating(nt):
-        notes.append("(not > null): does not beat one of its null baselines (table below)")
+        notes.append("~: does not beat one of its null baselines (table below)")
     if same:
         notes.append("a = b: schedulers whose scores are identical bit for bit, listed once ("
                      + ", ".join(f"{b} is {a}" for b, a in same.items()) + ")")
