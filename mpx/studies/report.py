@@ -545,9 +545,9 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
         "in 90% band %": (100 * h["calibration_90"]).round(1)})
     t = t.set_index(["workloads", "scheduler", "counters", *varying_settings(h, exclude=("counters",)), "method"])[
         ["causal", "method %", "best baseline", "baseline %", "ratio", "95% CI", "in 90% band %"]]
-    return {f"headline, SAME SCHEDULE (per scheduler): {', '.join(methods)} against the best other scaler under the "
-            f"same scheduler ({HEADLINE_COLUMN}, mean over workloads; ratio with a 95% paired bootstrap interval over "
-            "workloads; the fair-terms headline above puts each side on its own best schedule)": t}
+    return {f"headline: {', '.join(methods)} against the best other scaler under the SAME SCHEDULER (per scheduler; "
+            f"{HEADLINE_COLUMN}, mean over workloads; ratio with a 95% paired bootstrap interval over workloads; the "
+            "fair-terms headline above puts each side on its own best schedule)": t}
 
 
 def kind_sections(store: Any, experiment: str | None = None, run_id: int | None = None) -> dict[str, Any]:
