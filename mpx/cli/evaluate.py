@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         sm = res.scores.summary
         row.update({k: sm.get(k) for k in (HEADLINE_COLUMN, "coverage_all", "mdape_all", "lnq_all", "window_mape",
                                            "window_mape_ran", "total_error", "total_error_windows", "metric_mape",
-                                           "calibration_50", "calibration_90", "flagged_share",
+                                           "calibration_50", "calibration_90", "flagged_share", "fallback_share",
                                            "n_events", "n_events_never_estimated")})
         row.update({k: sm.get(k) for k in VERDICT_KEYS})
         if takes_relations[name]:
@@ -242,6 +242,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"({', '.join(dropped)} left out to fit {WIDTH} columns: --wide or --json for every column)")
     if any(cell(r, "metric_mape", "metric_mape") == "n/m" for r in done):
         say("n/m: not meaningful, the scaler never estimated most events (the mean is over the few it did)")
+    for r in done:
+        if r.get("fallback_share") is not None:
+            say(f"{r['scaler']}: coverage guard, {100 * r['fallback_share']:.1f}% of event-windows from its named "
+                "fallback baseline (events outside what its training saw; mpx.scalers.fusion)")
     for line in verdict_lines(rows, cat_text):
         say(line)
     for line in never_warnings(rows):

@@ -142,6 +142,12 @@ class CounterMinerScaler(Scaler):
     def causal(self) -> bool:  # type: ignore[override]
         return self.variant == "tintin" and bool(self._base().causal)
 
+    @property
+    def fills_like(self) -> str | None:
+        """The `mpx.scalers.reads` fill its missing-value filling matches (``"interpolate"``: the rate
+        interpolated in time; variant ``"tintin"`` fills nothing): its fill-matched baseline, `mpx.scalers.null`."""
+        return "interpolate" if self.variant == "paper" else None
+
     def _estimate(self, observation: Any) -> Estimate:
         base = self._base().estimate(observation)
         ena = np.asarray(observation.reads.enabled, dtype=float)

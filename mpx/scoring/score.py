@@ -401,6 +401,8 @@ def score(
         "missing_share": float(missing.sum() / n_cells),
         "calibration_50": _finite_or_none(cal50),
         "calibration_90": _finite_or_none(cal90),
+        # a learned scaler's share of event-windows from its named fallback (its coverage guard, `mpx.scalers.fusion`)
+        "fallback_share": _finite_or_none(meta.get("fallback_share")),
         **metric_sets,
         **verdict_cols,
     }

@@ -49,14 +49,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.studies.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, floored_rows, hard_share, headline, headline_methods,
-                         measure_intervals, paired_bootstrap, per_workload, ranking_stability, select_best,
-                         varying_settings)
+from mpx.studies.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, floored_rows, hard_share, headline,
+                                 headline_methods, measure_intervals, null_baselines, paired_bootstrap, per_workload,
+                                 ranking_stability, select_best, varying_settings)
+from mpx.studies.fair import _collapse_note, _mark_pivot, _own_methods, fair_table, merge_identical, null_nulls, null_table
 from mpx.scoring.measures import HEADLINE, HEADLINE_COLUMN
 
-__all__ = ["LINUX_DEFAULT", "event_class_tables", "floor_table", "headline_table", "incomplete_text", "kind_sections",
-           "protocol_tables", "rank_pairs", "regime_text", "runs_table", "scaler_tables", "summary_tables",
-           "summary_text", "winner_text"]
+__all__ = ["LINUX_DEFAULT", "event_class_tables", "floor_table", "headline_table",
+           "incomplete_text", "kind_sections", "protocol_tables",
+           "rank_pairs", "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text",
+           "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
 #: linear scaling (scaler ``linear``): what a user gets without choosing anything
@@ -292,13 +294,17 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
     def title(text: str) -> str:
         return text + where
 
-    ok = ok.copy()
+    ok, same = merge_identical(ok.copy())
     measure = f"{HEADLINE[0].upper()} {HEADLINE[1]}"
+    nt = pd.DataFrame()
     if HEADLINE_COLUMN in ok:
         ok[HEADLINE_COLUMN] = pd.to_numeric(ok[HEADLINE_COLUMN], errors="coerce")
+        nt = null_baselines(ok, null_nulls(ok))
         piv = ok.pivot_table(index="scaler", columns="scheduler", values=HEADLINE_COLUMN, aggfunc="mean")
-        out[title(f"headline measure ({measure} windows, %), mean over workloads: scaler x scheduler")] = \
-            (piv * 100).round(2)
+        out[title(f"headline measure ({measure} windows, %), mean over workloads: scaler x scheduler"
+                  + _collapse_note(piv, nt, same))] = _mark_pivot(piv, nt)
+    if not nt.empty:
+        out.update(null_table(nt, where))
     text = winner_text(ok, baseline, events, partial)
     if text:
         regime = regime_text(ok, baseline[0])
@@ -402,6 +408,10 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     if not scores.empty and "window_mape" in scores:
         ok = scores[scores["status"] == "done"].copy()
         ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
+        ok, same = merge_identical(ok)
+        if same and not events.empty and "cell_key" in events:   # the events of a folded scheduler follow it
+            cell = ok.drop_duplicates("cell_key").set_index("cell_key")["scheduler"]
+            events = events[events["cell_key"].isin(cell.index)].assign(scheduler=lambda e: e["cell_key"].map(cell))
         if not ok.empty:
             varying = varying_settings(ok)
             if not varying:
@@ -412,6 +422,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                     where = ", ".join(f"{k} = {v}" for k, v in zip(varying, values))
                     out.update(scaler_tables(part, baseline, f" [{where}]", events, partial))
         methods = headline_methods(store, experiment, run_id)
+        out.update(fair_table(ok, methods or _own_methods(ok)))
         if methods:
             out.update(headline_table(ok, methods))
         out.update(verdict_tables(ok))
@@ -534,8 +545,9 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
         "in 90% band %": (100 * h["calibration_90"]).round(1)})
     t = t.set_index(["workloads", "scheduler", "counters", *varying_settings(h, exclude=("counters",)), "method"])[
         ["causal", "method %", "best baseline", "baseline %", "ratio", "95% CI", "in 90% band %"]]
-    return {f"headline: {', '.join(methods)} against the best other scaler ({HEADLINE_COLUMN}, mean over workloads; "
-            "ratio with a 95% paired bootstrap interval over workloads)": t}
+    return {f"headline: {', '.join(methods)} against the best other scaler under the SAME SCHEDULER (per scheduler; "
+            f"{HEADLINE_COLUMN}, mean over workloads; ratio with a 95% paired bootstrap interval over workloads; the "
+            "fair-terms headline above puts each side on its own best schedule)": t}
 
 
 def kind_sections(store: Any, experiment: str | None = None, run_id: int | None = None) -> dict[str, Any]:
