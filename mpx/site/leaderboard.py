@@ -19,8 +19,8 @@ calls `mpx.studies.compare`'s public API on the stores' score rows, exactly as `
 - ``best_schedule``: the scheduler is the pair's scaler's lowest in the group (the view "each scaler on its
   own best schedule"; the same-schedule view is every row of one scheduler).
 
-Where #34's fair-terms ratios (each side on its own best schedule, `mpx.studies.compare`) and null baselines
-land, they join here as columns of the same rows, keyed on (group, scheduler, scaler): `_FAIR` names the hook.
+Each scaler's null baselines (#34: the constant rate of its causality, its fill-matched baseline) are judged
+on its own best schedule and shown on that row (``nulls``).
 """
 
 from __future__ import annotations
@@ -67,9 +67,24 @@ def _regime(g: pd.DataFrame) -> str:
 
 
 def _fair(rows: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
-    """The hook of #34's fair-terms columns (each scaler on its own best schedule against the best other
-    scaler on *its* best schedule, and the null baselines): joined on (scheduler, scaler) of one group. Until
-    `mpx.studies.compare` provides them, the rows pass through unchanged."""
+    """The null baselines of one group (`mpx.studies.compare.null_baselines`, the nulls each scaler must beat
+    from `mpx.studies.fair.null_nulls`), joined on each scaler's own best schedule: ``nulls`` says, per null,
+    whether the scaler beats it (``beats``, ``does not beat``, ``not separated``) with the ratio. The fair-terms
+    view itself is the leaderboard filtered to each scaler's best schedule (``best_schedule``): the ratio to
+    the lowest pair is then each side on its own best schedule."""
+    from mpx.studies.compare import null_baselines
+    from mpx.studies.fair import null_nulls
+
+    rows = rows.copy()
+    rows["nulls"] = ""
+    try:
+        nt = null_baselines(ok, null_nulls(ok))
+    except (KeyError, ValueError):  # rows without the columns the nulls need (no causal flag): no verdicts
+        return rows
+    for (scaler, sched), g in nt.groupby(["scaler", "scheduler"]) if not nt.empty else ():
+        text = "; ".join(f"{v}{' from' if v == 'not separated' else ''} {n} ({r:.2f}x)"
+                         for v, n, r in zip(g["verdict"], g["null"], g["ratio"]))
+        rows.loc[(rows["scheduler"] == sched) & (rows["scaler"] == scaler), "nulls"] = text
     return rows
 
 

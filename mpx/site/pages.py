@@ -68,6 +68,8 @@ def board_columns(depth: int = 0) -> list[Column]:
         Column("p_best", "lowest in % of resamples", _pct),
         Column("coverage", "coverage %", _pct), Column("workloads", "workloads", lambda v: f"{v:.0f}"),
         Column("estimate_seconds", "s per cell", lambda v: f"{v:.3g}", title="the scaler's wall time, median"),
+        Column("nulls", "null baselines", title="on the scaler's own best schedule: does it beat the constant rate "
+               "and its fill-matched baseline (ratio < 1 is better; 95% paired bootstrap)"),
     ]
 
 
@@ -82,7 +84,7 @@ def _display(rows: pd.DataFrame) -> pd.DataFrame:
 CSV_COLUMNS = ("store", "experiment", "family", "set", "pmu", "counters", "settings", "regime", "scheduler",
                "scaler", "causal", "rank", "best", "tied", "complete", "error", "error_lo", "error_hi", "ratio",
                "ratio_lo", "ratio_hi", "ratio_simul", "p_best", "coverage", "workloads", "best_schedule",
-               "estimate_seconds")
+               "estimate_seconds", "nulls")
 
 
 def leaderboard_page(out: Path, rows: pd.DataFrame, have: Sequence[str], stores: Sequence[str]) -> Path:

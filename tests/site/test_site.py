@@ -192,3 +192,20 @@ def test_the_verdict_page_shows_the_report_tables_number_for_number(tmp_path):
     assert len(csvs) == len(frames) == 2
     back = pd.read_csv(csvs[0], index_col=0)
     pd.testing.assert_frame_equal(back, matrix, check_names=False, check_column_type=False)
+
+
+def test_each_scaler_row_on_its_best_schedule_names_its_null_baselines(tmp_path):
+    """#34's null baselines on the leaderboard: a store holding a scaler and its nulls gets, on the scaler's own
+    best schedule, whether it beats them (here linear_carry is its own fill-matched null: not listed)."""
+    import pandas as pd
+
+    from mpx.site.leaderboard import _fair
+
+    rows = pd.DataFrame({"scheduler": ["perf", "perf"], "scaler": ["linear", "constant_rate_causal"]})
+    ok = pd.DataFrame([{"scheduler": "perf", "scaler": s, "workload": w, "causal": True, "scaler_params": "{}",
+                        "wape_all": e + 0.01 * i}
+                       for i, w in enumerate("abcdef") for s, e in (("linear", 0.10), ("constant_rate_causal", 0.30))])
+    out = _fair(rows, ok)
+    text = out.loc[out["scaler"] == "linear", "nulls"].item()
+    assert text.startswith("beats constant_rate_causal (0.")
+    assert out.loc[out["scaler"] == "constant_rate_causal", "nulls"].item() == ""
