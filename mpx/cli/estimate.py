@@ -157,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
         print(textwrap.fill(f"note: {n}", width=118, subsequent_indent="  "))
 
     def num(v: float) -> str:
-        return "<not counted>" if not np.isfinite(v) else f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3f}"
+        if not np.isfinite(v):
+            return "<not counted>"
+        return f"{v:,.0f}" if abs(v) >= 100 or v == round(v) else f"{v:,.3f}"
 
     head = ("time", "counter", "cov%", "perf", args.scaler, f"{100 * args.level:.0f} % interval")
     table = [head]
