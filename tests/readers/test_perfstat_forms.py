@@ -154,3 +154,24 @@ def test_estimate_reads_a_whole_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "1 intervals, 7 counters (plain)" in out and "3,642,649,330" in out
     assert "11.000" not in out and " 11 " in out  # small counts print as integers
+
+
+def test_no_interval_below_the_count_on_every_shipped_file():
+    """Issue 38: mpx estimate's intervals on every shipped perf file never reach below the count seen, nor 0."""
+    import numpy as np
+
+    from mpx import scalers
+    from mpx.observation import Observation
+    from mpx.studies.trust import trust_report
+
+    files = sorted(p for p in FORMS.parent.rglob("*") if p.suffix in (".csv", ".jsonl", ".txt"))
+    assert len(files) >= 25
+    for path in files:
+        run = read_perf_stat(path, missing="record")
+        view = run.read_view()
+        obs = Observation.from_read_view(view)
+        for name in ("linear", "dcam"):
+            rep = trust_report(run, scalers.get(name).estimate(obs))
+            ok = np.isfinite(rep.lo)
+            seen = np.nan_to_num(view.raw)
+            assert np.all(rep.lo[ok] >= 0) and np.all(rep.lo[ok] >= seen[ok] - 1e-6), (path.name, name)
