@@ -175,3 +175,26 @@ def test_no_interval_below_the_count_on_every_shipped_file():
             ok = np.isfinite(rep.lo)
             seen = np.nan_to_num(view.raw)
             assert np.all(rep.lo[ok] >= 0) and np.all(rep.lo[ok] >= seen[ok] - 1e-6), (path.name, name)
+
+
+def test_estimate_small_items(tmp_path, capsys):
+    """Issue 38's smaller items: a trace given to mpx estimate, --events with commas inside a counter's name, a
+    short error listing counters, and no 'per-task counting?' note on cells perf printed at 100 %."""
+    import numpy as np
+
+    from mpx.cli import main
+
+    npz = tmp_path / "t.npz"
+    np.savez(npz, a=np.zeros(2))
+    assert main(["estimate", str(npz), "--scaler", "linear"]) != 0
+    assert "is a trace" in capsys.readouterr().err
+    text = "".join(f"{t}.000000000;{v};;uncore_imc/event=0x4,umask=0x3/;50;50.00;;\n"
+                   f"{t}.000000000;7;;cycles;100;100.00;;\n" for t, v in ((1, 10), (2, 12)))
+    path = write(tmp_path, text, "u.csv")
+    assert main(["estimate", str(path), "--scaler", "linear", "--events", "uncore_imc/event=0x4,umask=0x3/"]) == 0
+    assert "uncore_imc/event=0x4,umask=0x3/" in capsys.readouterr().out
+    assert main(["estimate", str(path), "--scaler", "linear", "--events", "nope"]) != 0
+    err = capsys.readouterr().err
+    assert "nope" in err and len(err) < 400
+    run = read_perf_stat(FORMS.parent / "real_percpu_comma.csv")
+    assert not any("per-task" in n for n in run.read_view().notes)
