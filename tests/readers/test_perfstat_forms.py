@@ -196,5 +196,8 @@ def test_estimate_small_items(tmp_path, capsys):
     assert main(["estimate", str(path), "--scaler", "linear", "--events", "nope"]) != 0
     err = capsys.readouterr().err
     assert "nope" in err and len(err) < 400
-    run = read_perf_stat(FORMS.parent / "real_percpu_comma.csv")
-    assert not any("per-task" in n for n in run.read_view().notes)
+    # per-task counting: the task ran 0.2 s of each 1 s interval, every counter on it the whole time (100 %)
+    task = write(tmp_path, "".join(f"{t}.000000000;{v};;{e};200000000;100.00;;\n"
+                                   for t in (1, 2) for e, v in (("cycles", 5), ("instructions", 9))), "task.csv")
+    view = read_perf_stat(task).read_view()
+    assert not any("per-task" in n for n in view.notes) and view.enabled[0, 0] == 200000000
