@@ -201,3 +201,54 @@ def test_estimate_small_items(tmp_path, capsys):
                                    for t in (1, 2) for e, v in (("cycles", 5), ("instructions", 9))), "task.csv")
     view = read_perf_stat(task).read_view()
     assert not any("per-task" in n for n in view.notes) and view.enabled[0, 0] == 200000000
+
+
+# perf 4.x in fr_FR (space grouping, decimal comma, "task-clock (msec)", "%18.6f"): the values of a French-locale
+# example in a public project's documentation, with running shares added by hand by perf 4.x's rule (print_running
+# comes after the last metric line, so a counter whose metrics span two lines has its share on the second)
+OLD4 = """
+ Performance counter stats for './cfg small.cfg 1000':
+
+         26,554473 task-clock (msec)         #    0,965 CPUs utilized          
+                13 context-switches          #    0,490 K/sec                  
+          77 375 671 cycles                    #    2,914 GHz                      (83,21%)
+     <not supported> stalled-cycles-backend  
+       121 540 390 instructions              #    1,57  insns per cycle        
+                                             #    0,23  stalled cycles per insn  (83,40%)
+
+       0,027512345 seconds time elapsed
+
+"""
+
+# perf 6.5+ default output: metric-group rows without a value, hints after the counters
+NEW65 = """
+ Performance counter stats for 'system wide':
+
+             7,932      context-switches                 #    281.7 cs/sec  cs_per_second
+             TopdownL1 (cpu_core)                 #     10.3 %  tma_bad_speculation
+                                                  #     17.3 %  tma_frontend_bound
+       418,955,116      cpu_core/cycles/                                                        (50.12%)
+
+       1.002 seconds time elapsed
+
+Some events weren't counted. Try disabling the NMI watchdog:
+\techo 0 > /proc/sys/kernel/nmi_watchdog
+\tperf stat ...
+
+"""
+
+
+def test_old_and_new_plain_layouts(tmp_path):
+    run = read_perf_stat(write(tmp_path, OLD4))
+    assert run.labels == ("task-clock (msec)", "context-switches", "cycles", "stalled-cycles-backend", "instructions")
+    assert run.value[0, [0, 1, 2, 4]].tolist() == [26.554473, 13, 77375671, 121540390]
+    assert run.pct_running[0].tolist() == [100, 100, 83.21, 100, 83.40] and run.not_supported[0, 3]
+    new = read_perf_stat(write(tmp_path, NEW65))
+    assert new.labels == ("context-switches", "cpu_core/cycles/") and new.value[0].tolist() == [7932, 418955116]
+    assert new.pct_running[0].tolist() == [100, 50.12]
+    per_thread = ("\n Performance counter stats for process id '1234':\n\n"
+                  "            python-1234             12,345      cycles          (50.00%)\n"
+                  "       kworker/0:1-99                  678      cycles          (50.00%)\n\n"
+                  "       1.000000000 seconds time elapsed\n\n")
+    thr = read_perf_stat(write(tmp_path, per_thread))
+    assert thr.aggregation == "thread" and thr.labels == ("python-1234:cycles", "kworker/0:1-99:cycles")

@@ -28,6 +28,7 @@ enabled time, said in `PerfStatRun.dropped`. Two ``Performance counter stats`` h
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -47,7 +48,8 @@ HINT = re.compile(r"^\s*(Some events weren't counted|The events in group usually
                   r"|Error:|Warning:)")
 TIME = re.compile(r"\s*(\d+\.\d{9})\s+")
 _SEP = ",.'\u00a0\u202f "
-VALUE = re.compile(r"<not counted>|<not supported>|\d{1,3}(?:[" + _SEP + r"]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?")
+VALUE = re.compile(r"(?:<not counted>|<not supported>|\d{1,3}(?:[" + _SEP + r"]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+                   r"(?=\s)")
 AGGR = re.compile(r"(CPU\d+|S\d+(?:-D\d+)?(?:-L\d+-ID\d+|-C\d+)?|N\d+)\s+(?:(\d+)\s+(?=[<\d]))?")
 THREAD = re.compile(r"(\S+-\d+)\s+(?=[<\d])")
 RUNNING = re.compile(r"\s\(\s*(\d+[.,]\d+)%\)\s*$")
@@ -161,7 +163,7 @@ class PlainParser(RowParser):
         if s.startswith("#") and not TIME.match(raw):
             if s.split()[1:2] == ["time"]:
                 return  # the -I column header, repeated every 25 intervals
-            self.drop("metric lines", "further metrics of a counter on their own '#' lines")
+            self._continuation(raw)
             return
         e = ELAPSED.match(raw)
         if e:
@@ -179,6 +181,30 @@ class PlainParser(RowParser):
             self.drop("perf's hints", "advice perf prints after the counters")
             return
         self._counter(lineno, raw)
+
+    def _continuation(self, text: str) -> None:
+        """A further metric line of the counter above (or a metric-group row): skipped, but a running share or
+        ``-r`` variance at its end is the counter's (perf prints them after the last metric)."""
+        self.drop("metric lines", "further metrics and metric-group rows carry no counter value")
+        r, n = RUNNING.search(text), NOISE.search(text)
+        if not (r or n):
+            return
+        if self.last is None or self.last[1] is None or self.last[0].pct_running != 100.0 and r:
+            raise RowError("a running percentage on a metric line that follows no counter row without one")
+        row, key = self.last
+        changes = {}
+        if r:
+            pct, mark = _pct(r.group(1))
+            check_pct(pct)
+            self._mark(mark, "running percentage")
+            changes["pct_running"] = pct
+            text = text[:r.start()]
+            n = NOISE.search(text)
+        if n and n.group(1).lower() not in ("nan", "inf"):
+            changes["variance_pct"] = _pct(n.group(1))[0]
+        row = dataclasses.replace(row, **changes)
+        self.cells[-1][key] = row
+        self.last = (row, key)
 
     def _counter(self, lineno: int, raw: str) -> None:
         time = None
@@ -209,8 +235,11 @@ class PlainParser(RowParser):
         v = VALUE.match(rest)
         if not v:
             head = rest.split("#")[0].strip()
-            if "#" in rest and (not head or re.fullmatch(r"[A-Za-z][\w.]*( \(\w+\))?", head)):
-                self.drop("metric lines", "metric-group rows and further metrics carry no counter value")
+            if "#" in rest and not head:
+                self._continuation(rest)
+                return
+            if "#" in rest and re.fullmatch(r"[A-Za-z][\w.]*( \(\w+\))?", head):  # TopdownL1 (cpu_core)  # ...
+                self.drop("metric lines", "further metrics and metric-group rows carry no counter value")
                 return
             raise RowError(f"cannot read {raw.strip()[:60]!r} as a perf stat counter row "
                            "([time] [cpu/core/socket id] value [unit] event ...)")
