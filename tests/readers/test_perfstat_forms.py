@@ -252,3 +252,10 @@ def test_old_and_new_plain_layouts(tmp_path):
                   "       1.000000000 seconds time elapsed\n\n")
     thr = read_perf_stat(write(tmp_path, per_thread))
     assert thr.aggregation == "thread" and thr.labels == ("python-1234:cycles", "kworker/0:1-99:cycles")
+
+
+def test_damaged_whole_run_json_is_a_one_line_error(tmp_path):
+    text = (FORMS / "whole.jsonl").read_text().replace('"event" : "page-faults"', '"event" "page-faults"')
+    with pytest.raises(FormatError, match="not a JSON object") as info:
+        read_perf_stat(write(tmp_path, text, "x.jsonl"))
+    assert info.value.line == 4

@@ -124,8 +124,11 @@ def read_form(path: str | os.PathLike, lines: list[str], form: str, *, missing: 
         jparser = JsonParser(path, scaled)
 
         def with_interval(raw: str) -> str:
-            obj = json.loads(raw)
-            return json.dumps({"interval": 1.0, **obj}) if isinstance(obj, dict) else raw
+            try:
+                obj = json.loads(raw)
+            except (ValueError, RecursionError):
+                return raw  # the JSON parser says what is wrong with it
+            return json.dumps({"interval": 1.0, **obj}) if isinstance(obj, dict) and "interval" not in obj else raw
 
         _feed(path, jparser, lines, start, with_interval)
         run = jparser.finish(missing)
