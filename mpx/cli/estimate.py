@@ -156,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
         unknown = [e for e in want if e not in labels]
         if unknown:
             more = f", ... ({len(labels) - 10} more)" if len(labels) > 10 else ""
-            raise ConfigError(f"--events: {unknown[:5]} not in {args.perfstat} (counters: {', '.join(labels[:10])}{more})")
+            raise ConfigError(f"--events: {unknown[:5]} not in {args.perfstat} "
+                              f"(counters: {', '.join(labels[:10])}{more})")
         show = [labels.index(e) for e in want]
     times = rep.times
     std = est.std

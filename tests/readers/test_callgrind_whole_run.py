@@ -89,6 +89,7 @@ def test_cachegrind_and_other_profilers_are_named(tmp_path):
     with pytest.raises(FormatError, match="cachegrind output.*mpx record"):
         read_trace(cg)
     other = tmp_path / "prof.callgrind"
-    other.write_text("version: 1\ncreator: perf-to-callgrind 0.1\ncmd: ./a.out\nevents: cycles\nfl=a.c\nfn=main\n3 100\n")
+    other.write_text("version: 1\ncreator: perf-to-callgrind 0.1\ncmd: ./a.out\nevents: cycles\n"
+                     "fl=a.c\nfn=main\n3 100\n")
     with pytest.raises(FormatError, match="written by 'perf-to-callgrind 0.1'.*mpx record"):
         read_trace(other)

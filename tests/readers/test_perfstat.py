@@ -435,7 +435,7 @@ def test_whole_file_problems(tmp_path):
     bad(tmp_path, "", None, "no perf stat rows")
     bad(tmp_path, "# only\n# comments\n\n", None, "no perf stat rows")
     bad(tmp_path, " time,insn per cycle,\n     0.100159758;1.2;\n", 1, "--metric-only")
-    # issue 38: whole-run CSV (with or without --summary) and human-readable -I are read (tests/readers/test_perfstat_forms.py)
+    # issue 38: whole-run CSV (with or without --summary) and human-readable -I are read (test_perfstat_forms.py)
     assert read_perf_stat(write(tmp_path, "summary;100;;cycles;1000;50.00;;\n")).format == "csv"
     assert read_perf_stat(write(tmp_path, "1.06;msec;task-clock;1060596;100.00;0.011;CPUs utilized\n")).format == "csv"
     human = "     0.100225205               1.06 msec task-clock   #    0.011 CPUs utilized\n"
