@@ -254,6 +254,10 @@ def _parse_file(path: str) -> _File:
     if part is None:
         raise FormatError(path, n_lines, "no events:/totals: lines: not a callgrind dump")
     if part.totals is None:
+        if f.creator and not f.creator.startswith("callgrind"):
+            raise FormatError(path, n_lines, (
+                f"a callgrind-format file written by {f.creator!r}, not by valgrind's callgrind: it has no totals: "
+                "line, so it holds no time axis of counts; mpx needs callgrind's own periodic dumps (mpx record)"))
         raise FormatError(path, n_lines, f"part {part.number} (line {part.line}) has no totals: line (truncated file?)")
     return f
 
