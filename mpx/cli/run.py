@@ -72,7 +72,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
         if not path.is_file():
             print(f"{exp.name}: {len(cells)} cells, none yet ({path} does not exist)")
             return 0
-        with ResultsStore(path) as store:
+        with ResultsStore(path, read_only=True) as store:
             cached = len({c["key"] for c in cells} & store.finished_keys())
         print(f"{exp.name}: {len(cells)} cells, {cached} already in {path}")
         return 0
