@@ -38,6 +38,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from mpx import strict_json
 from mpx.errors import FormatError, TraceError
 
 TIME_UNITS = ("ticks", "cycles", "instructions", "ns", "us", "ms", "s", "blocks", "intervals")
@@ -431,7 +432,7 @@ class Trace:
         beyond what it holds, a header that is not the JSON object `save` writes — is a `FormatError`."""
         arrays = _read_members(path)
         try:
-            header = json.loads(arrays["header"].tobytes().decode("utf-8"))
+            header = strict_json.loads(arrays["header"].tobytes().decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise FormatError(path, None, f"header is not JSON: {str(exc)[:80]}") from None
         if not isinstance(header, dict):

@@ -98,6 +98,7 @@ def _add_reader_options(p: argparse.ArgumentParser) -> None:
 def _reader_options(items: list[str]) -> dict:
     import json
 
+    from mpx import strict_json
     from mpx.errors import ConfigError
 
     options = {}
@@ -106,7 +107,9 @@ def _reader_options(items: list[str]) -> dict:
         if not sep or not key:
             raise ConfigError(f"reader option {item!r} is not KEY=VALUE")
         try:
-            options[key] = json.loads(value)
+            options[key] = strict_json.loads(value)
+        except strict_json.RepeatedKey as exc:
+            raise ConfigError(f"reader option {item!r}: {exc.msg}") from None
         except json.JSONDecodeError:
             options[key] = value
     return options

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from mpx import strict_json
 from mpx.readers.perfstat.run import COUNTED, PerfStatRow
 from mpx.readers.perfstat.rows import (
     INT,
@@ -28,7 +29,7 @@ class JsonParser(RowParser):
 
     def feed(self, lineno: int, raw: str) -> None:
         try:
-            obj = json.loads(raw)
+            obj = strict_json.loads(raw)
         except (ValueError, RecursionError) as exc:
             hint = (" (perf stat --metric-only output is not supported: re-run without --metric-only)"
                     if "}{" in raw.replace(" ", "") else "")
