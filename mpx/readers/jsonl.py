@@ -23,6 +23,7 @@ import numpy as np
 
 from mpx import strict_json
 from mpx.errors import FormatError, TraceError
+from mpx.readers.numbers import NumberError, python_json_number
 from mpx.readers.textio import is_decompress_error, open_binary
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
 from mpx.trace import MAX_MEMBER_BYTES, TIME_UNITS, Trace
@@ -50,9 +51,10 @@ def _no_constant(name: str) -> Any:
 
 def _decode(text: str) -> Any:
     try:
-        return strict_json.loads(text, parse_constant=_no_constant)
-    except _Bad:
-        raise
+        return strict_json.loads(text, parse_constant=_no_constant, parse_int=python_json_number,
+                                 parse_float=python_json_number)
+    except (_Bad, NumberError) as exc:
+        raise _Bad(str(exc)) from None
     except strict_json.RepeatedKey as exc:
         raise _Bad(f"duplicate key {exc.key!r}") from None
     except RecursionError:
