@@ -71,3 +71,4 @@ def test_a_trace_header_with_a_key_twice_is_refused(tmp_path):
     np.savez(q, **members)
     with pytest.raises(FormatError, match="given twice"):
         Trace.load(q)
+
