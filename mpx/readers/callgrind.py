@@ -55,7 +55,7 @@ import numpy as np
 
 from mpx.errors import FormatError, TraceError
 from mpx.readers.numbers import NumberError, callgrind_count
-from mpx.readers.textio import head_text, read_bytes
+from mpx.readers.textio import head_text, read_bytes, require_final_newline
 from mpx.trace import Trace
 
 NAME = "callgrind"
@@ -171,8 +171,7 @@ def _parse_file(path: str) -> _File:
     if not data.strip():
         raise FormatError(path, 1, "empty file")
     n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if not data.endswith(b"\n"):
-        raise FormatError(path, n_lines, "truncated file: the last line has no newline")
+    require_final_newline(path, data, n_lines)
     part: _Part | None = None
     pos = 0
     line = 1

@@ -24,7 +24,7 @@ import numpy as np
 from mpx import strict_json
 from mpx.errors import FormatError, TraceError
 from mpx.readers.numbers import NumberError, python_json_number
-from mpx.readers.textio import is_decompress_error, open_binary
+from mpx.readers.textio import is_decompress_error, open_binary, require_final_newline
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
 from mpx.trace import MAX_MEMBER_BYTES, TIME_UNITS, Trace
 
@@ -276,15 +276,15 @@ def read(path: str | os.PathLike) -> Trace:
     edges: list[float] = []
     header_line = 0
     for lineno, line in _lines(path):
+        if not line.endswith("\n"):  # the last line: the dumper ends every record with a newline
+            require_final_newline(path, line, lineno)
         text = line.strip()
         if not text:
             continue
         try:
             try:
                 obj = _decode(text)
-            except _Bad as exc:
-                if not line.endswith(("\n", "\r")):
-                    raise _Bad(f"truncated last line (no newline at the end): {exc}") from None
+            except _Bad:
                 raise
             if layout is None:
                 header, decls = _header(obj)
