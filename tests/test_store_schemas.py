@@ -211,3 +211,28 @@ def test_run_refuses_an_empty_or_damaged_store_and_writes_nothing(current, tmp_p
     assert len(err) == 1 and "damaged" in err[0] and "left as it is" in err[0]
     assert (damaged / "results.sqlite").read_bytes() == before
     assert sorted(p.name for p in damaged.iterdir()) == ["results.sqlite"]
+
+
+@pytest.mark.parametrize("sql", ["UPDATE runs SET cells = '[\"k0\", \"k1\"]'", "DELETE FROM run_checksums"])
+def test_an_edited_run_is_damage(sql, tmp_path, capsys):
+    """Found by the store fuzz target: a run's list of cells edited made `mpx report` read two of three cells with
+    nothing said (the runs table carried no checksum)."""
+    p = small_store(tmp_path / "results.sqlite")
+    con = sqlite3.connect(p)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    code, lines, _ = report_lines(capsys, str(p), "--verify")
+    assert code == 1 and lines[0].startswith(f"{p}: run 1: its ")
+    with pytest.raises(FormatError, match="run 1"):
+        ResultsStore(p)
+
+
+def test_a_header_sqlite_does_not_know_is_one_line(tmp_path, capsys):
+    """Found by the store fuzz target: a duplicated chunk of the file header raised sqlite3.OperationalError
+    "unsupported file format" through `mpx report`."""
+    p = small_store(tmp_path / "results.sqlite")
+    b = p.read_bytes()
+    p.write_bytes(b[:30] + b[:30] + b[30:])
+    code, _, err = report_lines(capsys, str(p))
+    assert code == 1 and len(err) == 1 and "results store" in err[0]

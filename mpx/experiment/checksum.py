@@ -10,7 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Iterable
 
-__all__ = ["CHECKSUMS", "LEGACY_DIGESTS", "all_checksums", "canonical_value", "cell_checksum", "digest", "row_text"]
+__all__ = ["CHECKSUMS", "LEGACY_DIGESTS", "RUN_CHECKSUMS", "RUN_COLUMNS", "all_checksums", "canonical_value",
+           "cell_checksum", "digest", "row_text", "run_checksum"]
 
 
 def _q(name: str) -> str:
@@ -101,3 +102,16 @@ def all_checksums(conn: sqlite3.Connection, tables: Iterable[str], legacy: str |
 #: the digests of the first checksummed stores (schema 0, 2026-11-27): every row table hashed, each row's columns
 #: sorted by name or in table order; a schema-0 cell matching one of them is intact, and migrated to the current one
 LEGACY_DIGESTS = ("sorted columns", "table order")
+
+
+#: the checksum of each ``runs`` row as `begin_run` wrote it (`run_checksum` of `RUN_COLUMNS`): a run's list of
+#: cells says what a report reads
+RUN_CHECKSUMS = "run_checksums"
+RUN_COLUMNS = ("run_id", "experiment", "config_path", "config", "code_version", "cells", "n_cells", "jobs", "started")
+
+
+def run_checksum(row: tuple) -> str:
+    """SHA-256 of a ``runs`` row's `RUN_COLUMNS` (not its status and end: those change when the run ends)."""
+    import hashlib
+
+    return hashlib.sha256(row_text(list(RUN_COLUMNS), tuple(row)).encode("utf-8", "surrogatepass")).hexdigest()

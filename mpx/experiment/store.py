@@ -61,8 +61,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
-from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, all_checksums, canonical_value, cell_checksum, digest,
-                                     row_text)
+from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, RUN_CHECKSUMS, RUN_COLUMNS, all_checksums,
+                                     canonical_value, cell_checksum, digest, row_text, run_checksum)
 
 __all__ = ["SCHEMA", "ResultsStore", "canonical_value", "open_store", "row_text", "to_latex"]
 
@@ -110,7 +110,7 @@ class ResultsStore:
             raise
         except sqlite3.DatabaseError as exc:
             self.conn.close()
-            if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
+            if not is_damage(exc):
                 raise  # locked, read-only, disk full: not the file's fault
             raise FormatError(self.path, None, f"not a results store (not an SQLite database: {exc})") from None
 
@@ -142,7 +142,7 @@ class ResultsStore:
             raise FormatError(self.path, None, f"a results store of schema {version}, written by a newer mpx "
                               f"(this one reads schemas 0 to {SCHEMA}); update mpx to read it")
         if version == SCHEMA:
-            lost = [t for t in ("row_tables", CHECKSUMS, UNCHECKED) if t not in have]
+            lost = [t for t in ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS) if t not in have]
             if lost:
                 raise FormatError(self.path, None, f"damaged results store: schema {SCHEMA} keeps the table(s) "
                                   f"{', '.join(lost)}, and they are missing")
@@ -193,6 +193,9 @@ class ResultsStore:
             tables = [t for (t,) in c.execute("SELECT name FROM row_tables ORDER BY rowid")]
             for k in sorted(self._relabel):  # checked under the digest they were written with (`LEGACY_DIGESTS`)
                 c.execute(f"UPDATE {CHECKSUMS} SET sha256 = ? WHERE cell_key = ?", (cell_checksum(c, k, tables), k))
+            c.execute(f"CREATE TABLE IF NOT EXISTS {RUN_CHECKSUMS} (run_id INTEGER PRIMARY KEY, sha256 TEXT)")
+            for row in c.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs").fetchall():  # as they are now
+                c.execute(f"INSERT OR REPLACE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
             c.execute(f"PRAGMA user_version = {SCHEMA}")
         c.execute("COMMIT")
         self.schema = SCHEMA
@@ -202,7 +205,8 @@ class ResultsStore:
         """The row tables of a store without ``row_tables``: every table but the store's own."""
         return [t for (t,) in self.conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN "
-            f"('cells', 'runs', 'row_tables', 'sqlite_sequence', '{CHECKSUMS}', '{UNCHECKED}') ORDER BY rowid")]
+            f"('cells', 'runs', 'row_tables', 'sqlite_sequence', '{CHECKSUMS}', '{UNCHECKED}', '{RUN_CHECKSUMS}') "
+            "ORDER BY rowid")]
 
     def _legacy_order(self) -> list[str]:
         """The row tables in the order a schema-0 store created them (its checksums hashed them in that order)."""
@@ -318,6 +322,8 @@ class ResultsStore:
                         "started, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running')",
                         (experiment, config_path, json.dumps(config, sort_keys=True, default=repr), code_version,
                          json.dumps(keys), len(keys), jobs, time.time()))
+        row = c.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE run_id = ?", (cur.lastrowid,)).fetchone()
+        c.execute(f"INSERT OR REPLACE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
         c.execute("COMMIT")
         return int(cur.lastrowid)
 
@@ -422,7 +428,7 @@ class ResultsStore:
             df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
         except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:  # pandas wraps SQLite's errors
             cause = exc if isinstance(exc, sqlite3.DatabaseError) else exc.__cause__ or exc
-            if isinstance(cause, sqlite3.OperationalError):
+            if not is_damage(cause):
                 raise cause from None
             raise FormatError(self.path, None, f"damaged results store ({cause})") from None
         if keys is not None:
@@ -495,6 +501,12 @@ class ResultsStore:
                 for k in bad:
                     out[k] = "its rows no longer match the checksum written with them"
                 if self.schema >= SCHEMA:
+                    run_sums = dict(self.conn.execute(f"SELECT run_id, sha256 FROM {RUN_CHECKSUMS}"))
+                    for row in self.conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"):
+                        if run_sums.get(row[0]) != run_checksum(row):
+                            out[f"run {row[0]}"] = ("its row (the cells a report reads) no longer matches the "
+                                                    "checksum written with it" if row[0] in run_sums else
+                                                    "its checksum is missing")
                     legacy = {r[0] for r in self.conn.execute(f"SELECT cell_key FROM {UNCHECKED}")}
                     for (k,) in self.conn.execute("SELECT key FROM cells"):
                         if k not in sums and k not in legacy and k not in skip:
@@ -522,17 +534,23 @@ def _json_list(path: Path, text: Any, run_id: int) -> list[str]:
         keys = json.loads(text)
     except (TypeError, ValueError):
         keys = None
-    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-        raise FormatError(path, None, f"damaged results store: run {run_id}'s list of cells is not a JSON list")
-    return keys
+    if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+        return keys
+    raise FormatError(path, None, f"damaged results store: run {run_id}'s list of cells is not a JSON list")
 
 
-#: the store's schema, kept as SQLite's ``user_version``: 0 for every store written before mpx recorded it
-#: (with or without ``row_tables`` and ``cell_checksums``); 3 keeps both and `UNCHECKED`
-SCHEMA = 3
+SCHEMA = 3  # kept as SQLite's user_version: 0 for every store before it (module docstring); 3 adds UNCHECKED
 
 #: the cells a migration to `SCHEMA` found without a checksum (written before checksums existed)
 UNCHECKED = "unchecked_cells"
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged (malformed, not a database, a format it does not know, a
+    table or column gone), not that the disk or another process is in the way (locked, read-only, full)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (not isinstance(exc, sqlite3.OperationalError) or any(
+        w in text for w in ("malformed", "not a database", "unsupported file format", "no such ")))
+
 
 @contextlib.contextmanager
 def damage_as_error(path: str | os.PathLike) -> Iterator[None]:
@@ -541,7 +559,7 @@ def damage_as_error(path: str | os.PathLike) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError):
+        if not is_damage(exc):
             raise
         raise FormatError(path, None, f"damaged results store ({exc})") from None
 
