@@ -171,6 +171,7 @@ def _ok_status(text: str) -> tuple[int, ...]:
 def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str], ok: tuple[int, ...]) -> int:
     import json
 
+    from mpx import strict_json
     from mpx.errors import ConfigError
     from mpx.recording.gem5 import PERIOD_PS, record_gem5
 
@@ -186,7 +187,7 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str], ok
     if args.hardware:
         try:
             with open(args.hardware) as fh:
-                hardware = json.load(fh)
+                hardware = strict_json.loads(fh.read())
         except (OSError, json.JSONDecodeError) as exc:
             raise ConfigError(f"--hardware {args.hardware}: {exc}") from None
     trace = record_gem5(

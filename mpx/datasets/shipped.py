@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mpx import strict_json
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
@@ -61,7 +62,7 @@ def manifest() -> dict:
     """The parsed manifest (``{"format": ..., "datasets": [entry, ...]}``)."""
     p = manifest_path()
     try:
-        data = json.loads(p.read_text())
+        data = strict_json.loads(p.read_text())
     except FileNotFoundError:
         raise FileNotFoundError(f"no dataset manifest at {p} (set MPX_DATASETS to the datasets folder)") from None
     except json.JSONDecodeError as exc:
@@ -133,7 +134,7 @@ def recipes() -> list[dict]:
     if not p.is_file():
         return []
     try:
-        data = json.loads(p.read_text())
+        data = strict_json.loads(p.read_text())
     except json.JSONDecodeError as exc:
         raise FormatError(p, exc.lineno, f"recipes file is not valid JSON: {exc.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get("datasets"), list):

@@ -166,10 +166,13 @@ def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> N
 def die_with_parent(parent: int) -> None:
     """Pool worker initializer: end the worker when the run that started it dies. A killed ``mpx run
     --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue).
-    Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set."""
+    Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set. SIGTERM ends
+    the worker whatever handler it inherited (`mpx.cli.main` turns a SIGTERM of the command into one line)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
 
         try:
             ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG = 1

@@ -151,13 +151,15 @@ def learned_scalers(names: Iterable[str]) -> list[str]:
 def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
     """The traces learned scalers are fitted on for ``mpx evaluate`` (``--train``: comma-separated
     trace files or dataset names), and how they were chosen; never the scored workload. Without
-    ``--train``, a shipped dataset trains on the other shipped datasets of its simulator (each records
-    one workload; callgrind and gem5 traces have different events)."""
+    ``--train``, a shipped dataset trains on the other shipped datasets of its simulator and collection (each
+    records one workload; callgrind and gem5 traces have different events, and a collection one grain: the
+    ``gem5-long`` datasets trained on none when only the main collection was looked in)."""
     if text is None:
-        sims = [sim for sim in datasets.SIMULATORS if scored in datasets.names(sim)]
-        if not sims:
+        if scored not in datasets.names(None, None):
             return [], "none (give --train for learned scalers)"
-        names = other_workloads(datasets.names(sims[0]), scored, workload_of=lambda n: n)
+        e = datasets.entry(scored)
+        sim = (e.get("recipe") or {}).get("simulator", "callgrind")
+        names = other_workloads(datasets.names(sim, datasets.collection(e)), scored, workload_of=lambda n: n)
         return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
     items = [t.strip() for t in text.split(",") if t.strip()]
     traces = [resolve_trace(t) for t in items]

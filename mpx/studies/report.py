@@ -591,9 +591,14 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
     """The summary tables as text for the terminal; a store holding several experiments gets one section
     per experiment. Lines fit ``width`` columns (None: no limit, ``--wide``): sentences are wrapped, a
     table wider than that is written to ``wide_dir/<title>.txt`` (when given) and named in its place."""
-    if experiment is None and run_id is None:
+    named = experiment  # wide tables' files are named after the experiment, whoever asks (mpx run or mpx report)
+    if experiment is None:
         names = list(dict.fromkeys(store.experiments()))
-        if len(names) > 1:
+        if run_id is not None:
+            runs = store.runs()
+            names = list(runs.loc[runs["run_id"] == run_id, "experiment"]) or names
+        named = names[0] if len(names) == 1 else None
+        if len(names) > 1 and run_id is None:
             return "\n".join(f"\n######## experiment {name}\n"
                              f"{summary_text(store, name, width=width, wide_dir=wide_dir)}" for name in names)
     tables = summary_tables(store, experiment, run_id)
@@ -614,7 +619,7 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
             lines += wrap(f"== {title}", subsequent_indent="   ")
             cols = max(len(line) for line in text.splitlines())
             if width and cols > width:
-                where = _write_wide(wide_dir, experiment, title, text)
+                where = _write_wide(wide_dir, named, title, text)
                 lines += wrap(f"({cols} columns wide: " + (f"written to {where}; " if where else "")
                               + "mpx report --wide prints it)", subsequent_indent=" ", break_on_hyphens=False,
                               break_long_words=False)

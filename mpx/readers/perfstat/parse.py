@@ -9,7 +9,7 @@ import os
 from typing import Literal
 
 from mpx.errors import ConfigError, FormatError
-from mpx.readers.textio import read_text
+from mpx.readers.textio import read_text, require_final_newline
 from mpx.readers.perfstat.csv_output import CsvParser
 from mpx.readers.perfstat.forms import form_of, read_form
 from mpx.readers.perfstat.json_output import JsonParser
@@ -96,8 +96,7 @@ def read_perf_stat(
         elif sep == "" or sep.isspace() and sep != "\t":
             raise ConfigError(f"sep must be a non-blank string (or tab), got {sep!r}")
         parser = CsvParser(path, scaled, sep, cgroup)
-    if not text.endswith("\n"):  # the truncation rule: perf ends every line, blank or not, with a newline
-        raise FormatError(path, len(lines), "truncated file: the last line has no newline")
+    require_final_newline(path, text, len(lines))  # perf ends every line, blank or not, with a newline
     for i in range(lineno - 1, len(lines)):
         raw = lines[i].rstrip("\r")
         s = raw.strip()
