@@ -477,7 +477,9 @@ def incomplete_text(store: Any, experiment: str | None, run_id: int | None, cell
 VERDICT_COLUMNS = {"verdict_l1_agreement": "L1 %", "verdict_l2_agreement": "L2 %", "verdict_l1_serious": "serious %",
                    "verdict_no_verdict": "none %", "verdict_out_of_range": "outside %",
                    "verdict_out_of_range_true": "true outside %", "verdict_run_l1": "run L1 %",
-                   "verdict_run_l2": "run L2 %"}
+                   "verdict_run_l2": "run L2 %", "verdict_contested_share": "contested %",
+                   "verdict_l1_contested": "L1 contested %", "verdict_const_l1": "constant L1 %",
+                   "verdict_const_l1_contested": "constant contested %"}
 
 
 def verdict_tables(ok: pd.DataFrame, preferred: str = "perf") -> dict[str, Any]:
@@ -517,6 +519,9 @@ def verdict_tables(ok: pd.DataFrame, preferred: str = "perf") -> dict[str, Any]:
             "node with the largest share, with its 95% paired bootstrap interval over workloads; L2: and its "
             "largest child), wrong by more than 10 points of true share (serious), without a verdict (none); % of "
             "node values outside [0, 1], estimated and true; run: % of workloads whose whole-run verdict is right; "
+            "contested: % of windows whose true top two level-1 shares are < 5 points apart or whose true "
+            "bottleneck changed, L1 right on them; constant: the row's own whole-run verdict named in every window "
+            "(perf + linear's is the null baseline); "
             f"means over {n_w} workloads (docs/verdicts.md){where}"] = t
     return out
 
