@@ -258,13 +258,14 @@ def constant_table(rows: list[dict]) -> str:
             ws = sorted(set(sel) & set(base))
             diff = [None if sel[w].get("verdict_l1_contested") is None or base[w].get("verdict_const_l1_contested")
                     is None else sel[w]["verdict_l1_contested"] - base[w]["verdict_const_l1_contested"] for w in ws]
-            m = interval(diff)
+            m, k = interval(diff), sum(d is not None for d in diff)
             mark = "-" if not np.isfinite(m[0]) else (f"{100 * m[0]:+5.1f} [{100 * m[1]:+5.1f}, {100 * m[2]:+5.1f}]"
-                                                     + ("" if m[1] > 0 else " *"))
+                                                     + ("" if m[1] > 0 and k > 1 else " *") + f" ({k})")
             out.append(f"{c:>8}  {s:<12} {a:<18} {'':>11} {iv([sel[w].get('verdict_l1_agreement') for w in ws]):>22} "
                        f"{iv([sel[w].get('verdict_l1_contested') for w in ws]):>22} {mark:>22}")
     out.append("(vs constant: the row's L1 right on contested windows minus the constant's, points, paired per "
-               "workload; * = its 95 % interval does not lie above 0: not shown to beat the constant verdict)")
+               "workload, (k) the workloads with contested windows; * = its 95 % interval does not lie above 0, or one "
+               "workload only: not shown to beat the constant verdict)")
     return "\n".join(out)
 
 
@@ -293,10 +294,10 @@ def markdown(rows: list[dict], command: str) -> str:
             diff = [None if sel[w].get("verdict_l1_contested") is None or w not in base
                     or base[w].get("verdict_const_l1_contested") is None
                     else sel[w]["verdict_l1_contested"] - base[w]["verdict_const_l1_contested"] for w in ws]
-            m = interval(diff)
+            m, k = interval(diff), sum(d is not None for d in diff)
             beats = "-" if not np.isfinite(m[0]) else (
-                f"{'yes' if m[1] > 0 else ('no' if m[2] < 0 else 'not shown')} ({100 * m[0]:+.1f} points "
-                f"[{100 * m[1]:+.1f}, {100 * m[2]:+.1f}])")
+                f"{'yes' if m[1] > 0 and k > 1 else ('no' if m[2] < 0 and k > 1 else 'not shown')} "
+                f"({100 * m[0]:+.1f} points [{100 * m[1]:+.1f}, {100 * m[2]:+.1f}], {k} of {len(ws)} programs)")
             out.append(f"| {c} | {s} | {a} | {pct([sel[w].get('verdict_l1_agreement') for w in ws])} | "
                        f"{pct([sel[w].get('verdict_l2_agreement') for w in ws])} | "
                        f"{pct([sel[w].get('verdict_l1_serious') for w in ws])} | "
