@@ -270,13 +270,13 @@ def constant_table(rows: list[dict]) -> str:
 
 
 def markdown(rows: list[dict], command: str) -> str:
-    """The study's verdict tables as markdown for docs/verdicts.md (`experiments/doc_tables.py` splices them in
-    under a header naming ``command`` and the commit)."""
+    """The study's verdict and constant-verdict table as markdown for docs/verdicts.md, under the header
+    `experiments/doc_tables.py` splices (block ``verdicts-<set>``, ``command``, the commit)."""
     def pct(vals: list, ci: bool = True) -> str:
         m, lo, hi = interval(vals)
         return "-" if not np.isfinite(m) else (f"{100 * m:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]" if ci
                                                else f"{100 * m:.1f} %")
-    out = ["| counters | scheduler | scaler | level 1 right | level 1 and 2 right | serious misses | no verdict "
+    out = [command, "| counters | scheduler | scaler | level 1 right | level 1 and 2 right | serious misses | no verdict "
            "| contested windows | level 1 right, contested | constant verdict, contested | beats the constant |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in sorted({r["counters"] for r in rows}):
@@ -362,29 +362,60 @@ def main(argv: list[str] | None = None) -> int:
                     "markdown (what docs/verdicts.md splices in: experiments/doc_tables.py)")
     ap.add_argument("--from-json", metavar="IN", help="render the tables of a previous --json run (verdict rows "
                     "only: no indicator tables) instead of replaying")
+    ap.add_argument("--at", metavar="COMMIT", help="with --from-json: the commit the JSON's run was made at (the "
+                    "markdown header names it; default: this checkout's)")
     ap.add_argument("--figure", metavar="OUT.png", help="also draw the level-1 confusion per scheduler x scaler "
                     "(at 4 counters, or the first of --counters)")
     args = ap.parse_args(argv)
+    header = _doc_header(args)
     if args.from_json:
         rows = json.loads(Path(args.from_json).read_text())
-        print(constant_table(rows))
         if args.markdown:
-            Path(args.markdown).write_text(markdown(rows, "") + "\n")
+            _write_markdown(args.markdown, markdown(rows, header))
+        if args.markdown != "-":
+            print(constant_table(rows))
         return 0
     t0, c0 = time.time(), time.process_time()
     pool, read_every = SETS[args.set]
     res = run(args.counters, args.datasets or pool, args.schedulers, args.scalers, args.draws, pool, read_every)
-    print(tables(res))
-    print(f"\n({len(res['verdicts'])} replays scored in {time.time() - t0:.0f} s wall, "
-          f"{time.process_time() - c0:.0f} s CPU)")
+    if args.markdown != "-":
+        print(tables(res))
+        print(f"\n({len(res['verdicts'])} replays scored in {time.time() - t0:.0f} s wall, "
+              f"{time.process_time() - c0:.0f} s CPU)")
     if args.json:
         Path(args.json).write_text(json.dumps(res["verdicts"], indent=1, default=float))
     if args.markdown:
-        Path(args.markdown).write_text(markdown(res["verdicts"], "") + "\n")
+        _write_markdown(args.markdown, markdown(res["verdicts"], header))
     if args.figure:
         figure(res, TopDown.from_catalog(resolve_catalog("gem5")), args.figure,
                4 if 4 in args.counters else args.counters[0])
     return 0
+
+
+def _doc_header(args: argparse.Namespace) -> str:
+    """The generated-block header of this run's markdown: the command that prints the same table on stdout
+    (the study's settings, ``--markdown -``) and the commit (`experiments/doc_tables.py`)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import doc_tables
+
+    cmd = ["python experiments/analyses/verdicts.py", "--set", args.set]
+    if args.counters != [2, 4, 8]:
+        cmd += ["--counters", *map(str, args.counters)]
+    for flag, val, default in (("--datasets", args.datasets, None), ("--schedulers", args.schedulers, list(SCHEDULERS)),
+                               ("--scalers", args.scalers, list(SCALERS))):
+        if val and val != default:
+            cmd += [flag, *val]
+    if args.draws != 200:
+        cmd += ["--draws", str(args.draws)]
+    at = args.at if args.from_json and args.at else doc_tables.commit()
+    return doc_tables.block_header(f"verdicts-{args.set}", " ".join(cmd) + " --markdown -", at)
+
+
+def _write_markdown(where: str, text: str) -> None:
+    if where == "-":
+        print(text)
+    else:
+        Path(where).write_text(text + "\n")
 
 
 if __name__ == "__main__":

@@ -50,9 +50,10 @@ class Decomposition:
     workloads: int = 0
 
     def schedule_share(self) -> float:
-        """The schedule's share of the log gain (NaN when the pairing gains nothing)."""
-        g = math.log(self.ratio[0]) if self.ratio[0] > 0 else float("nan")
-        return math.log(self.schedule) / g if g and math.isfinite(g) else float("nan")
+        """The schedule's share of the log gain; NaN when the two factors pull opposite ways (a share outside
+        0-100 % says nothing) or the pairing gains nothing."""
+        a, b = math.log(self.schedule), math.log(self.estimator)
+        return a / (a + b) if a * b >= 0 and a + b != 0 else float("nan")
 
     def text(self, measure: str) -> str:
         """One ledger sentence: the four cells, the paper's ratio, and the factors in numbers."""
