@@ -74,7 +74,7 @@ def problems(text: str) -> list[str]:
             out.append(f"line {a + 1}: a result table outside a generated block: {lines[a][:80]}")
     if not found:
         return out
-    printed = {m.group(1).replace(",", "") for b in found for m in re.finditer(r"\d[\d,]*\.\d+", b["body"])}
+    printed = {m.group(0).replace(",", "") for b in found for m in re.finditer(r"\d[\d,]*\.\d+", b["body"])}
     fence = False
     for i, ln in enumerate(lines):
         if ln.startswith("```"):
