@@ -10,7 +10,7 @@ A generated block in a doc is
 
 ``COMMAND`` prints the block's body as markdown on stdout (a study's ``--markdown -``). This script re-runs
 the commands of a doc's blocks and splices their output in, stamping the commit of the checkout it ran in
-(with ``+dirty`` when the tree has uncommitted changes); ``--from ID=FILE`` splices a saved output of the
+(with ``+dirty`` when files outside docs/ have uncommitted changes); ``--from ID=FILE`` splices a saved output of the
 block's command instead (a long study run once, e.g. ``--markdown FILE``), stamped with the commit that file
 names in its first line when it carries one (`block_header`).
 
@@ -62,7 +62,8 @@ def blocks(text: str) -> list[dict]:
 def commit() -> str:
     """The short commit of this checkout, ``+dirty`` when tracked files differ from it."""
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--"], capture_output=True)
+    dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", ".", ":!docs"],
+                           capture_output=True)  # the docs being regenerated do not make the code dirty
     return head.stdout.strip() + ("+dirty" if dirty.returncode else "")
 
 
