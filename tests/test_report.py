@@ -348,9 +348,9 @@ def test_the_verdict_table_shows_the_constant_verdict_and_contested_windows():
              "verdict_l1_agreement": v, "verdict_contested_share": 0.2, "verdict_l1_contested": c,
              "verdict_const_l1": 0.8, "verdict_const_l1_contested": 0.5}
             for w in ("w1", "w2") for s, v, c in (("dcam", 0.9, 0.7), ("linear", 0.0, 0.0))]
-    (_, _), (title, detail) = verdict_tables(pd.DataFrame(rows)).items()
-    assert "constant" in title and "contested" in title
-    assert detail.loc["dcam", "L1 contested %"] == pytest.approx(70.0)
-    assert detail.loc["linear", "constant L1 %"] == pytest.approx(80.0)
-    assert detail.loc["linear", "constant contested %"] == pytest.approx(50.0)
-    assert detail.loc["dcam", "contested %"] == pytest.approx(20.0)
+    (_, _), (_, _), (title, detail) = verdict_tables(pd.DataFrame(rows)).items()
+    assert "constant verdict" in title and "contested" in title
+    assert detail.loc[("perf", "dcam"), "L1 contested %"] == pytest.approx(70.0)
+    assert detail.loc[("perf", "linear"), "constant L1 %"] == pytest.approx(80.0)
+    assert detail.loc[("perf", "linear"), "constant contested %"] == pytest.approx(50.0)
+    assert detail.loc[("perf", "dcam"), "contested %"] == pytest.approx(20.0)
