@@ -113,11 +113,13 @@ def test_the_rules_catch_a_typed_table_and_an_unprinted_number():
     assert problems(good.replace("1.2x", "1.2 times")) == []
     typed = "# t\n\n| a | b |\n| --- | --- |\n| x | 3.5 % |\n"
     assert len(problems(typed)) == 1
-    assert problems("# t\n\n<!-- not a result table: a worked example -->\n| a | b |\n| --- | --- |\n| x | 0.5 |\n") == []
+    worked = "# t\n\n<!-- not a result table: a worked example -->\n| a | b |\n| --- | --- |\n| x | 0.5 |\n"
+    assert problems(worked) == []
 
 
 def test_splice_replaces_a_block_and_stamps_the_commit():
-    text = ("a\n<!-- generated id=a by `python x.py --markdown -` at commit abc1234 -->\nold\n<!-- end generated -->\nb")
+    text = ("a\n<!-- generated id=a by `python x.py --markdown -` at commit abc1234 -->\nold\n"
+            "<!-- end generated -->\nb")
     new = doc_tables.splice(text, "a", "| n |\n| --- |\n| 1.0 % |", "def5678")
     assert "old" not in new and "| 1.0 % |" in new and new.endswith("<!-- end generated -->\nb")
     assert doc_tables.blocks(new)[0]["commit"] == "def5678"

@@ -75,7 +75,8 @@ def table(df: pd.DataFrame) -> str:
         lines.append("")
     lines += ["### The paper's pairing decomposed (`mpx.studies.decompose`: perf + linear against BayesPerf's "
               "schedule + BayesPerf + identities, the 2 x 2 of schedule and estimator)", "",
-              "| counters | measure | perf + linear | perf + BayesPerf | BayesPerf's schedule + linear | both BayesPerf's "
+              "| counters | measure | perf + linear | perf + BayesPerf | BayesPerf's schedule + linear "
+              "| both BayesPerf's "
               "| the pairing | schedule factor | estimator factor | estimator on its own schedule |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     rel = df[df["method"] != "bayesperf"]  # BayesPerf with the identities (premise_relations), linear, DCAM

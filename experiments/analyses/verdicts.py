@@ -276,7 +276,8 @@ def markdown(rows: list[dict], command: str) -> str:
         m, lo, hi = interval(vals)
         return "-" if not np.isfinite(m) else (f"{100 * m:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]" if ci
                                                else f"{100 * m:.1f} %")
-    out = [command, "| counters | scheduler | scaler | level 1 right | level 1 and 2 right | serious misses | no verdict "
+    out = [command,
+           "| counters | scheduler | scaler | level 1 right | level 1 and 2 right | serious misses | no verdict "
            "| contested windows | level 1 right, contested | constant verdict, contested | beats the constant |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in sorted({r["counters"] for r in rows}):
