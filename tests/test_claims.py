@@ -178,3 +178,38 @@ def test_claim_1_reports_the_premise_study_when_it_was_run():
     assert "where the premise holds (3 gem5 programs" in t.loc[1, "mpx"]
     # means over workloads: linear 0.40, BayesPerf 0.0767 (x 1.5 on WAPE): 5.22x and 3.48x
     assert "metric error 5.22x" in t.loc[1, "mpx"] and "WAPE 3.48x" in t.loc[1, "mpx"]
+
+
+def test_claims_1_6_12_decompose_their_gain():
+    """Issue 34 item 4: claim 12 against its fill-matched baseline (linear 0.09 -> linear with CounterMiner's fill
+    0.03 -> CounterMiner 0.025: the fill 3.00x, the outlier test 1.20x); claim 6's 2 x 2 (perf + linear 0.09,
+    perf + tintin 0.045, tintin + linear 0.1, tintin + tintin 0.03); claim 1's on the premise rows (perf + linear
+    0.40, BayesPerf's schedule + linear 0.20, both BayesPerf 0.25: the schedule carries the gain)."""
+    rows, fill = [], []
+    for wl, k in (("a", 1.0), ("b", 1.1), ("c", 0.9)):
+        for sch, sca, tot in (("perf", "linear", 0.09), ("round_robin", "linear", 0.08), ("tintin", "tintin", 0.03),
+                              ("tintin", "linear", 0.1), ("perf", "counterminer", 0.025), ("perf", "tintin", 0.045)):
+            rows.append({"status": "done", "workload": wl, "scheduler": sch, "scaler": sca, "total_error": tot * k,
+                         "wape_all": tot * k, "calibration_90": 0.8 if sca == "tintin" else None})
+        fill.append({"status": "done", "workload": wl, "scheduler": "perf", "scaler": "counterminer",
+                     "total_error": 0.03 * k, "wape_all": 0.03 * k})
+    t = ledger(Store({("scores", "claims_tintin"): pd.DataFrame(rows), ("scores", "claims_fill"): pd.DataFrame(fill)}))
+    assert "fill-matched baseline (perf + linear with CounterMiner's fill): 3.0 %" in t.loc[12, "mpx"]
+    assert "the fill is 3.00x and the outlier test 1.20x" in t.loc[12, "why"]
+    # claim 6: schedule sqrt(0.09/0.1 * 0.045/0.03) = 1.16x, estimator sqrt(0.09/0.045 * 0.1/0.03) = 2.58x; 3.00x
+    assert "the paper's pairing 3.00x" in t.loc[6, "mpx"] and "schedule 1.16x x estimator 2.58x" in t.loc[6, "mpx"]
+    assert "of perf / Tintin 3.00x the schedule is 1.16x and the estimator 2.58x" in t.loc[6, "why"]
+    scores, premise = [], []
+    for wl in ("a", "b", "c"):
+        for sch, sca, err in (("perf", "linear", 0.40), ("perf", "bayesperf", 0.40), ("bayesperf", "linear", 0.20),
+                              ("bayesperf", "bayesperf", 0.25)):
+            premise.append({"status": "done", "workload": "gem5-" + wl, "scheduler": sch, "counters": 4, "scaler": sca,
+                            "metric_mape_all": err, "wape_all": err})
+            if sch == "perf":
+                scores.append({"status": "done", "workload": wl, "scheduler": "perf", "counters": 4, "read_every": 25,
+                               "scaler": sca, "metric_mape_all": err, "wape_all": err})
+    t = ledger(Store({("scores", "claims_scalers"): pd.DataFrame(scores),
+                      ("scores", "premise_relations"): pd.DataFrame(premise)}))
+    # schedule sqrt(0.4/0.2 * 0.4/0.25) = 1.79x, estimator sqrt(0.4/0.4 * 0.2/0.25) = 0.89x; 1.60x
+    assert "the paper's pairing 1.60x" in t.loc[1, "why"] and "schedule 1.79x x estimator 0.89x" in t.loc[1, "why"]
+    assert "its estimator on its own schedule 0.80x" in t.loc[1, "why"]

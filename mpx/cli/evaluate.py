@@ -260,16 +260,22 @@ def verdict_lines(rows: list[dict[str, Any]], catalog: str) -> list[str]:
     done = [r for r in rows if "error" not in r and r.get("verdict_l1_agreement") is not None]
     if not done:
         return []
-    head = ("scaler", "L1 right", "L2 right", "L1 serious", "no verdict", "out of range", "run L1", "run L2")
+    head = ("scaler", "L1", "L2", "serious", "none", "outside", "run L1", "run L2", "contested", "L1 cont.",
+            "const L1", "const cont.")
     keys = ("verdict_l1_agreement", "verdict_l2_agreement", "verdict_l1_serious", "verdict_no_verdict",
-            "verdict_out_of_range", "verdict_run_l1", "verdict_run_l2")
+            "verdict_out_of_range", "verdict_run_l1", "verdict_run_l2", "verdict_contested_share",
+            "verdict_l1_contested", "verdict_const_l1", "verdict_const_l1_contested")
     table = [head] + [(r["scaler"], *(_fmt(r[k]) for k in keys)) for r in done]
     widths = [max(len(t[i]) for t in table) for i in range(len(head))]
     import textwrap
 
-    out = textwrap.wrap(f"top-down verdicts ({catalog.split(' ')[0]}): the bottleneck read from the estimate vs the "
-                        f"truth, share of read windows; serious = the named node's true share > 10 points below the "
-                        f"bottleneck's; run = the whole-run verdict right (100%) or not (0%)", width=118)
+    out = textwrap.wrap(f"top-down verdicts ({catalog.split(' ')[0]}): the level-1 (L1) and level-2 (L2) bottleneck "
+                        f"read from the estimate vs the truth, share of read windows right; serious = the named node's "
+                        f"true share > 10 points below the bottleneck's; none = no verdict; outside = node values "
+                        f"outside [0, 1]; run = the whole-run verdict right (100%) or not (0%); contested = windows "
+                        f"whose true top two are < 5 points apart or whose true bottleneck changed (L1 cont.: L1 right "
+                        f"on them); const = the row's whole-run verdict named in every window (perf + linear's: the "
+                        f"null baseline)", width=118)
     out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip()
             for t in table]
     return out

@@ -132,7 +132,10 @@ def claims(store: Any, args: argparse.Namespace) -> int:
     if args.claims != "-":
         out = Path(args.claims)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(ledger_markdown(table, f"mpx report {args.results} --claims {args.claims}"))
+        from mpx.experiment.inputs import code_version
+
+        out.write_text(ledger_markdown(table, f"mpx report {args.results} --claims {args.claims}",
+                                       code_version().rpartition("+g")[2]))
         from mpx.figures import draw
 
         written = draw(store, ["claims"], Path(store.path).parent / "figures")

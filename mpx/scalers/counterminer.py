@@ -107,8 +107,10 @@ class CounterMinerScaler(Scaler):
     base:
         A registered read-window scaler whose estimate is cleaned (default ``linear``).
     variant:
-        ``"paper"`` (Gumbel outliers replaced, missing values filled; offline) or ``"tintin"`` (Tintin's
-        intended one-sided mean + 5σ over a trailing window, no filling).
+        ``"paper"`` (Gumbel outliers replaced, missing values filled; offline), ``"tintin"`` (Tintin's
+        intended one-sided mean + 5σ over a trailing window, no filling) or ``"fill"`` (the paper's filling
+        alone, no outlier test: the base with the same interpolated fill, the fill-matched baseline that
+        separates the filling's share of the cleaning's gain from the outlier test's).
     alpha:
         Upper-tail probability under which a window is an outlier (``variant="paper"``; mpx's choice).
     window:
@@ -119,7 +121,7 @@ class CounterMinerScaler(Scaler):
     view: ClassVar[str] = "read"
     source: ClassVar[str] = ("CounterMiner, Lv et al., MICRO 2018 (data cleaning: Gumbel outliers replaced, missing "
                              "values filled); variant='tintin': Tintin's arch/x86/events/core.c:180-235 as intended")
-    param_constraints: ClassVar[dict] = {"base": [str], "variant": StrOptions(("paper", "tintin")),
+    param_constraints: ClassVar[dict] = {"base": [str], "variant": StrOptions(("paper", "tintin", "fill")),
                                          "alpha": Interval(float, 0, 1, closed="neither"),
                                          "window": [None, Interval(int, 1, None)]}
 
@@ -146,7 +148,7 @@ class CounterMinerScaler(Scaler):
     def fills_like(self) -> str | None:
         """The `mpx.scalers.reads` fill its missing-value filling matches (``"interpolate"``: the rate
         interpolated in time; variant ``"tintin"`` fills nothing): its fill-matched baseline, `mpx.scalers.null`."""
-        return "interpolate" if self.variant == "paper" else None
+        return "interpolate" if self.variant in ("paper", "fill") else None
 
     def _estimate(self, observation: Any) -> Estimate:
         base = self._base().estimate(observation)
@@ -164,7 +166,7 @@ class CounterMinerScaler(Scaler):
                 n_out += int(rep.sum())
                 rate[:, j] = np.where(ena[:, j] > 0, c2 / np.where(ena[:, j] > 0, ena[:, j], 1.0), np.nan)
                 continue
-            out = gumbel_outliers(r, float(self.alpha))
+            out = gumbel_outliers(r, float(self.alpha)) if self.variant == "paper" else np.zeros(r.size, dtype=bool)
             keep = np.isfinite(r) & ~out
             if out.any() and keep.any():
                 r[out] = r[keep].mean()
@@ -177,5 +179,5 @@ class CounterMinerScaler(Scaler):
             rate[:, j] = r
         est = np.where(np.isfinite(rate), rate * ena, counts)
         notes = list(base.notes) + [f"counterminer ({self.variant}) over {self.base}: {n_out} outlier windows replaced"
-                                    + (f", {n_fill} missing windows filled" if self.variant == "paper" else "")]
+                                    + (f", {n_fill} missing windows filled" if self.variant != "tintin" else "")]
         return self.make_estimate(observation, est, not_estimated=base.not_estimated | ~np.isfinite(est), notes=notes)

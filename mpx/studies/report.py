@@ -489,6 +489,10 @@ VERDICT_COLUMNS = {"verdict_l1_agreement": "L1 %", "verdict_l2_agreement": "L2 %
                    "verdict_no_verdict": "none %", "verdict_out_of_range": "outside %",
                    "verdict_out_of_range_true": "true outside %", "verdict_run_l1": "run L1 %",
                    "verdict_run_l2": "run L2 %"}
+#: the constant verdict and the contested windows (`mpx.scoring.verdicts`): their own table, every scheduler
+CONSTANT_COLUMNS = {"verdict_l1_agreement": "L1 %", "verdict_const_l1": "constant L1 %",
+                    "verdict_contested_share": "contested %", "verdict_l1_contested": "L1 contested %",
+                    "verdict_const_l1_contested": "constant contested %"}
 
 
 def verdict_tables(ok: pd.DataFrame, preferred: str = "perf") -> dict[str, Any]:
@@ -529,6 +533,14 @@ def verdict_tables(ok: pd.DataFrame, preferred: str = "perf") -> dict[str, Any]:
             "largest child), wrong by more than 10 points of true share (serious), without a verdict (none); % of "
             "node values outside [0, 1], estimated and true; run: % of workloads whose whole-run verdict is right; "
             f"means over {n_w} workloads (docs/verdicts.md){where}"] = t
+        cols = [c for c in CONSTANT_COLUMNS if c in part and pd.to_numeric(part[c], errors="coerce").notna().any()]
+        if "verdict_const_l1" in cols:
+            c = pd.DataFrame({CONSTANT_COLUMNS[k]: 100 * per_workload(part, k, ("scheduler", "scaler")).mean(axis=1)
+                              for k in cols}).round(1)
+            out["top-down verdicts against the constant verdict (the row's own whole-run level-1 verdict named in "
+                "every window; perf + linear's is the null baseline): L1 right, % of read windows, on all windows and "
+                "on the contested ones (true top two level-1 shares < 5 points apart, or the true bottleneck changed; "
+                f"mean over the workloads that have them); means over {n_w} workloads (docs/verdicts.md){where}"] = c
     return out
 
 

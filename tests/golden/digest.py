@@ -50,8 +50,10 @@ DROP = {"cell_key", "code_version", "reason", "estimate_seconds", "event_windows
         "cell_seconds", "partition_seconds"}
 #: columns added after the reference was recorded, by changes that add numbers without moving any (each
 #: tested on its own); since the re-recording of issue 12: the events' median true read-window count (issue 28,
-#: the floor of the floored headline); the level-1 verdict confusion as text (issue 26, None on callgrind)
-ADDED: set[str] = {"median_true", "verdict_l1_confusion"}
+#: the floor of the floored headline); the level-1 verdict confusion as text (issue 26, None on callgrind); the
+#: contested windows and the constant verdict (issue 34, None on callgrind)
+ADDED: set[str] = {"median_true", "verdict_l1_confusion", "verdict_contested_share", "verdict_l1_contested",
+                   "verdict_const_l1", "verdict_const_l1_contested"}
 #: scalers registered after the reference was recorded (their rows are new, the others' unchanged)
 ADDED_SCALERS: set[str] = set()
 #: the tolerance of a float: relative to the value, with an absolute floor for values that are 0 in exact

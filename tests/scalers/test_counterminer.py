@@ -69,3 +69,21 @@ def test_tintin_variant_is_unit_free(scale):
     base = est(np.arange(61.0))
     other = est(np.arange(61.0) * scale)
     assert np.allclose(base, other, rtol=1e-9, equal_nan=True)
+
+
+def test_fill_variant_fills_like_the_paper_and_replaces_no_outlier():
+    """variant='fill' (the fill-matched baseline of issue 34): the missing windows filled as the paper variant
+    fills them, the outlier left as linear scaling gives it."""
+    counts = np.full((40, 2), 100.0)
+    counts[17, 0] = 5000.0
+    running = np.ones((40, 2), bool)
+    running[20:24, 1] = False
+    obs = Observation.from_quanta(["a", "b"], np.arange(41.0), np.where(running, counts, np.nan), running, 2,
+                                  time_unit="intervals")
+    lin = get("linear").estimate(obs)
+    cm = get("counterminer", alpha=0.01).estimate(obs)
+    fill = get("counterminer", variant="fill").estimate(obs)
+    assert fill.counts[8, 0] == pytest.approx(lin.counts[8, 0]) == pytest.approx(5100.0)   # kept
+    assert fill.counts[10, 1] == pytest.approx(cm.counts[10, 1]) == pytest.approx(200.0)   # filled
+    np.testing.assert_allclose(fill.counts[:, 1], cm.counts[:, 1])
+    assert "0 outlier windows replaced, 2 missing windows filled" in fill.notes[-1]

@@ -93,14 +93,46 @@ def _tintin_pairing(store: Any) -> Finding:
     setting = "; ".join(f"{d['label']}: {d['setting']}" for d in sets) + (
         "; Linux perf's rotation + linear scaling vs Tintin's schedule + Tintin's estimator, round robin + linear "
         "beside, a read every 10 quanta")
-    return Finding(setting, "; ".join(_tintin_line(d) for d in sets), verdict, _TINTIN_WHY,
+    value, why = "; ".join(_tintin_line(d) for d in sets), _TINTIN_WHY
+    for label, exp, _, _ in TINTIN_SETS:
+        d = _decomposition(store, exp, ("tintin", "tintin"), "total_error", "whole-run total error")
+        if d is not None:
+            value += f"; {label}, the gain decomposed: {d.text('whole-run total error')}"
+            why += (f". {label}: of perf / Tintin {d.ratio[0]:.2f}x the schedule is {d.schedule:.2f}x and the "
+                    f"estimator {d.estimator:.2f}x")
+    return Finding(setting, value, verdict, why,
                    paper_definition="mean over programs of the whole-run total error (total_error)",
                    number=float(sets[0]["ratio"][0]), paper_number=3.09)
 
 
+#: claim 12's fill-matched baseline per data set (experiments/claims/fill*.toml: counterminer, variant "fill")
+FILL_SETS = {"claims_tintin": "claims_fill", "claims_tintin_gem5": "claims_fill_gem5"}
+FILL_LABEL = "perf + linear with CounterMiner's fill"
+
+
+def _decomposition(store: Any, exp: str, method: tuple[str, str], col: str, name: str):
+    """The 2 x 2 of ``method`` against perf + linear on ``exp``'s rows (`mpx.studies.decompose`), with the
+    fill-matched baseline of `FILL_SETS` when the method is CounterMiner; None when a row is missing."""
+    from mpx.studies.decompose import decompose, pair_table
+
+    if exp not in set(store.experiments()):
+        return None
+    per = pair_table(_done(store, exp), col)
+    fill = None
+    if method[1] == "counterminer" and FILL_SETS.get(exp) in set(store.experiments()):
+        f = _done(store, FILL_SETS[exp])
+        per = pd.concat([per, pair_table(f[f["scaler"] == "counterminer"], col,
+                                         {("perf", "counterminer"): FILL_LABEL})])
+        fill = FILL_LABEL
+    try:
+        return decompose(per, ("perf", "linear"), method, fill)
+    except KeyError:
+        return None
+
+
 def _counterminer(store: Any) -> Finding:
     have = set(store.experiments())
-    parts, first = [], None
+    parts, first, shares = [], None, []
     for label, exp, _, _ in TINTIN_SETS:
         if exp not in have:
             continue
@@ -113,6 +145,12 @@ def _counterminer(store: Any) -> Finding:
         parts.append(f"{label}: window WAPE linear {_pct(w['perf + linear'])} -> CounterMiner {_pct(w['perf + counterminer'])}"
                      f" ({r:.2f}x [{lo:.2f}, {hi:.2f}]); whole-run total {_pct(t['perf + linear'])} -> "
                      f"{_pct(t['perf + counterminer'])}")
+        d = _decomposition(store, exp, ("perf", "counterminer"), "wape_all", "window WAPE")
+        if d is not None and d.fill is not None:
+            parts[-1] += f"; against the fill-matched baseline ({FILL_LABEL}): {_pct(d.cells['fill-matched'])}"
+            shares.append(f"{label}: of CounterMiner's {d.ratio[0]:.2f}x over linear the fill is {d.fill:.2f}x and "
+                          f"the outlier test {d.rest:.2f}x (window WAPE; one schedule, perf's: "
+                          f"no schedule share)")
     if first is None:
         return Finding("-", "-", NOT_MEASURED, "claims_tintin not in the store")
     verdict = ratio_verdict(28.3 / 7.7, *first, 0.2)
@@ -121,6 +159,8 @@ def _counterminer(store: Any) -> Finding:
            "choices the description leaves open are named in mpx/scalers/counterminer.py) over perf's linear scaling. "
            "Tintin's CounterMiner bar (8.80 % vs perf 9.01 %) is a second perf run: its kernel code changes no count "
            "(arch/x86/events/core.c:173, 191-194, 240)")
+    if shares:
+        why = "; ".join(shares) + ". " + why
     return Finding("perf's rotation, a read every 10 quanta; " + "; ".join(f"{s[0]}: {s[3]}" for s in TINTIN_SETS),
                    "; ".join(parts), verdict, why, paper_definition="average error of the multiplexed series (window "
                    "WAPE here)", number=float(first[0]), paper_number=28.3 / 7.7)
