@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "event of the trace; for a gem5 trace the gem5 catalog's events)")
     p.add_argument("--scheduler", default="perf", metavar="NAME", help="scheduler (default: perf, perf's round robin)")
     p.add_argument("--scaler", action="append", metavar="NAME", help="scaler to score (repeatable; default: every "
-                   "registered scaler)")
+                   "installed scaler that loads, plugins included)")
     p.add_argument("--quantum", metavar="Q", help="multiplexing quantum: a number on the trace's time axis, or "
                    "'<x>ms' for traces on a time axis (s/ms/us/ns). Default: one median trace interval")
     p.add_argument("--read-every", type=int, default=DEFAULT_READ_EVERY, metavar="R",
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
-    names = args.scaler or scalers.available()
+    names = args.scaler or scalers.REGISTRY.select("all")  # every installed scaler that loads
     unknown = [n for n in names if n not in scalers.available()]
     if unknown:
         raise ConfigError(f"unknown scaler(s) {unknown}; available: {', '.join(scalers.available())}")

@@ -28,8 +28,8 @@ member ``z`` never counts; ``cycles`` on a fixed counter — raises `~mpx.confor
 
 Learned scalers (``learned = True``) are first fitted on a different synthetic trace. ``check_scaler``
 takes an instance, a class or a registry name and ``params`` (default: the class's
-``example_params``), runs every check, raises one `~mpx.conformance.common.ConformanceError` listing every failure and returns the
-facts otherwise. The trace-free observation builders (`observation_from_reads`,
+``example_params``) and is `mpx.conformance.check` of kind ``"scaler"``: every check, one
+`~mpx.conformance.common.ConformanceError` listing every failure, each naming its check; the facts otherwise. The trace-free observation builders (`observation_from_reads`,
 `observation_from_quanta`) and the generic run (`generic_trace`, `generic_observation`) serve tests too.
 """
 
@@ -357,18 +357,11 @@ SCALER_CHECKS: dict[str, Callable[[Scaler], dict[str, Any]]] = {
 
 
 def check_scaler(scaler: Any, params: dict | None = None) -> dict[str, Any]:
-    """Run every conformance check on ``scaler`` (see the module docstring); raises `~mpx.conformance.common.ConformanceError`
-    listing every failure, returns facts (``causal``, ``view``, ``behaves_causally``, ...) otherwise."""
-    s = scaler_instance(scaler, params)
-    fails: list[str] = []
-    info: dict[str, Any] = {"scaler": s.name, "class": type(s).__name__}
-    failed: list[str] = []
-    for name, check in SCALER_CHECKS.items():
-        try:
-            info.update(check(s))
-        except ConformanceError as exc:
-            failed.append(name)
-            fails += [f"{name}: {f}" for f in exc.failures]
-    if fails:
-        raise ConformanceError("scaler", ", ".join(failed), _label(s), fails)
-    return info
+    """Every scaler check (`mpx.conformance.suites.check` of kind ``"scaler"``: the registry's ``class_tags``
+    and `SCALER_CHECKS`) on ``scaler`` (an instance, a class or a registry name; ``params`` default: the
+    class's ``example_params``); raises one `~mpx.conformance.common.ConformanceError` listing every failure,
+    returns facts (``scaler``, ``class``, ``causal``, ``view``, ``behaves_causally``, ...) otherwise."""
+    from mpx.conformance.suites import check, plugin_object
+
+    s = plugin_object("scaler", scaler, params)
+    return {"scaler": s.name, "class": type(s).__name__, **check("scaler", s)}

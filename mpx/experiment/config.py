@@ -129,15 +129,10 @@ class Experiment:
 
 
 def plugin_names(cfg: dict, sec: str, where: str) -> list[str]:
-    """The names a variant's ``[schedulers]`` / ``[scalers]`` ``use`` lists (``"all"``: every registered one)."""
-    use = cfg[sec]["use"]
-    if use == "all":
-        return _PLUGINS[sec].available()
-    if isinstance(use, str):
-        use = [use]
-    if not isinstance(use, list) or not all(isinstance(n, str) for n in use):
-        raise ConfigError(f"{where}: [{sec}] use must be \"all\" or a list of names")
-    return list(use)
+    """The names a variant's ``[schedulers]`` / ``[scalers]`` ``use`` lists: ``"builtin"`` the shipped ones
+    (the same on every machine), ``"all"`` every installed one that loads, or a list
+    (`mpx.registry.Registry.select`)."""
+    return _PLUGINS[sec].REGISTRY.select(cfg[sec]["use"], f"{where}: [{sec}] use")
 
 
 def check_plugin_sections(raw: dict, where: str) -> None:

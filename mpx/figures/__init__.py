@@ -47,7 +47,7 @@ def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experim
 
     from mpx.figures.style import style
 
-    names = available() if names == "all" else list(names)
+    names = REGISTRY.select("all") if names == "all" else list(names)
     bad = [n for n in names if n not in REGISTRY]
     if bad:
         raise ConfigError(f"unknown figure(s) {bad}; figures: {', '.join(available())}")

@@ -382,6 +382,11 @@ class Scheduler(Params, ABC):
         derives from the problem filled in (what a result row records; hperf's budget from its catalog)."""
         return self.get_params()
 
+    def tool_figures(self, problem: Problem) -> dict[str, Any] | None:
+        """The scheduler's own tool's figures of merit on ``problem`` (utilization, sampling ratio, by the
+        tool's definitions), reported beside mpx's; None (the default) for a tool that defines none."""
+        return None
+
     @classmethod
     def warm_up(cls) -> None:
         """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for

@@ -249,12 +249,12 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
     from mpx import scalers, schedulers
     from mpx.experiment.runner import warm_up_aside
 
-    jit = [n for n in schedulers.available() if schedulers.get_class(n).jit]
+    jit = [n for n in schedulers.REGISTRY.builtin if schedulers.REGISTRY.tags(n).jit]
     assert "hypergraph" in jit
     for n in jit:  # the hook compiles (or loads from numba's cache) without error
         schedulers.get_class(n).warm_up()
-    for n in scalers.available():
-        if scalers.get_class(n).jit:
+    for n in scalers.REGISTRY.builtin:
+        if scalers.REGISTRY.tags(n).jit:
             scalers.get_class(n).warm_up()
     cells = [{"kind": "scaling", "scheduler": {"name": n, "params": {}}, "i": i}
              for i, n in enumerate(["hypergraph", "perf", "hypergraph", "round_robin"])]
