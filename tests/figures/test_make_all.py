@@ -68,3 +68,29 @@ def test_a_failed_step_skips_what_needs_it_and_the_rest_is_drawn(monkeypatch, ca
     out, err = capsys.readouterr()
     assert "skipped (a step it needs failed): mpx figs A fa" in out
     assert "2 step(s) failed or skipped" in err and "mpx run a.toml" in err
+
+
+def test_a_foreign_figure_is_skipped_with_a_line(monkeypatch, capsys):
+    """A figure of another package names no config of this repository (or none at all): it is not planned,
+    one line says so, and naming it makes the script fail; the shipped figures are planned as before."""
+    from mpx import figures
+    from mpx.figures import Figure
+
+    ma = _make_all()
+    monkeypatch.setattr(ma, "plan", lambda *a: [])  # nothing is run: the dry run's plan is tested above
+    figures.register("third_party", Figure("third_party", "a figure of another package", None, lambda s, e: None))
+    figures.register("elsewhere", Figure("elsewhere", "another", "/nonexistent/exp.toml", lambda s, e: None))
+    try:
+        assert ma.foreign(["third_party", "elsewhere", "headline"]) == {
+            "third_party": "it names no experiment", "elsewhere": "its experiment '/nonexistent/exp.toml' is not a "
+                                                                  "config file"}
+        assert ma.main(["--dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert "skipped figure third_party (not regenerated here: it names no experiment)" in out
+        assert "skipped figure elsewhere" in out and "skipped figure headline" not in out
+        assert ma.main(["--dry-run", "third_party"]) == 1
+    finally:
+        figures.unregister("third_party")
+        figures.unregister("elsewhere")
+    real = _make_all()
+    assert real.config_of("headline") == REPO / "experiments" / "headline.toml"
