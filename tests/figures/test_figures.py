@@ -139,7 +139,10 @@ def test_a_method_keeps_its_look_in_every_figure():
     assert len(set(looks)) == len(METHODS)  # told apart
     assert all(c != "#000000" for c, *_ in looks)  # black is the truth's
     assert look("my_scaler") == look("my_scaler") and look("linear") != look("my_scaler")
-    assert set(REGISTRY.builtin) <= set(METHODS) == set(COLORS)  # every built-in scaler has a fixed colour
+    assert set(METHODS) == set(COLORS) <= set(REGISTRY.builtin)  # fixed entries name built-ins only
+    # every built-in its own colour, fixed or (one added later) from the palette no fixed one uses; plugins
+    # installed or not
+    assert len({look(m)["color"] for m in REGISTRY.builtin}) == len(REGISTRY.builtin)
     for part in ("color", "marker"):  # no two methods share a colour, nor a marker
         assert len({look(m)[part] for m in METHODS}) == len(METHODS), part
     assert len({hatch(m) for m in METHODS}) == len(METHODS)  # nor a bar hatch
