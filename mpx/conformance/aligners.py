@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from mpx import aligners
 from mpx.aligners.base import Aligner
 from mpx.conformance.common import ConformanceError, param_failures
 from mpx.conformance.scalers import generic_trace

@@ -42,7 +42,6 @@ from typing import Any
 
 import numpy as np
 
-from mpx import scalers as scaler_registry
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.observation import Observation, QuantumView, ReadView
@@ -55,7 +54,7 @@ from mpx.trace import Trace
 __all__ = ["EVENTS", "SCALER_CHECKS", "SPEC", "check_causal", "check_deterministic", "check_interface",
            "check_nan_tolerant", "check_never_ran", "check_never_reads_truth", "check_refuses_trace", "check_scaler",
            "check_shapes", "generic_observation", "generic_pmu", "generic_trace", "observation_from_quanta",
-           "observation_from_reads", "scaler_instance"]
+           "observation_from_reads"]
 
 #: the generic run's events, and its perf ``-e`` list (a group whose third member never counts)
 EVENTS = ("a", "b", "c", "d", "e", "g", "h", "z", "cycles")
@@ -128,22 +127,6 @@ def _with_nan(obs):
     reads = ReadView(r.edges, r.quanta, raw, ena, run)
     quanta = QuantumView(q.edges, q.running, qc)
     return dataclasses.replace(obs, reads=reads, quanta=quanta)
-
-
-def scaler_instance(scaler: Any, params: dict | None = None) -> Scaler:
-    """The scaler a check runs: an instance (with ``params`` set on a clone), a class or a registry
-    name built with ``params`` (default: the class's ``example_params``)."""
-    if isinstance(scaler, str):
-        cls = scaler_registry.get_class(scaler)
-    elif isinstance(scaler, type):
-        cls = scaler
-    elif isinstance(scaler, Scaler):
-        return scaler.clone().set_params(**(params or {})) if params else scaler
-    else:
-        raise ConfigError(f"check_scaler: expected a scaler, a Scaler class or a registry name, got {scaler!r}")
-    if not (isinstance(cls, type) and issubclass(cls, Scaler)):
-        raise ConfigError(f"check_scaler: {cls!r} is not a mpx.scalers.base.Scaler subclass")
-    return cls(**(cls.example_params if params is None else params))
 
 
 def _label(s: Scaler) -> str:
