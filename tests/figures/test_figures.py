@@ -242,9 +242,10 @@ def test_scaler_per_workload_ranks_as_the_report(store):
 
 @pytest.mark.slow
 def test_figs_without_names_draws_what_the_data_supports(store, tmp_path, capsys):
-    from mpx.figures import available, draw_supported
+    from mpx.figures import REGISTRY, draw_supported
     from mpx.experiment.store import ResultsStore
 
+    available = REGISTRY.installed
     with ResultsStore(tmp_path / "empty.sqlite") as st:
         written, skipped = draw_supported(st, tmp_path / "none")
     assert written == [] and list(skipped) == available()  # installed figures too: `mpx figs` draws those
