@@ -14,9 +14,10 @@ is an error naming both (never silently shadowed). Which plugins a run uses is o
 (`Registry.select`): ``"builtin"`` is the shipped set (the same on every machine: shipped configs, mpx's
 own tests), ``"all"`` every installed plugin that loads (one that does not is one `MpxWarning` line and
 left out; naming it is the error), a list the names it gives. Capability tags come from the class
-(`Registry.tags_of`: built with its ``example_params``), never from a default instance. The ``protocol`` says what a plugin of the kind is: a base class (``"module:Class"``,
-whose subclasses are the plugins and whose instances `Registry.get` returns) or the attribute names a
-plugin object (a module, a `Figure`) must have. A plugin package's ``__init__`` is its built-in table and::
+(`Registry.tags_of`: built with its ``example_params``), never from a default instance. The ``protocol``
+says what a plugin of the kind is: a base class (``"module:Class"``, whose subclasses are the plugins and
+whose instances `Registry.get` returns) or the attribute names a plugin object (a module, a `Figure`) must
+have. A plugin package's ``__init__`` is its built-in table and::
 
     REGISTRY = Registry("scaler", "mpx.scalers", BUILTIN, protocol="mpx.scalers.base:Scaler")
     available, get, get_class, register, unregister = REGISTRY.verbs()
@@ -33,10 +34,7 @@ from typing import Any
 
 from mpx.errors import ConfigError, MpxWarning
 
-__all__ = ["USES", "Registry", "subclass_of"]
-
-#: the ``use`` words of `Registry.select`: the shipped set, every installed plugin that loads
-USES = ("builtin", "all")
+__all__ = ["Registry", "subclass_of"]
 
 
 class Registry:

@@ -250,8 +250,8 @@ def _print_table(rows: list[dict[str, Any]], wide: bool, say: Any) -> None:
     """The scored scalers' table, the legacy means left out first when it is wider than `WIDTH`."""
     from mpx.scoring.measures import HEADLINE_COLUMN
 
-    cols = [("scaler", "scaler"), ("causal", "causal"), (HEADLINE_COLUMN, HEADLINE_COLUMN), ("coverage", "coverage_all"),
-            ("never_est", None), ("mdape_all", "mdape_all"), ("window_mape", "window_mape"),
+    cols = [("scaler", "scaler"), ("causal", "causal"), (HEADLINE_COLUMN, HEADLINE_COLUMN),
+            ("coverage", "coverage_all"), ("never_est", None), ("mdape_all", "mdape_all"), ("window_mape", "window_mape"),
             ("mape_ran", "window_mape_ran"), ("total_error", "total_error"), ("metric_mape", "metric_mape"),
             ("calib_90", "calibration_90"), ("cpu_s", "cpu_s")]
     done = [r for r in rows if "error" not in r]

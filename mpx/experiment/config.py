@@ -23,7 +23,8 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["NAME_RE", "Experiment", "load_config", "load_config_or_suite", "load_suite", "expand", "plugin_names", "check_plugin_sections", "seeds"]
+__all__ = ["NAME_RE", "Experiment", "load_config", "load_config_or_suite", "load_suite", "expand", "plugin_names",
+           "check_plugin_sections", "seeds"]
 
 #: sections every kind shares (``None``: any key)
 COMMON_SECTIONS: dict[str, frozenset[str] | None] = {

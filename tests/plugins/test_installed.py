@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = {"mpx_example_plugin": REPO / "examples" / "plugin", "mpx_broken_plugin": Path(__file__).parent / "broken_package"}
+PACKAGES = {"mpx_example_plugin": REPO / "examples" / "plugin",
+            "mpx_broken_plugin": Path(__file__).parent / "broken_package"}
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     importlib.util.find_spec("wheel") is None and importlib.util.find_spec("setuptools.command.bdist_wheel") is None,
@@ -50,8 +51,8 @@ def venv(tmp_path_factory):
         shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
         sources.append(dst)
     for src in sources:
-        res = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q", "-e", str(src)],
-                             env=env, capture_output=True, text=True, timeout=600)
+        res = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q", "-e",
+                              str(src)], env=env, capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
     return py, env, root
 
