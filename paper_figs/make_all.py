@@ -9,6 +9,7 @@ Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` d
 ``experiments/README.md``. An experiment whose ``[data] files`` or ``heldout`` traces are made on this machine
 (the held-out programs: `PREREQUISITES`) gets its recording first when they are missing. A failed step skips
 the figures that need it, the others are still drawn, and the command ends with the list of what failed.
+A figure of another package whose ``experiment`` is None or no config file (`foreign`) is skipped with a line.
 Last, ``mpx site`` builds the static site of every store the figures read (``--site``, default
 ``paper_figs/site/``; the README says how to publish it).
 """
@@ -26,7 +27,9 @@ from pathlib import Path
 from mpx.cli import main as mpx
 from mpx.experiment import load_config
 from mpx.experiment.config import load_suite
-from mpx.figures import available, get
+from mpx.figures import REGISTRY, get
+
+available = REGISTRY.installed  # every figure that loads (an installed one that does not: a warning line)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,13 +65,31 @@ def store_name(config: Path) -> str:
     return suite[0] if suite is not None else load_config(config).name
 
 
+def config_of(name: str) -> Path | None:
+    """The experiment config figure ``name`` draws from (relative to the repository unless absolute), or None
+    when it names none or no file: a foreign figure, which this script cannot regenerate."""
+    exp = get(name).experiment
+    if not isinstance(exp, str) or not exp or not (REPO / exp).is_file():
+        return None
+    return REPO / exp
+
+
+def foreign(names: list[str]) -> dict[str, str]:
+    """The figures among ``names`` this script cannot regenerate, with the reason (`config_of`)."""
+    return {n: (f"its experiment {get(n).experiment!r} is not a config file" if get(n).experiment
+                else "it names no experiment") for n in names if config_of(n) is None}
+
+
 def plan(figures: list[str], results: Path, out: Path, rerun: bool, site: Path | None = None) -> list[list[str]]:
     """The ``mpx`` commands that regenerate ``figures``: each experiment run at most once, then one ``figs``
     per store, then (``site``) one ``mpx site`` of every store."""
     commands: list[list[str]] = []
     by_store: dict[Path, list[str]] = {}
     for name in figures:
-        config = Path(os.path.relpath(REPO / get(name).experiment))
+        where = config_of(name)
+        if where is None:
+            continue
+        config = Path(os.path.relpath(where))
         store = results / store_name(config)
         if (rerun or not (store / "results.sqlite").is_file()) and store not in by_store:
             commands += [cmd for cmd in prerequisites(config) if cmd not in commands]
@@ -95,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown figure(s) {unknown}; figures: {', '.join(available())}")
     failed: list[str] = []
+    for name, why in foreign(args.figures or available()).items():
+        print(f"skipped figure {name} (not regenerated here: {why})", flush=True)
+        if name in args.figures:
+            failed.append(f"figure {name}")
     broken: set[str] = set()  # stores whose run, or a recording it needs, failed
     site = None if args.no_site else Path(args.site)
     for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run, site):

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")
     tags = scalers.REGISTRY.tags(args.scaler)
     if tags.view != "read":
-        readable = [n for n in scalers.available() if scalers.REGISTRY.tags(n).view == "read"]
+        readable = [n for n in scalers.REGISTRY.installed() if scalers.REGISTRY.tags(n).view == "read"]
         raise ConfigError(f"scaler {args.scaler!r} works on the quantum view (per-quantum samples), which perf stat -I "
                           f"does not print; read-view scalers: {', '.join(readable)}")
     params: dict[str, Any] = {}

@@ -38,12 +38,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from mpx.experiment.config import load_suite
+    from mpx.experiment.config import load_config_or_suite
 
-    suite = load_suite(args.config)
-    if suite is None:
-        return run_one(args, args.config, Path(args.out) if args.out else None)
-    name, configs = suite
+    read = load_config_or_suite(args.config)  # the TOML parsed once
+    if not isinstance(read, tuple):
+        return run_one(args, args.config, Path(args.out) if args.out else None, exp=read)
+    name, configs = read
     out = Path(args.out) if args.out else Path("results") / name
     for config in configs:  # one store: `mpx report OUT` reads every experiment of the suite
         print(f"==== suite {name}: {config}")
@@ -53,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_one(args: argparse.Namespace, config: str, out: Any, suite: bool = False) -> int:
+def run_one(args: argparse.Namespace, config: str, out: Any, suite: bool = False, exp: Any = None) -> int:
     """Run one experiment config into ``out`` (default ``results/<experiment name>``); a store that already
-    holds other experiments is said in one line (a suite's configs share one store on purpose)."""
+    holds other experiments is said in one line (a suite's configs share one store on purpose); ``exp``: the
+    config already read (`mpx.experiment.config.Experiment`), else it is read here."""
     import time
     from pathlib import Path
 
@@ -64,7 +65,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any, suite: bool = False
     from mpx.experiment.store import ResultsStore
 
     t0 = time.perf_counter()
-    exp = load_config(config)
+    exp = load_config(config) if exp is None else exp
     out = Path(out) if out else Path("results") / exp.name
     cells = exp.cells()
     check_figures(exp.output.get("figures", []), config)  # before any cell runs

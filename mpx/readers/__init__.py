@@ -41,8 +41,9 @@ available, get, get_class, register, unregister = REGISTRY.verbs()
 
 
 def formats() -> list[str]:
-    """Format names in detection order: the built-ins in their fixed order, then plugins."""
-    return REGISTRY.available()
+    """Format names in detection order: the built-ins in their fixed order, then plugins that load (one that
+    does not is a warning line, never the end of every read: `mpx.registry.Registry.installed`)."""
+    return REGISTRY.installed()
 
 
 def reader(name: str) -> Any:

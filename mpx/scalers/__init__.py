@@ -39,8 +39,9 @@ Other packages add scalers without touching mpx through the entry-point group ``
     [project.entry-points."mpx.scalers"]
     mine = "my_package.my_module:MyScaler"
 
-A built-in name wins over an entry point of the same name; `register` adds one at run time (notebooks,
-tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
+An entry point named like a built-in is an error naming both; `register` adds one at run time (notebooks,
+tests). Every scaler must pass ``mpx.conformance.check("scaler", ...)``; how to write, register and check
+one: ``docs/extending.md``.
 
 ``get("linear", fill="zero")`` is a new scaler *instance* built with those hyper-parameters (a name the
 class does not take is a `~mpx.errors.ConfigError` listing those it does); ``get_class(name)`` is the

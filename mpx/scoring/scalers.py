@@ -190,18 +190,18 @@ class ScalerResult:
 
 
 def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], catalog: Any = None, *,
-                  train: Sequence[Trace] | Callable[[], Sequence[Trace]] | None = None,
+                  train: Sequence[Trace] | None = None,
                   catch_errors: bool = False, memory_check: bool = True,
                   no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
     """Each scaler ``(name, params)`` of ``specs`` estimates from ``obs``, scored against ``trace`` with
     ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
-    fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
-    a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
+    fitted on ``train`` (traces of other workloads, which the caller loads: scoring never calls back up);
+    none given: a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
     propagate unless ``catch_errors`` (a long run records them and goes on). The truth is binned once
     per replay (per set of estimated events and window edges, normally one) and shared by every score. With
     ``memory_check`` a scaler that would need more memory than is available (`memory_refusal`) is skipped
     with the reason."""
-    traces: Sequence[Trace] | None = None
+    traces = list(train or [])
     truths: dict[tuple, Any] = {}
     for name, params in specs:
         res = ScalerResult(name, "done")
@@ -211,8 +211,6 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
             if why:
                 raise ConfigError(why)
             if s.tags().learned:
-                if traces is None:
-                    traces = list(train() if callable(train) else (train or []))
                 if not traces:
                     raise ConfigError(f"{name} is a learned scaler: {no_train}")
                 s.fit(traces)

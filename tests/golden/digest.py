@@ -36,8 +36,8 @@ HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference"
 CONFIGS = {"quickstart": HERE.parents[1] / "experiments" / "quickstart.toml", "schedule": HERE / "schedule.toml",
            "partition": HERE / "partition.toml"}
-#: the plugins the reference was recorded with, in place of ``use = "all"``: a plugin added later (a
-#: registered test plugin, a new built-in) must not change the reference's grid
+#: the plugins the reference was recorded with, in place of ``use = "builtin"`` (or ``"all"``): a plugin added
+#: later (a registered test plugin, an installed one, a new built-in) must not change the reference's grid
 PINNED = {
     "schedulers": ["arm_topdown", "bayesperf", "fusion_aware", "hperf", "hypergraph", "likwid", "optimal", "perf",
                    "round_robin", "tintin"],
@@ -244,7 +244,7 @@ def compare(name: str, got: dict[str, str]) -> list[str]:
 
 
 def pinned_config(path: Path):
-    """The config at ``path`` with every ``use = "all"`` replaced by the `PINNED` list."""
+    """The config at ``path`` with every ``use = "builtin"`` or ``"all"`` replaced by the `PINNED` list."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python < 3.11
@@ -253,7 +253,7 @@ def pinned_config(path: Path):
 
     raw = tomllib.loads(Path(path).read_text())
     for section, names in PINNED.items():
-        if raw.get(section, {}).get("use") == "all":
+        if raw.get(section, {}).get("use") in ("builtin", "all"):
             raw[section]["use"] = list(names)
     return Experiment(raw, Path(path))
 
