@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", default=",".join(DEFAULT_SETS))
     ap.add_argument("--scalers", default="linear,dcam,tam,papi")
     ap.add_argument("--read-every", type=int, default=8)
+    ap.add_argument("--markdown", action="store_true", help="print the table as markdown (docs/verdicts.md's block)")
     args = ap.parse_args(argv)
     pmu = resolve_pmu("gem5-o3-g4")
     catalog = resolve_catalog("gem5")
@@ -126,9 +127,15 @@ def main(argv: list[str] | None = None) -> int:
             "band alone", "band alone: lo < counted or < 0")
     rows = [head]
     for s in names:
-        a, c = total[s]["all"], total[s]["change"]
+        a, c = total[s]["all"], total[s]["change"]  # the rate-change windows are a subset of all windows
         rows.append((s, f"{a[3]:,}", pct(a[2], a[3]), pct(a[0], a[2]), pct(a[1], a[2]), f"{c[3]:,}",
-                     pct(c[0], c[2]), pct(c[1], c[2]), str(a[4] + c[4])))
+                     pct(c[0], c[2]), pct(c[1], c[2]), f"{a[4]:,}"))
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("| --- | " + " | ".join("---:" for _ in head[1:]) + " |")
+        for r in rows[1:]:
+            print("| " + " | ".join(r) + " |")
+        return 0
     w = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for r in rows:
         print("  ".join(x.ljust(w[i]) if i == 0 else x.rjust(w[i]) for i, x in enumerate(r)))

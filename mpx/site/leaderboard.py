@@ -33,7 +33,7 @@ import pandas as pd
 from mpx.studies.compare import BOOT, paired_bootstrap, per_workload, select_best, varying_settings
 from mpx.scoring.measures import HEADLINE_COLUMN
 
-__all__ = ["GROUP_KEYS", "family", "leaderboard_rows", "rank_group"]
+__all__ = ["GROUP_KEYS", "family", "leaderboard_rows", "null_columns", "rank_group"]
 
 #: the columns that name a leaderboard group (besides the settings that vary in it, listed in ``settings``)
 GROUP_KEYS = ("store", "experiment", "family", "set", "pmu", "counters")
@@ -66,7 +66,7 @@ def _regime(g: pd.DataFrame) -> str:
     return text + (f"; {ms:g} ms" if np.isfinite(ms) else "")
 
 
-def _fair(rows: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
+def null_columns(rows: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
     """The null baselines of one group (`mpx.studies.compare.null_baselines`, the nulls each scaler must beat
     from `mpx.studies.fair.null_nulls`), joined on each scaler's own best schedule: ``nulls`` says, per null,
     whether the scaler beats it (``beats``, ``does not beat``, ``not separated``) with the ratio. The fair-terms
@@ -87,8 +87,6 @@ def _fair(rows: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
         rows.loc[(rows["scheduler"] == sched) & (rows["scaler"] == scaler), "nulls"] = text
     return rows
 
-
-_FAIR = _fair
 
 
 def rank_group(ok: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> pd.DataFrame:
@@ -117,7 +115,7 @@ def rank_group(ok: pd.DataFrame, boot: int = BOOT, seed: int = 0) -> pd.DataFram
     lowest = out[out["complete"]].groupby("scaler")["error"].idxmin()
     out["best_schedule"] = out.index.isin(lowest.to_numpy())
     out["pairs"] = int(out["complete"].sum())
-    return _FAIR(out, ok)
+    return null_columns(out, ok)
 
 
 def leaderboard_rows(stores: Sequence[Any], names: Sequence[str] | None = None, boot: int = BOOT,

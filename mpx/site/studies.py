@@ -1,6 +1,6 @@
 """The study pages of the site, from the same stores and only where they hold the study's rows: the claims
 ledger (`mpx.studies.claims.ledger`, as ``docs/claims.md``), the top-down verdict study
-(`mpx.studies.report.verdict_tables`, as ``mpx report`` prints it) and the time-scale study (the headline
+(`mpx.studies.verdict_tables.verdict_tables`, as ``mpx report`` prints it) and the time-scale study (the headline
 measure per scaler at each quantum of the ``timescale*`` experiments, as the tables of ``docs/timescale.md``).
 """
 
@@ -49,9 +49,9 @@ def claims_page(out: Path, table: pd.DataFrame, have: Sequence[str]) -> Path:
 
 
 def verdict_frames(stores: Sequence[Any], names: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """``mpx report``'s top-down verdict tables (`mpx.studies.report.verdict_tables`) per store and experiment;
+    """``mpx report``'s top-down verdict tables (`mpx.studies.verdict_tables.verdict_tables`) per store and experiment;
     title → table, empty when no score row carries verdicts."""
-    from mpx.studies.report import verdict_tables
+    from mpx.studies.verdict_tables import verdict_tables
 
     out: dict[str, pd.DataFrame] = {}
     for store, name in zip(stores, names):

@@ -199,13 +199,13 @@ def test_each_scaler_row_on_its_best_schedule_names_its_null_baselines(tmp_path)
     best schedule, whether it beats them (here linear_carry is its own fill-matched null: not listed)."""
     import pandas as pd
 
-    from mpx.site.leaderboard import _fair
+    from mpx.site.leaderboard import null_columns
 
     rows = pd.DataFrame({"scheduler": ["perf", "perf"], "scaler": ["linear", "constant_rate_causal"]})
     ok = pd.DataFrame([{"scheduler": "perf", "scaler": s, "workload": w, "causal": True, "scaler_params": "{}",
                         "wape_all": e + 0.01 * i}
                        for i, w in enumerate("abcdef") for s, e in (("linear", 0.10), ("constant_rate_causal", 0.30))])
-    out = _fair(rows, ok)
+    out = null_columns(rows, ok)
     text = out.loc[out["scaler"] == "linear", "nulls"].item()
     assert text.startswith("beats constant_rate_causal (0.")
     assert out.loc[out["scaler"] == "constant_rate_causal", "nulls"].item() == ""
