@@ -192,8 +192,8 @@ def _store_edit(b: bytes, s: int) -> bytes:
                 if s % 3:  # one edit or two
                     break
             con.close()
-        except sqlite3.Error:
-            return b  # an earlier mutation left no table to edit
+        except (sqlite3.Error, UnicodeDecodeError):
+            return b  # an earlier mutation left no table to edit, or a schema SQLite cannot read
         return p.read_bytes()
 
 

@@ -147,6 +147,9 @@ class ResultsStore:
         if version > SCHEMA:
             raise FormatError(self.path, None, f"a results store of schema {version}, written by a newer mpx "
                               f"(this one reads schemas 0 to {SCHEMA}); update mpx to read it")
+        if version < SCHEMA and {UNCHECKED, RUN_CHECKSUMS} & have:  # tables no older mpx wrote
+            raise FormatError(self.path, None, f"damaged results store: it has the tables of schema {SCHEMA} but "
+                              f"its schema number reads {version}")
         if version == SCHEMA:
             lost = [t for t in ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS) if t not in have]
             if lost:
