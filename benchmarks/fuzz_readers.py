@@ -192,8 +192,8 @@ def _store_edit(b: bytes, s: int) -> bytes:
                 if s % 3:  # one edit or two
                     break
             con.close()
-        except sqlite3.Error:
-            return b  # an earlier mutation left no table to edit
+        except (sqlite3.Error, UnicodeDecodeError):
+            return b  # an earlier mutation left no table to edit, or a schema SQLite cannot read
         return p.read_bytes()
 
 
@@ -606,7 +606,7 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         except MpxError:
             pass
     t_end = time.monotonic() + seconds
-    _sweep(t, seeds, originals, stats, timed, time.monotonic() + seconds / 2, workdir / "mutants")  # half at most
+    _sweep(t, seeds, originals, stats, timed, time.monotonic() + seconds / 2, workdir / "mutants", out)  # half
     while time.monotonic() < t_end and not stats.failures:
         try:
             check()
@@ -626,11 +626,16 @@ EOF_RULE_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "jsonl", "callgri
 
 
 def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, timed: Callable, t_end: float,
-           folder: Path) -> None:
+           folder: Path, out: Path) -> None:
     """Every-byte truncation of the small seeds (at most `SWEEP_BYTES`), until ``t_end``: each cut loads or is
     a format error naming the file; in a format with the end-of-file rule a cut that is not just after a
     newline must be refused."""
     from mpx.errors import MpxError
+
+    def found(kind: str, cut: bytes, what: str) -> None:  # a reproducer, as `run_target`'s failures have
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{t.name}-{kind}-{seed.name}").write_bytes(cut)
+        stats.failures.append(f"{t.name}: {kind}: {what}")
 
     for seed, data in zip(seeds, originals):
         if not isinstance(data, bytes) or len(data) > SWEEP_BYTES:
@@ -648,18 +653,18 @@ def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, tim
                 stats.format_error += 1
                 if str(mutant) not in str(exc):
                     stats.other += 1
-                    stats.failures.append(f"{t.name}: unnamed: a cut at byte {n} of {seed.name}: {exc}")
+                    found("unnamed", cut, f"a cut at byte {n} of {seed.name}: {exc}")
                     return
                 continue
             except BaseException as exc:  # noqa: BLE001 - exactly what the invariant forbids
                 stats.other += 1
-                stats.failures.append(f"{t.name}: {type(exc).__name__}: a cut at byte {n} of {seed.name}: {exc}")
+                found(type(exc).__name__, cut, f"a cut at byte {n} of {seed.name}: {exc}")
                 return
             stats.loaded += 1
             if t.name in EOF_RULE_TARGETS and cut and not cut.endswith(b"\n"):
                 stats.silent_checked += 1
                 stats.silently_changed += 1
-                stats.failures.append(f"{t.name}: silent: a cut at byte {n} of {seed.name} (no final newline) loads")
+                found("silent", cut, f"a cut at byte {n} of {seed.name} (no final newline) loads")
                 return
         mutant.unlink(missing_ok=True)
 

@@ -236,3 +236,27 @@ def test_a_header_sqlite_does_not_know_is_one_line(tmp_path, capsys):
     p.write_bytes(b[:30] + b[:30] + b[30:])
     code, _, err = report_lines(capsys, str(p))
     assert code == 1 and len(err) == 1 and "results store" in err[0]
+
+
+def test_a_schema_that_is_not_utf8_is_one_line(tmp_path, capsys):
+    """Found by the store fuzz target: a byte flipped in the schema text raised UnicodeDecodeError (SQLite's error
+    message quotes it)."""
+    p = small_store(tmp_path / "results.sqlite")
+    b = p.read_bytes()
+    at = b.index(b"CREATE TABLE \"scores\"") if b"CREATE TABLE \"scores\"" in b else b.index(b"CREATE TABLE scores")
+    p.write_bytes(b[:at + 3] + b"\xc5" + b[at + 4:])
+    code, _, err = report_lines(capsys, str(p))
+    assert code == 1 and len(err) == 1 and "damaged results store" in err[0]
+
+
+def test_a_current_store_made_to_look_older_is_damage(tmp_path, capsys):
+    """Found by the store fuzz target: user_version set to 0 and a run's cells edited read as an unchecked older
+    store."""
+    p = small_store(tmp_path / "results.sqlite")
+    con = sqlite3.connect(p)
+    con.execute("PRAGMA user_version = 0")
+    con.execute("UPDATE runs SET cells = '[\"k0\"]'")
+    con.commit()
+    con.close()
+    code, _, err = report_lines(capsys, str(p))
+    assert code == 1 and len(err) == 1 and "schema number reads 0" in err[0]

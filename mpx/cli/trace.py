@@ -118,12 +118,13 @@ def _reader_options(items: list[str]) -> dict:
 
 def _trace(args: argparse.Namespace) -> Any:
     """The trace at ``args.path``, or the shipped dataset of that name (as `mpx evaluate` takes it) when no such
-    path exists and no reader is chosen."""
+    path exists, it names no folder and no reader is chosen (a missing path stays "no such file")."""
     import os
 
     from mpx.readers import read_trace
 
-    if not os.path.exists(args.path) and args.format is None and not args.option:
+    bare = os.sep not in args.path and not os.path.exists(args.path)
+    if bare and args.format is None and not args.option:
         from mpx.scoring.scalers import resolve_trace
 
         return resolve_trace(args.path)

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
+from mpx.experiment.latex import to_latex
 from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, RUN_CHECKSUMS, RUN_COLUMNS, all_checksums,
                                      canonical_value, cell_checksum, digest, row_text, run_checksum)
 
@@ -97,6 +98,8 @@ class ResultsStore:
             existed = self.path.is_file()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
+        # a flipped byte inside a text value: read (it fails its checksum, one line), not a UnicodeDecodeError
+        self.conn.text_factory = _text
         try:
             self.schema = self._check_schema(new=not read_only and not existed)
             if read_only:
@@ -108,6 +111,9 @@ class ResultsStore:
         except FormatError:
             self.conn.close()
             raise
+        except UnicodeDecodeError:  # SQLite's own message quoting a damaged schema
+            self.conn.close()
+            raise FormatError(self.path, None, "damaged results store (its schema is not UTF-8 text)") from None
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             if not is_damage(exc):
@@ -141,6 +147,9 @@ class ResultsStore:
         if version > SCHEMA:
             raise FormatError(self.path, None, f"a results store of schema {version}, written by a newer mpx "
                               f"(this one reads schemas 0 to {SCHEMA}); update mpx to read it")
+        if version < SCHEMA and {UNCHECKED, RUN_CHECKSUMS} & have:  # tables no older mpx wrote
+            raise FormatError(self.path, None, f"damaged results store: it has the tables of schema {SCHEMA} but "
+                              f"its schema number reads {version}")
         if version == SCHEMA:
             lost = [t for t in ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS) if t not in have]
             if lost:
@@ -511,8 +520,8 @@ class ResultsStore:
                     for (k,) in self.conn.execute("SELECT key FROM cells"):
                         if k not in sums and k not in legacy and k not in skip:
                             out[k] = "its checksum is missing (this store checksums every cell it writes)"
-        except sqlite3.DatabaseError as exc:
-            raise FormatError(self.path, None, f"damaged results store ({exc})") from None
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise FormatError(self.path, None, f"damaged results store ({str(exc)[:200]})") from None
         self._verified = True
         return out
 
@@ -527,6 +536,10 @@ class ResultsStore:
             return int(n)
         return int(self.conn.execute(f"SELECT COUNT(*) FROM cells WHERE key NOT IN (SELECT cell_key FROM {CHECKSUMS})")
                    .fetchone()[0])
+
+
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
 
 
 def _json_list(path: Path, text: Any, run_id: int) -> list[str]:
@@ -558,10 +571,10 @@ def damage_as_error(path: str | os.PathLike) -> Iterator[None]:
     (a locked, read-only or full disk stays an ``OperationalError``: not the file's fault)."""
     try:
         yield
-    except sqlite3.DatabaseError as exc:
-        if not is_damage(exc):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        if not is_damage(exc) and not isinstance(exc, UnicodeDecodeError):
             raise
-        raise FormatError(path, None, f"damaged results store ({exc})") from None
+        raise FormatError(path, None, f"damaged results store ({str(exc)[:200]})") from None
 
 
 def _check_not_empty(path: Path) -> None:
@@ -606,44 +619,3 @@ def open_store(path: str | os.PathLike, read_only: bool = True) -> ResultsStore:
     if not p.is_file():
         raise ConfigError(f"no results store at {path} (expected a results.sqlite file or a folder holding one)")
     return ResultsStore(p, read_only=read_only)
-
-
-def _tex(x: Any) -> str:
-    s = str(x)
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
-        s = s.replace(a, b) if a != "\\" else s.replace(a, "\0")
-    return s.replace("\0", r"\textbackslash{}")
-
-
-def to_latex(df: Any, caption: str, label: str) -> str:
-    """A booktabs table (no jinja2 needed): index as the first column(s), NaN as an em dash; a text column
-    with values over 40 characters is a wrapping paragraph column (kept whole)."""
-    import math
-
-    import numpy as np
-
-    idx_names = [n or "" for n in df.index.names]
-    head = [*idx_names, *map(str, df.columns)]
-    # a text column with long values (skip reasons are sentences) is a paragraph column that wraps
-    spec = "".join(r"p{0.45\linewidth}" if df[c].map(lambda v: isinstance(v, str) and len(v) > 40).any() else "r"
-                   for c in df.columns)
-    lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
-             r"\begin{tabular}{" + "l" * len(idx_names) + spec + "}", r"\toprule",
-             " & ".join(_tex(h) for h in head) + r" \\", r"\midrule"]
-    for idx, *row in df.itertuples(index=True, name=None):  # per-column types kept (iterrows makes ints floats)
-        idx = idx if isinstance(idx, tuple) else (idx,)
-        cells = []
-        for v in row:
-            if isinstance(v, (bool, np.bool_)):
-                cells.append(_tex(v))
-            elif isinstance(v, (int, np.integer)):
-                cells.append(f"{int(v):,}")
-            elif isinstance(v, (float, np.floating)):
-                cells.append("---" if not math.isfinite(v) else f"{v:.2f}" if abs(v) < 1e4 else f"{v:,.0f}")
-            else:
-                cells.append(_tex(v))
-        lines.append(" & ".join([*(_tex(i) for i in idx), *cells]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(caption)}}}", rf"\label{{{label}}}",
-              r"\end{table}"]
-    return "\n".join(lines)
