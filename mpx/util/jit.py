@@ -90,6 +90,29 @@ if HAVE_NUMBA:
     _install_locator()
 
 
+def kernel_folder(py_file: str | Path) -> Path | None:
+    """The cache folder of the kernels of source ``py_file`` (None: numba's own place, or not mpx's)."""
+    root = cache_root()
+    src = Path(py_file).resolve()
+    if root is None or not src.is_relative_to(PACKAGE):
+        return None
+    stamp = hashlib.sha256(src.read_bytes()).hexdigest()
+    return root / f"{'_'.join(src.relative_to(PACKAGE.parent).with_suffix('').parts)}-{stamp[:16]}"
+
+
+def compile_notice(py_file: str | Path, what: str) -> None:
+    """One line on stderr before the kernels of ``py_file`` are compiled for the first time on this machine
+    (no index in their cache folder): the only compile a user sees is one that says so."""
+    if not HAVE_NUMBA:
+        return
+    folder = kernel_folder(py_file)
+    if folder is not None and not any(folder.glob("*.nbi")):
+        import sys
+
+        print(f"mpx: compiling {what} once for this machine (numba; cached under {folder.parent})",
+              file=sys.stderr, flush=True)
+
+
 def njit(fn: Callable[..., Any] | None = None, *, inline: bool = False) -> Any:
     """Compile ``fn`` in nopython mode with an on-disk cache (identity when numba is unavailable).
 
