@@ -102,8 +102,8 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
                              [c["key"] for c in cells], where)
     counts = {"cells": len(cells), "cached": len(cells) - len(todo), "computed": 0, "skipped": 0, "errors": 0}
-    cold = (not dask_scheduler and any(_needs_jit(c) for c in todo)
-            and compile_notice(PACKAGE / "partition", "the partitioner's kernels", show=progress))
+    if not dask_scheduler and any(_needs_jit(c) for c in todo):
+        compile_notice(PACKAGE / "partition", "the partitioner's kernels", show=progress)
     bar = progress_bar(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", wanted=progress)
 
     def done(result: dict) -> None:
@@ -129,15 +129,7 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
                     warming.kill()
                     warming.wait()
         else:
-            # cold kernels: compiled once, aside, while the pool runs the other cells first (issue 39: each
-            # worker compiling them itself doubled the first quickstart's compile time on 2 CPUs)
-            todo, warming = warm_up_aside(todo) if cold else (todo, None)
-            try:
-                _run_pool(todo, min(jobs, len(todo)), done)
-            finally:
-                if warming is not None:
-                    warming.kill()
-                    warming.wait()
+            _run_pool(todo, min(jobs, len(todo)), done)
     except BaseException as exc:
         bar.close()
         store.end_run(run_id, "interrupted")
