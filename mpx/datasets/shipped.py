@@ -272,10 +272,18 @@ def _placeholders(recipe: dict) -> dict[str, str]:
 
 
 def _expand(items: list[str], values: dict[str, str]) -> list[str]:
-    try:
-        return [str(x).format(**values) for x in items]
-    except (KeyError, IndexError) as exc:
-        raise ConfigError(f"recipe names an unknown placeholder {exc} in {items}") from None
+    """A recipe's arguments with its placeholders (``{python}``, ``{datasets}``, ``resolve`` keys) filled in;
+    a literal brace is written twice (``{{``), as in Python's `str.format`."""
+    out = []
+    for x in items:
+        try:
+            out.append(str(x).format(**values))
+        except (KeyError, IndexError) as exc:
+            raise ConfigError(f"recipe argument {x!r} names an unknown placeholder {exc} (placeholders: "
+                              f"{', '.join(sorted(values))}; a literal brace is written {{{{ or }}}})") from None
+        except ValueError as exc:
+            raise ConfigError(f"recipe argument {x!r}: {exc} (a literal brace is written {{{{ or }}}})") from None
+    return out
 
 
 def _inputs(workdir: Path) -> dict[str, dict]:
