@@ -22,7 +22,11 @@ inflation (a number made 1 to 5,000 digits longer), an inserted garbage line, a 
 copy with a flipped or truncated compressed stream, and the operators of an independent fuzzer (issue 29):
 a duplicated chunk of bytes, two lines swapped, a number +1, -1 or x10, a non-ASCII character in a name,
 CRLF line ends, a byte-order mark (at the start or before a line), truncation at a sixteenth of the file,
-an empty line and a 1 MiB line (a long name, a long number or garbage).
+an empty line and a 1 MiB line (a long name, a long number or garbage); and those of issue 40's attack: Unicode
+confusables, CR-only line ends, a NUL inside a line, a JSON key given twice, the special numbers (`SPECIAL_NUMBERS`),
+deep nesting, and every-byte truncation of the seeds of at most `SWEEP_BYTES` (`_sweep`, half the budget at most).
+The ``store`` target damages a small results store (bytes, and SQL edits: `STORE_EDITS`) and reads it as
+``mpx report`` does: every mutant must be refused or read the original's rows.
 
 **Invariant**, per input: it loads, or it raises `mpx.errors.MpxError` whose message names the file
 (``expr``: names the pseudo path given to the parser) — never another exception type, never longer than
@@ -67,10 +71,21 @@ MUTATIONS = ("byteflip", "delete_line", "dup_line", "merge_lines", "truncate", "
              "garbage_line", "gzip_corrupt",
              # the operators of an independent fuzzer (issue 29): they found what the first eight missed
              "chunk_dup", "swap_lines", "num_plus1", "num_minus1", "num_times10", "unicode_name", "crlf", "bom",
-             "truncate16", "empty_line", "huge_line")
-SILENT_KINDS = frozenset(("merge_lines", "delete_member", "crlf", "bom", "empty_line"))
+             "truncate16", "empty_line", "huge_line",
+             # the operators of issue 40's attack: confusables, CR-only line ends, NUL inside a line, a repeated
+             # JSON key, the special numbers, deep nesting (and every-byte truncation of small seeds, `_sweep`)
+             "confusable", "cr_only", "nul", "dup_key", "special_number", "deep_nesting")
+SILENT_KINDS = frozenset(("merge_lines", "delete_member", "crlf", "bom", "empty_line", "cr_only", "dup_key"))
 """Mutants made of one of these must load the original's numbers (or note what they dropped), or be refused:
 a lost newline, a deleted member, CRLF line ends, a byte-order mark, a blank line. (npz: every mutant.)"""
+SPECIAL_NUMBERS = (b"-0", b"+5", b"5e3", b".5", b"1e-999", b"1e308", b"18446744073709551616", b"0" * 300 + b"5",
+                   b"NaN", b"Infinity", b"-1", b"1_000", "\u0663".encode(), b"0x10")
+"""Number forms no tool mpx reads prints (issue 40): a special_number mutant of a format with one number grammar
+(`GRAMMAR_TARGETS`) must be refused or load the original's numbers."""
+GRAMMAR_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "jsonl", "callgrind", "callgrind-split", "store"))
+CONFUSABLES = {ord("a"): "а", ord("e"): "е", ord("o"): "о", ord("c"): "с", ord("p"): "р", ord("0"): "０",
+               ord("1"): "１", ord("."): "․", ord("-"): "−", ord(":"): "∶", ord(";"): ";", ord(","): "‚"}
+SWEEP_BYTES = 8192  # seeds up to this size are also truncated at every byte (`_sweep`)
 HUGE_LINE = 2**20  # bytes of a huge line (a 1 MiB value, name or garbage)
 MAX_SEED_BYTES = 600_000  # larger seeds make each input slow; the periodic gem5 series are left out
 
@@ -120,6 +135,66 @@ def _jsonl_seed(workdir: Path) -> list[Path]:
                 s.inc(int(v))
             d.dump(int(edges[t + 1]))
     return [out]
+
+
+def _store_seed(workdir: Path) -> list[Path]:
+    """A small results store of the current schema: 3 cells of 2 scalers, one finished run."""
+    from mpx.experiment.store import ResultsStore
+
+    path = workdir / "results.sqlite"
+    with ResultsStore(path) as st:
+        st.declare({"scores": ("scaler",)})
+        run = st.begin_run("toy", None, {}, "v0", [f"k{i}" for i in range(3)], "1")
+        for i in range(3):
+            st.write({"cell": {"key": f"k{i}", "experiment": "toy", "status": "done"},
+                      "scores": [{"scaler": "linear", "wape": 0.123456789 + i, "workload": f"w{i}"},
+                                 {"scaler": "dcam", "wape": 2.5 + i, "workload": f"w{i}"}]})
+        st.end_run(run)
+    return [path]
+
+
+def _read_store(path: str) -> Any:
+    """What `mpx report` reads: every table of the latest runs, and what `--verify` says."""
+    from mpx.experiment.store import damage_as_error, open_store
+
+    with damage_as_error(path), open_store(path) as st:
+        tables = {t: st.table(t).to_csv(index=False) for t in ("cells", *st.tables())}
+        return tables, st.problems(), st.unchecked()
+
+
+#: damage done with SQL (`store_edit`): what an editor, a script or a stray tool can do to a results store
+STORE_EDITS = (
+    "DELETE FROM cell_checksums WHERE cell_key = 'k1'",
+    "DROP TABLE cell_checksums",
+    "DROP TABLE unchecked_cells",
+    "UPDATE scores SET wape = wape + 1 WHERE cell_key = 'k1' AND scaler = 'dcam'",
+    "DELETE FROM cells WHERE key = 'k2'",
+    "PRAGMA user_version = 0",
+    "UPDATE runs SET cells = '[\"k0\", \"k1\"]'",
+    "INSERT INTO unchecked_cells VALUES ('k1')",
+    "DELETE FROM scores WHERE cell_key = 'k0' AND scaler = 'linear'",
+    "UPDATE cells SET status = 'skipped' WHERE key = 'k0'",
+    "DROP TABLE row_tables",
+    "UPDATE runs SET status = 'running'",
+)
+
+
+def _store_edit(b: bytes, s: int) -> bytes:
+    import sqlite3
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "s.sqlite"
+        p.write_bytes(b)
+        try:
+            con = sqlite3.connect(p, isolation_level=None)
+            for sql in (STORE_EDITS[s % len(STORE_EDITS)], STORE_EDITS[(s // len(STORE_EDITS)) % len(STORE_EDITS)]):
+                con.execute(sql)
+                if s % 3:  # one edit or two
+                    break
+            con.close()
+        except (sqlite3.Error, UnicodeDecodeError):
+            return b  # an earlier mutation left no table to edit, or a schema SQLite cannot read
+        return p.read_bytes()
 
 
 @dataclass
@@ -261,6 +336,8 @@ def targets() -> dict[str, Target]:
         Target("hperf", lambda w: _files(metrics / "hperf", "*.json"), _catalog("hperf"), _catalog_numbers, _catalog_notes),
         Target("toml", lambda w: _files(builtin, "*.toml"), _catalog("toml"), _catalog_numbers, _catalog_notes),
         Target("expr", _expr_seeds, _parse_expr, lambda node: None),
+        Target("store", _store_seed, _read_store, lambda obj: obj[0],
+               lambda obj: frozenset(obj[1].items()) | {f"unchecked {obj[2]}"}, text=False, suffix=".sqlite"),
     ]
     return {t.name: t for t in ts}
 
@@ -269,6 +346,7 @@ def targets() -> dict[str, Target]:
 
 
 _NUMBER = re.compile(rb"(?<![0-9.])[0-9]{1,30}(\.[0-9]{1,30})?(?![0-9])")
+_KEY = re.compile(rb'("[^"\n]{1,80}")\s*:\s*("[^"\n]{0,200}"|-?[0-9][0-9.eE+-]{0,40}|true|false|null)')
 
 
 def _line_starts(b: bytes) -> list[int]:
@@ -350,6 +428,34 @@ def mutate(b: bytes, kind: str, r: int, s: int) -> bytes:
         return b[:lo] + body.replace(b"\n", b" ") + b"\n" + b[lo:]
     if kind == "crlf":
         return b.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    if kind == "cr_only":
+        return b.replace(b"\r\n", b"\n").replace(b"\n", b"\r")
+    if kind == "confusable":  # a letter, digit or separator replaced by one that looks the same
+        i = r % len(b)
+        j = next((k for k in range(i, min(len(b), i + 4096)) if b[k] in CONFUSABLES), None)
+        if j is None:
+            j = next((k for k in range(len(b)) if b[k] in CONFUSABLES), None)
+        return b if j is None else b[:j] + CONFUSABLES[b[j]].encode() + b[j + 1:]
+    if kind == "nul":
+        i = r % len(b)
+        return b[:i] + b"\x00" + b[i:]
+    if kind == "dup_key":  # a JSON key given twice in its object, with the same or another value
+        m = _KEY.search(b, r % len(b)) or _KEY.search(b)
+        if m is None:
+            return mutate(b, "dup_line", r, s)
+        other = m.group(2) if s % 2 else (b'"x"' if m.group(2).startswith(b'"') else b"7")
+        return b[: m.end()] + b", " + m.group(1) + b": " + other + b[m.end():]
+    if kind == "special_number":
+        m = _NUMBER.search(b, r % len(b)) or _NUMBER.search(b)
+        if m is None:
+            return b
+        return b[: m.start()] + SPECIAL_NUMBERS[s % len(SPECIAL_NUMBERS)] + b[m.end():]
+    if kind == "deep_nesting":  # a number wrapped in 100 to 100,000 levels of brackets
+        m = _NUMBER.search(b, r % len(b)) or _NUMBER.search(b)
+        at = (m.start(), m.end()) if m else (0, 0)
+        n = (100, 1000, 100_000)[s % 3]
+        o, c = ((b"[", b"]"), (b"{", b"}"), (b"(", b")"))[(s // 3) % 3]
+        return b[: at[0]] + o * n + b[at[0]: at[1]] + c * n + b[at[1]:]
     if kind == "truncate16":
         return b[: len(b) * (1 + s % 15) // 16]
     if kind in ("num_plus1", "num_minus1", "num_times10"):
@@ -360,6 +466,8 @@ def mutate(b: bytes, kind: str, r: int, s: int) -> bytes:
         y = x + 1 if kind == "num_plus1" else x - 1 if kind == "num_minus1" else x * 10
         text = format(y, "f").encode()
         return b[: m.start()] + text + b[m.end():]
+    if kind == "store_edit":
+        return _store_edit(b, s)
     if kind == "gzip_corrupt":
         z = gzip.compress(b, mtime=0)
         if s % 2:
@@ -402,6 +510,8 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
     (workdir / "mutants").mkdir()
     kinds = MUTATIONS if t.text else ("byteflip", "truncate", "inflate_digits", "dup_line", "delete_line",
                                       "chunk_dup", "truncate16", "num_plus1", "num_times10")
+    if t.name == "store":
+        kinds = ("byteflip", "truncate", "chunk_dup", "truncate16", "store_edit", "store_edit", "store_edit")
     signal.signal(signal.SIGALRM, _alarm)
 
     def timed(fn: Callable[[], Any]) -> Any:
@@ -479,7 +589,8 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
             fail(type(exc).__name__, b, f"{type(exc).__name__}: {exc} on a mutant of {seeds[i].name} ({muts})", seeds[i])
         stats.loaded += 1
         one = [m[0] for m in muts]
-        if (not t.text or len(one) == 1 and one[0] in SILENT_KINDS) and b != originals[i]:
+        grammar = one == ["special_number"] and t.name in GRAMMAR_TARGETS
+        if (not t.text or len(one) == 1 and one[0] in SILENT_KINDS or grammar) and b != originals[i]:
             ref = digest(i)
             if ref is None:
                 return
@@ -495,7 +606,8 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         except MpxError:
             pass
     t_end = time.monotonic() + seconds
-    while time.monotonic() < t_end:
+    _sweep(t, seeds, originals, stats, timed, time.monotonic() + seconds / 2, workdir / "mutants", out)  # half
+    while time.monotonic() < t_end and not stats.failures:
         try:
             check()
         except AssertionError as exc:
@@ -507,6 +619,54 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
             stats.failures += [str(e).splitlines()[0] for e in exc.exceptions]
             break
     return stats
+
+
+#: targets whose readers refuse a last line without its newline (`mpx.readers.textio.require_final_newline`)
+EOF_RULE_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "jsonl", "callgrind", "likwid"))
+
+
+def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, timed: Callable, t_end: float,
+           folder: Path, out: Path) -> None:
+    """Every-byte truncation of the small seeds (at most `SWEEP_BYTES`), until ``t_end``: each cut loads or is
+    a format error naming the file; in a format with the end-of-file rule a cut that is not just after a
+    newline must be refused."""
+    from mpx.errors import MpxError
+
+    def found(kind: str, cut: bytes, what: str) -> None:  # a reproducer, as `run_target`'s failures have
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{t.name}-{kind}-{seed.name}").write_bytes(cut)
+        stats.failures.append(f"{t.name}: {kind}: {what}")
+
+    for seed, data in zip(seeds, originals):
+        if not isinstance(data, bytes) or len(data) > SWEEP_BYTES:
+            continue
+        mutant = folder / seed.name  # in the run's temporary folder, under the seed's name (LIKWID reads it)
+        for n in range(len(data)):
+            if time.monotonic() > t_end:
+                return
+            cut = data[:n]
+            mutant.write_bytes(cut)
+            stats.tried += 1
+            try:
+                timed(lambda: t.load(str(mutant)))
+            except MpxError as exc:
+                stats.format_error += 1
+                if str(mutant) not in str(exc):
+                    stats.other += 1
+                    found("unnamed", cut, f"a cut at byte {n} of {seed.name}: {exc}")
+                    return
+                continue
+            except BaseException as exc:  # noqa: BLE001 - exactly what the invariant forbids
+                stats.other += 1
+                found(type(exc).__name__, cut, f"a cut at byte {n} of {seed.name}: {exc}")
+                return
+            stats.loaded += 1
+            if t.name in EOF_RULE_TARGETS and cut and not cut.endswith(b"\n"):
+                stats.silent_checked += 1
+                stats.silently_changed += 1
+                found("silent", cut, f"a cut at byte {n} of {seed.name} (no final newline) loads")
+                return
+        mutant.unlink(missing_ok=True)
 
 
 def _child(name: str, seconds: float, timeout: float, memory_mib: int, out: Path) -> int:

@@ -4,6 +4,7 @@ cold (empty numba cache) and warm, wall and CPU time, with a breakdown by phase.
     python benchmarks/quickstart.py                         # both configs, cold and warm, default --jobs
     python benchmarks/quickstart.py quickstart --warm --jobs 1
     python benchmarks/quickstart.py gem5_quickstart --breakdown      # + where the time goes, by phase
+    python benchmarks/quickstart.py quickstart --fresh               # a fresh machine: see below
 
 Each timed run is a fresh ``python -m mpx run CONFIG --out TMP --no-progress`` process. **Cold**
 points numba's cache (``MPX_NUMBA_CACHE``, see `mpx.util.jit`) at an empty folder, as in a fresh clone on a
@@ -11,6 +12,12 @@ fresh machine; **warm** reuses the machine's cache (a second run, or a fresh clo
 mpx before), each time into a new output folder. CPU time is the children's user + system time
 (`resource.getrusage`), worker processes included. The machine's load average is printed beside every
 number: on a shared machine wall time says little, CPU time more.
+
+``--fresh`` is a user's first contact: a fresh ``git clone`` of this checkout's HEAD (run from the clone,
+``PYTHONPATH`` pointing at it) with every cache empty (``XDG_CACHE_HOME`` and ``MPLCONFIGDIR`` at empty
+folders: numba's kernels, matplotlib's font list), then the same again warm (same clone, caches kept); also
+the first ``mpx trace info`` of a 3-dump gem5 file with empty caches. The Python environment is this one (a
+fresh venv would time pip's downloads, not mpx).
 
 ``--breakdown`` runs the config once more in one process (``--jobs 1``) with timers around each phase
 (exclusive times: a phase nested in another is not counted twice): grid (config, cells), load (datasets),
@@ -49,17 +56,19 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def timed_run(config: Path, jobs: int | None, numba_cache: Path | None, out: Path) -> dict[str, Any]:
-    """One fresh ``mpx run`` process: wall and CPU seconds, exit code, the load before and after."""
-    env = dict(os.environ)
+def timed_run(config: Path, jobs: int | None, numba_cache: Path | None, out: Path, *, root: Path = ROOT,
+              env_extra: dict[str, str] | None = None, cmd: list[str] | None = None) -> dict[str, Any]:
+    """One fresh ``mpx run`` process (or ``cmd``): wall and CPU seconds, exit code, the load before and after."""
+    env = dict(os.environ, **(env_extra or {}))
     if numba_cache is not None:
         env["MPX_NUMBA_CACHE"] = str(numba_cache)
-    cmd = [sys.executable, "-m", "mpx", "run", str(config), "--out", str(out), "--no-progress"]
-    if jobs is not None:
-        cmd += ["--jobs", str(jobs)]
+    if cmd is None:
+        cmd = [sys.executable, "-m", "mpx", "run", str(config), "--out", str(out), "--no-progress"]
+        if jobs is not None:
+            cmd += ["--jobs", str(jobs)]
     before = load()
     c0, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - t0, children_cpu() - c0
     if proc.returncode != 0:
         raise SystemExit(f"{config.name}: mpx run failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -184,12 +193,44 @@ def print_breakdown(name: str, res: dict[str, Any]) -> None:
     print(f"  {'other (imports, ...)':<28} {other_cpu:8.2f} {other_wall:8.2f}")
 
 
+SMALL_GEM5 = "".join(f"\n---------- Begin Simulation Statistics ----------\nsimTicks 1000 # t\nfinalTick {1000 * d} "
+                     f"# t\nsystem.cpu.numCycles {100 * d} # c\n---------- End Simulation Statistics   ----------\n"
+                     for d in (1, 2, 3))
+
+
+def fresh(names: list[str], jobs: int | None) -> None:
+    """``--fresh``: a fresh clone with empty caches, cold then warm, and the first ``mpx trace info``."""
+    with tempfile.TemporaryDirectory(prefix="mpx-fresh-") as tmp:
+        clone = Path(tmp) / "mpx"
+        subprocess.run(["git", "clone", "--quiet", "--shared", str(ROOT), str(clone)], check=True)
+        for sub in ("cache", "mpl"):
+            (Path(tmp) / sub).mkdir()
+        env = {"XDG_CACHE_HOME": str(Path(tmp) / "cache"), "MPLCONFIGDIR": str(Path(tmp) / "mpl"),
+               "PYTHONPATH": str(clone)}
+        env.pop("MPX_NUMBA_CACHE", None)
+        os.environ.pop("MPX_NUMBA_CACHE", None)
+        stats = Path(tmp) / "stats.txt"
+        stats.write_text(SMALL_GEM5)
+        r = timed_run(Path(), None, None, Path(), root=clone, env_extra=env,
+                      cmd=[sys.executable, "-m", "mpx", "trace", "info", str(stats)])
+        print(f"{'trace info':<16} fresh {r['wall']:7.1f} s wall {r['cpu']:7.1f} s CPU   "
+              f"({r['load_before']} → {r['load_after']})", flush=True)
+        for name in names:
+            config = clone / CONFIGS[name].relative_to(ROOT)
+            for mode in ("fresh", "warm"):
+                r = timed_run(config, jobs, None, Path(tmp) / f"out-{name}-{mode}", root=clone, env_extra=env)
+                print(f"{name:<16} {mode:<5} {r['wall']:7.1f} s wall {r['cpu']:7.1f} s CPU   "
+                      f"({r['load_before']} → {r['load_after']})", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("configs", nargs="*", help=f"any of {list(CONFIGS)} (default: both)")
     ap.add_argument("--jobs", type=int, help="mpx run --jobs (default: mpx's own default)")
     ap.add_argument("--cold", action="store_true", help="only the cold run")
     ap.add_argument("--warm", action="store_true", help="only the warm run")
+    ap.add_argument("--fresh", action="store_true", help="a fresh clone with empty caches (XDG_CACHE_HOME, "
+                    "MPLCONFIGDIR), then warm; and the first mpx trace info")
     ap.add_argument("--breakdown", action="store_true", help="also the phase breakdown (one more --jobs 1 run)")
     ap.add_argument("--only-breakdown", action="store_true", help="only the phase breakdown")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="keep the breakdown run's output in DIR/<config>")
@@ -204,6 +245,9 @@ def main() -> None:
     modes = ([] if args.only_breakdown else
              ["cold"] if args.cold and not args.warm else ["warm"] if args.warm and not args.cold else ["cold", "warm"])
     print(f"mpx run, fresh output folder each time; {load()}; jobs {args.jobs or 'default'}")
+    if args.fresh:
+        fresh(names, args.jobs)
+        return
     for name in names:
         with tempfile.TemporaryDirectory(prefix="mpx-bench-") as tmp:
             for mode in modes:

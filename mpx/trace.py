@@ -38,6 +38,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from mpx import strict_json
 from mpx.errors import FormatError, TraceError
 
 TIME_UNITS = ("ticks", "cycles", "instructions", "ns", "us", "ms", "s", "blocks", "intervals")
@@ -58,6 +59,11 @@ MAX_MEMBER_BYTES = 2**31
 """The largest array a native trace file may declare, per member (2 GiB): 16 times the largest real
 trace (9,000 gem5 dumps × 1,500 events in float64 are 0.11 GB). A header declaring more, or more than
 the member holds, is a `FormatError` before anything is allocated."""
+
+MAX_HEADER_BYTES = 2**24
+"""The largest JSON header a native trace file may declare (16 MiB): 80 times the largest real one (gem5 traces
+with every event named, 0.2 MB). Checked like `MAX_MEMBER_BYTES`, before it is decompressed: a 0.36 MB file whose
+header inflated to 300 MiB of JSON took 94 s and 1.2 GB to load."""
 
 MEMBERS = {"header": "u", "counts": "iuf", "edges": "iuf", "aux": "iuf"}
 """Members of the native format and the numpy dtype kinds each may have (unsigned bytes of JSON; real
@@ -431,7 +437,7 @@ class Trace:
         beyond what it holds, a header that is not the JSON object `save` writes — is a `FormatError`."""
         arrays = _read_members(path)
         try:
-            header = json.loads(arrays["header"].tobytes().decode("utf-8"))
+            header = strict_json.loads(arrays["header"].tobytes().decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise FormatError(path, None, f"header is not JSON: {str(exc)[:80]}") from None
         if not isinstance(header, dict):
@@ -505,9 +511,10 @@ def _read_npy(path: Any, name: str, fh: Any, kinds: str, size: int) -> np.ndarra
         n_items *= d
     n_bytes = n_items * dtype.itemsize
     holds = size - fh.tell()
-    if n_bytes > MAX_MEMBER_BYTES:
+    limit, what = (MAX_HEADER_BYTES, "as its header") if name == "header" else (MAX_MEMBER_BYTES, "per member")
+    if n_bytes > limit:
         raise FormatError(path, None, f"member {name}.npy declares shape {shape}: {n_bytes:,} bytes, more than "
-                                      f"the {MAX_MEMBER_BYTES:,} a trace file may hold per member")
+                                      f"the {limit:,} a trace file may hold {what}")
     if n_bytes != holds:
         raise FormatError(path, None, f"member {name}.npy declares shape {shape} ({n_bytes:,} bytes) but holds "
                                       f"{holds:,} bytes of data")

@@ -1,7 +1,7 @@
 """Regenerate every thesis figure: run the experiment each figure draws from (when its results are not there
 yet, or with ``--run``), then draw the figure from the results store with ``mpx figs``.
 
-    python paper_figs/make_all.py [FIGURE ...] [--results DIR] [--out DIR] [--run] [--dry-run]
+    python paper_figs/make_all.py [FIGURE ...] [--results DIR] [--out DIR] [--site DIR | --no-site] [--run] [--dry-run]
 
 Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` does), figures to
 ``paper_figs/figures/`` as PDF and PNG. The figure → experiment table is the figure registry
@@ -9,6 +9,9 @@ Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` d
 ``experiments/README.md``. An experiment whose ``[data] files`` or ``heldout`` traces are made on this machine
 (the held-out programs: `PREREQUISITES`) gets its recording first when they are missing. A failed step skips
 the figures that need it, the others are still drawn, and the command ends with the list of what failed.
+A figure of another package whose ``experiment`` is None or no config file (`foreign`) is skipped with a line.
+Last, ``mpx site`` builds the static site of every store the figures read (``--site``, default
+``paper_figs/site/``; the README says how to publish it).
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from pathlib import Path
 from mpx.cli import main as mpx
 from mpx.experiment import load_config
 from mpx.experiment.config import load_suite
-from mpx.figures import available, get
+from mpx.figures import REGISTRY, get
+
+available = REGISTRY.installed  # every figure that loads (an installed one that does not: a warning line)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,12 +65,31 @@ def store_name(config: Path) -> str:
     return suite[0] if suite is not None else load_config(config).name
 
 
-def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list[str]]:
-    """The ``mpx`` commands that regenerate ``figures``: each experiment run at most once, then one ``figs``."""
+def config_of(name: str) -> Path | None:
+    """The experiment config figure ``name`` draws from (relative to the repository unless absolute), or None
+    when it names none or no file: a foreign figure, which this script cannot regenerate."""
+    exp = get(name).experiment
+    if not isinstance(exp, str) or not exp or not (REPO / exp).is_file():
+        return None
+    return REPO / exp
+
+
+def foreign(names: list[str]) -> dict[str, str]:
+    """The figures among ``names`` this script cannot regenerate, with the reason (`config_of`)."""
+    return {n: (f"its experiment {get(n).experiment!r} is not a config file" if get(n).experiment
+                else "it names no experiment") for n in names if config_of(n) is None}
+
+
+def plan(figures: list[str], results: Path, out: Path, rerun: bool, site: Path | None = None) -> list[list[str]]:
+    """The ``mpx`` commands that regenerate ``figures``: each experiment run at most once, then one ``figs``
+    per store, then (``site``) one ``mpx site`` of every store."""
     commands: list[list[str]] = []
     by_store: dict[Path, list[str]] = {}
     for name in figures:
-        config = Path(os.path.relpath(REPO / get(name).experiment))
+        where = config_of(name)
+        if where is None:
+            continue
+        config = Path(os.path.relpath(where))
         store = results / store_name(config)
         if (rerun or not (store / "results.sqlite").is_file()) and store not in by_store:
             commands += [cmd for cmd in prerequisites(config) if cmd not in commands]
@@ -73,6 +97,8 @@ def plan(figures: list[str], results: Path, out: Path, rerun: bool) -> list[list
         by_store.setdefault(store, []).append(name)
     for store, names in by_store.items():
         commands.append(["figs", str(store), *names, "--out", str(out)])
+    if site is not None and by_store:
+        commands.append(["site", *map(str, by_store), "--out", str(site)])
     return commands
 
 
@@ -81,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("figures", nargs="*", metavar="FIGURE", help=f"figures (default: all of {', '.join(available())})")
     ap.add_argument("--results", default="results", help="results folder of the experiments (default: results)")
     ap.add_argument("--out", default=os.path.relpath(REPO / "paper_figs" / "figures"), help="figure folder")
+    ap.add_argument("--site", default=os.path.relpath(REPO / "paper_figs" / "site"), help="the static site's folder")
+    ap.add_argument("--no-site", action="store_true", help="do not build the site")
     ap.add_argument("--run", action="store_true", help="re-run the experiments even when their results exist")
     ap.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = ap.parse_args(argv)
@@ -88,8 +116,17 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown figure(s) {unknown}; figures: {', '.join(available())}")
     failed: list[str] = []
+    for name, why in foreign(args.figures or available()).items():
+        print(f"skipped figure {name} (not regenerated here: {why})", flush=True)
+        if name in args.figures:
+            failed.append(f"figure {name}")
     broken: set[str] = set()  # stores whose run, or a recording it needs, failed
-    for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run):
+    site = None if args.no_site else Path(args.site)
+    for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run, site):
+        if cmd[0] == "site":  # the site of the stores whose runs succeeded
+            cmd = ["site", *(s for s in cmd[1:cmd.index("--out")] if s not in broken), *cmd[cmd.index("--out"):]]
+            if cmd[1] == "--out":
+                continue
         shell = cmd[0] == "sh"
         text = shlex.join(cmd) if shell else "mpx " + shlex.join(cmd)
         store = cmd[cmd.index("--out") + 1] if cmd[0] == "run" else cmd[1] if cmd[0] == "figs" else None

@@ -215,3 +215,16 @@ def test_differing_meta_keys_are_followed_down_to_the_leaf():
     assert ds.differing_keys(old, new) == ["recording.config_sha256"]
     assert ds.differing_keys({"a": {"b": 1}}, {"a": 2}) == ["a"]
     assert ds.differing_keys(old, old) == []
+
+
+def test_a_recipe_with_a_bare_brace_is_one_line_naming_the_argument():
+    """A perl one-liner in a recipe (``{ $h{lc $_}++ }``) stopped `mpx datasets rebuild` with a ValueError
+    traceback from str.format; a grep range (``{3}``) with an IndexError named the whole argv. Both are one
+    line naming the argument and how to write a literal brace."""
+    from mpx.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"recipe argument 'for \{ \$h\{lc \$_\}\+\+ \}': .*literal brace is written \{\{"):
+        ds._expand(["perl", "for { $h{lc $_}++ }"], {"python": "py"})
+    with pytest.raises(ConfigError, match=r"recipe argument '\(\[a-z\]\{3\}\)' names an unknown placeholder"):
+        ds._expand(["([a-z]{3})"], {"python": "py"})
+    assert ds._expand(["([a-z]{{3}})", "{python}"], {"python": "py"}) == ["([a-z]{3})", "py"]

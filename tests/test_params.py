@@ -49,8 +49,8 @@ def test_protocol():
         t.set_params(nope=1)
 
 
-@pytest.mark.parametrize("kind, name", [("scheduler", n) for n in schedulers.available()]
-                         + [("scaler", n) for n in scalers.available()])
+@pytest.mark.parametrize("kind, name", [("scheduler", n) for n in schedulers.REGISTRY.builtin]
+                         + [("scaler", n) for n in scalers.REGISTRY.builtin])
 def test_declared_constraints_name_parameters_and_defaults_satisfy_them(kind, name):
     reg = schedulers if kind == "scheduler" else scalers
     cls = reg.get_class(name)

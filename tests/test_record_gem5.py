@@ -14,7 +14,7 @@ import pytest
 
 from mpx.errors import ConfigError
 from mpx.recording.callgrind import RecordError
-from mpx.recording.gem5 import CONFIG, HARDWARE, find_gem5, parse_period, record_gem5
+from mpx.recording.gem5 import CONFIG, HARDWARE, ProgressLine, find_gem5, parse_period, record_gem5
 from tests._tools import have_gem5
 
 
@@ -33,6 +33,24 @@ def test_period_parsing():
     for bad in ("5 parsecs", "0.5ps", "10ns", ""):
         with pytest.raises(ConfigError):
             parse_period(bad)
+
+
+def test_progress_line_gives_simulated_time_and_an_eta():
+    """A recording's log (no terminal, no bar) gets one line per tenth of the dumps: how many, the simulated
+    time they cover, and an ETA from the rate since the first dump (the fast-forward is not in it)."""
+    now, lines = [100.0], []
+    line = ProgressLine(1000, 50_000_000, lines.append, clock=lambda: now[0])
+    line.update(0)
+    line.update(1)  # the clock starts here
+    for done in range(2, 1001):
+        now[0] += 0.5
+        line.update(done)
+    assert len(lines) == 10
+    assert lines[0].startswith("100 of 1,000 dumps, 5.000 ms simulated, ETA 7.5 min")
+    assert lines[-1] == "1,000 of 1,000 dumps, 50.000 ms simulated, done"
+    quiet = []
+    ProgressLine(None, 5_000_000, quiet.append).update(10)  # until exit: no total, no line
+    assert quiet == []
 
 
 def test_missing_gem5_says_how_to_build_it(monkeypatch, tmp_path: Path):
@@ -144,3 +162,52 @@ def test_rebuild_a_gem5_recipe_adds_it_to_the_manifest(tmp_path: Path, monkeypat
     assert "gem5_binary_sha256" in e["tools"] and e["tools"]["gem5"] == "24.0.0.1" and "valgrind" not in e["tools"]
     again = ds.rebuild("gem5-tiny", check=True, log=None)
     assert again.same and again.content_same
+
+
+@pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
+                    "build one with datasets/gem5/build_gem5.sh")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
+def test_a_killed_recording_resumes_from_its_checkpoint(tmp_path: Path):
+    """A recording with a checkpoint folder is killed (SIGKILL of mpx) after the fast-forward; the same command
+    again restarts from the checkpoint (the fast-forward is not run again) and writes the trace an
+    uninterrupted recording with a fresh checkpoint writes, byte for byte."""
+    import signal
+    import sys
+    import time
+
+    src = tmp_path / "loop.c"
+    src.write_text("int main(void){volatile double s=0;for(long i=0;i<30000000;i++)s+=i*0.5;return s<0;}\n")
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "loop"), str(src)], check=True)
+
+    def command(out: str, folder: str) -> list[str]:
+        return [sys.executable, "-m", "mpx", "record", "--simulator", "gem5", "--fast-forward", "2000000",
+                "--warmup", "100000", "--period", "2us", "--max-dumps", "40", "--checkpoint-dir", folder,
+                "-o", out, "--", "./loop"]
+
+    env = {**os.environ, "MPX_GEM5": find_gem5(), "MPX_PROGRESS": "0"}
+    victim = subprocess.Popen(command("killed.npz", "cpt"), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    key = tmp_path / "cpt" / "mpx-checkpoint.json"
+    for _ in range(1200):  # at most 10 minutes on a busy machine; a count, not a clock, decides
+        if key.exists() or victim.poll() is not None:
+            break
+        time.sleep(0.5)
+    time.sleep(1.0)
+    assert key.exists(), "the first run wrote no checkpoint"
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert not (tmp_path / "killed.npz").exists()
+    resumed = subprocess.run(command("resumed.npz", "cpt"), cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming from the checkpoint" in resumed.stdout + resumed.stderr
+    fresh = subprocess.run(command("fresh.npz", "cpt2"), cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stderr
+    digest = [hashlib.sha256((tmp_path / f).read_bytes()).hexdigest() for f in ("resumed.npz", "fresh.npz")]
+    assert digest[0] == digest[1]
+    assert not list(tmp_path.glob(".cpt.partial-*"))
+    (tmp_path / "other.c").write_text("int main(void){volatile long s=0;for(long i=0;i<9000000;i++)s+=i;return 0;}\n")
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "other"), str(tmp_path / "other.c")], check=True)
+    other = subprocess.run([*command("other.npz", "cpt")[:-1], "./other"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True)
+    assert other.returncode != 0 and "checkpoint of another recording (differs in argv, executable_sha256)" in (
+        other.stderr + other.stdout)

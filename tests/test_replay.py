@@ -64,7 +64,7 @@ def test_score_scalers_skips_what_cannot_run_and_propagates_bugs_unless_asked():
     assert res[0].scores.summary["window_mape"] >= 0 and res[0].seconds >= 0 and res[0].reason is None
     assert res[1].reason.startswith("ConfigError") and res[1].scaler is not None
 
-    learned = [n for n in scalers.available() if getattr(scalers.get_class(n), "learned", False)]
+    learned = [n for n in scalers.REGISTRY.builtin if scalers.REGISTRY.tags(n).learned]
     if learned:
         (r,) = score_scalers(obs, tr, [(learned[0], {})], no_train="give --train")
         assert r.status == "skipped" and str(r.error).endswith("give --train")

@@ -337,3 +337,20 @@ def test_the_report_prints_the_top_down_verdicts_per_scaler_and_scheduler():
     swept = pd.concat([ok.assign(read_every=10), ok.assign(read_every=25)])
     assert sum("read_every = 25" in t for t in verdict_tables(swept)) == 2
     assert verdict_tables(ok.assign(verdict_l1_agreement=None)) == {}
+
+
+def test_the_verdict_table_shows_the_constant_verdict_and_contested_windows():
+    """Issue 34: the constant verdict (a row's whole-run verdict in every window) and the contested windows reach
+    the report's verdict table beside the per-window agreement."""
+    from mpx.studies.report import verdict_tables
+
+    rows = [{"workload": w, "scheduler": "perf", "scaler": s, "seed": 0, "status": "done",
+             "verdict_l1_agreement": v, "verdict_contested_share": 0.2, "verdict_l1_contested": c,
+             "verdict_const_l1": 0.8, "verdict_const_l1_contested": 0.5}
+            for w in ("w1", "w2") for s, v, c in (("dcam", 0.9, 0.7), ("linear", 0.0, 0.0))]
+    (_, _), (_, _), (title, detail) = verdict_tables(pd.DataFrame(rows)).items()
+    assert "constant verdict" in title and "contested" in title
+    assert detail.loc[("perf", "dcam"), "L1 contested %"] == pytest.approx(70.0)
+    assert detail.loc[("perf", "linear"), "constant L1 %"] == pytest.approx(80.0)
+    assert detail.loc[("perf", "linear"), "constant contested %"] == pytest.approx(50.0)
+    assert detail.loc[("perf", "dcam"), "contested %"] == pytest.approx(20.0)

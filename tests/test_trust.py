@@ -88,3 +88,21 @@ def test_units_say_what_is_scaled_and_a_rate_is_never_scaled(tmp_path, capsys):
     assert "values in msec" in notes
     rate = [r for r in out["rows"] if r["counter"] == "sw-rate"]
     assert all(r["estimate"] == 3.5 for r in rate if r["counted"])  # perf's 3.5, never scaled by 1/0.5
+
+
+def test_trusted_interval_holds_the_count_and_the_extrapolation():
+    """Issue 38: a DCAM band of +-0.03 % around 23,149,086 where perf extrapolated 44,812 from what it counted
+    (a program that started between two reads) must reach down to perf's value, and a Tintin band reaching
+    below the count already seen (or below 0) starts at that count."""
+    import numpy as np
+
+    from mpx.studies.trust import previous_rate_count, trusted_interval
+
+    est = np.array([[23_149_086.0, 100.0]])
+    lo, hi = trusted_interval(est, est - [[6_396, 300]], est + [[6_396, 300]], [[30_000.0, 60.0]], [[44_812.0, 120.0]])
+    assert lo.tolist() == [[44_812.0, 60.0]] and hi.tolist() == [[23_155_482.0, 400.0]]
+    lo, hi = trusted_interval(est, [[np.nan, -5.0]], [[np.nan, 150.0]], [[30_000.0, 0.0]], [[44_812.0, 120.0]])
+    assert np.isnan(lo[0, 0]) and np.isnan(hi[0, 0]) and lo[0, 1] == 0.0 and hi[0, 1] == 150.0
+    # the previous window's rate over this window's unseen time: 10/s x 50 s not running + 7 counted
+    prev = previous_rate_count([[100.0], [7.0]], [[100.0], [60.0]], [[10.0], [10.0]])
+    assert np.isnan(prev[0, 0]) and prev[1, 0] == 7.0 + 10.0 * 50.0

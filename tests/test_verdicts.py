@@ -117,3 +117,44 @@ def test_score_carries_the_verdicts_of_a_catalog_with_a_hierarchy():
     assert sc.verdicts["l1_confusion"].sum() == sc.verdicts["n_verdict_windows"] == 20
     plain = score(scalers.get("dcam").estimate(obs), tr, resolve_catalog("callgrind"))
     assert plain.summary["verdict_l1_agreement"] is None and plain.verdicts is None
+
+
+def test_contested_windows_are_close_calls_or_changes_of_the_true_bottleneck():
+    """Five windows of true shares: 0 be clear (not contested: the first window is no change); 1 be by 3
+    points over fe (close); 2 be clear again, the same node (not contested); 3 fe clear (a change); 4 no
+    true verdict (not scored)."""
+    from mpx.scoring.verdicts import contested
+
+    t1 = np.array([[0.20, 0.37, 0.20, 0.60, np.nan],   # fe
+                   [0.10, 0.10, 0.10, 0.10, 0.1],      # bs
+                   [0.50, 0.40, 0.50, 0.10, 0.5],      # be
+                   [0.20, 0.13, 0.20, 0.20, 0.2]])     # ret
+    assert contested(t1).tolist() == [False, True, False, True, False]
+    assert contested(t1, contest=0.02).tolist() == [False, False, False, True, False]
+
+
+def test_the_constant_verdict_and_agreement_on_contested_windows():
+    """The truth: be, be (close to fe), be, fe. The estimate names be in every window: right 3 of 4, on the
+    contested windows (1 and 3) right 1 of 2. The constant verdict fe: right 1 of 4, 1 of 2 contested."""
+    true = _w(fe=[0.2, 0.37, 0.2, 0.6], bs=[0.1] * 4, be=[0.5, 0.40, 0.5, 0.1], ret=[0.2, 0.13, 0.2, 0.2])
+    est = _w(fe=[0.1] * 4, bs=[0.1] * 4, be=[0.6] * 4, ret=[0.2] * 4)
+    s = verdict_scores(TD, true, est, constant="fe")
+    assert s["l1_agreement"] == pytest.approx(0.75)
+    assert s["contested_share"] == pytest.approx(0.5) and s["l1_contested"] == pytest.approx(0.5)
+    assert s["const_l1"] == pytest.approx(0.25) and s["const_l1_contested"] == pytest.approx(0.5)
+    assert np.isnan(verdict_scores(TD, true, est)["const_l1"])  # no constant given
+
+
+def test_summary_names_the_estimates_whole_run_verdict_in_every_window():
+    """verdict_summary's constant verdict is the estimate's whole-run level-1 node: here be, right in the
+    two windows whose true bottleneck is be."""
+    from mpx.scoring.verdicts import verdict_summary
+
+    names = ("fe", "bs", "be", "ret", "mem", "core", "lat", "bw")
+    tw = np.array([[0.1, 0.1, 0.6, 0.2, 0.4, 0.2, 0.05, 0.05], [0.6, 0.1, 0.1, 0.2, 0.05, 0.05, 0.3, 0.3],
+                   [0.1, 0.1, 0.6, 0.2, 0.4, 0.2, 0.05, 0.05]])
+    run_est = dict(zip(names, [0.2, 0.1, 0.5, 0.2, 0.3, 0.2, 0.1, 0.1]))
+    out, _ = verdict_summary(TD, names, tw, tw, dict(zip(names, tw.mean(axis=0))), run_est)
+    assert out["verdict_const_l1"] == pytest.approx(2 / 3)
+    assert out["verdict_contested_share"] == pytest.approx(2 / 3)  # windows 1 and 2 change the bottleneck
+    assert out["verdict_const_l1_contested"] == pytest.approx(0.5) and out["verdict_l1_contested"] == 1.0

@@ -47,7 +47,7 @@ from mpx.errors import ConfigError  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
-from mpx.scoring.scalers import other_workloads, score_scalers  # noqa: E402
+from mpx.scoring.scalers import learned_scalers, other_workloads, score_scalers  # noqa: E402
 from mpx.trace import Trace  # noqa: E402
 
 KEYS = ("window_mape", "window_mape_ran", "metric_mape", "total_error")
@@ -124,8 +124,9 @@ def main(argv: list[str] | None = None) -> None:
         quantum = args.quantum_intervals * float(np.median(np.diff(tr.edges)))
         obs = multiplex(tr, Problem(tr.events, f"generic-{args.counters}"), "perf", quantum=quantum,
                         read_every=args.read_every)
+        learned = learned_scalers(name for _, name, _ in runs)
         done = score_scalers(obs, tr, [(name, params) for _, name, params in runs], cat,
-                             train=lambda ds=ds: training_set(ds, load))
+                             train=training_set(ds, load) if learned else [])
         for (label, name, params), r in zip(runs, done):
             causal[label] = bool(r.scaler.causal) if r.scaler is not None else causal.get(label, True)
             if r.status != "done":

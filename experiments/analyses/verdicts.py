@@ -181,6 +181,8 @@ def tables(res: dict) -> str:
                      f"{'-' if not np.isfinite(oor) else f'{100 * oor:.1f}':>12} "
                      f"{'-' if not np.isfinite(run_) else f'{100 * run_:.0f}':>7}")
     lines.append("")
+    lines.append(constant_table(rows))
+    lines.append("")
     lines.append("perf + linear, the whole-run level-1 verdict per workload (the pmu-tools#370 question): right / wrong")
     for c in sorted({r["counters"] for r in rows}):
         sel = [r for r in rows if r["counters"] == c and r["scheduler"] == "perf" and r["scaler"] == "linear"]
@@ -227,6 +229,84 @@ def tables(res: dict) -> str:
                     parts.append(f"p {lo:.2f}-{min(hi, 1):.2f}: {100 * rt[m].mean():.0f} % right of {int(m.sum())}")
             lines.append(f"  {c} counters, {s}, {a}: Brier {brier:.3f}; " + "; ".join(parts))
     return "\n".join(lines)
+
+
+def constant_table(rows: list[dict]) -> str:
+    """The null baseline of a per-window verdict: perf + linear's whole-run level-1 verdict named in every read
+    window (``verdict_const_*`` of its rows), beside every (scheduler, scaler), on all windows and on the contested
+    ones (`mpx.scoring.verdicts.contested`); a row that does not beat the constant on contested windows is marked."""
+    out = ["The constant verdict (perf + linear's whole-run level-1 verdict in every window) against each replay: "
+           "level-1 right, % of read windows, all and contested (true top two < 5 points apart, or the true "
+           "bottleneck changed), mean over workloads [95 % bootstrap interval]",
+           f"{'counters':>8}  {'scheduler':<12} {'scaler':<18} {'contested %':>11} {'L1 right':>22} "
+           f"{'L1 right, contested':>22} {'vs constant, contested':>22}"]
+    for c in sorted({r["counters"] for r in rows}):
+        base = {r["workload"]: r for r in rows if r["counters"] == c and r["scheduler"] == "perf"
+                and r["scaler"] == "linear"}
+        if not base:
+            continue
+
+        def iv(vals: list) -> str:
+            m, lo, hi = interval(vals)
+            return "-" if not np.isfinite(m) else f"{100 * m:5.1f} [{100 * lo:5.1f}, {100 * hi:5.1f}]"
+        const_c = [base[w].get("verdict_const_l1_contested") for w in sorted(base)]
+        share = interval([base[w].get("verdict_contested_share") for w in sorted(base)])[0]
+        out.append(f"{c:>8}  {'perf':<12} {'linear: constant':<18} {100 * share:11.1f} "
+                   f"{iv([base[w].get('verdict_const_l1') for w in sorted(base)]):>22} {iv(const_c):>22} {'':>22}")
+        for s, a in sorted({(r["scheduler"], r["scaler"]) for r in rows if r["counters"] == c}):
+            sel = {r["workload"]: r for r in rows if (r["counters"], r["scheduler"], r["scaler"]) == (c, s, a)}
+            ws = sorted(set(sel) & set(base))
+            diff = [None if sel[w].get("verdict_l1_contested") is None or base[w].get("verdict_const_l1_contested")
+                    is None else sel[w]["verdict_l1_contested"] - base[w]["verdict_const_l1_contested"] for w in ws]
+            m, k = interval(diff), sum(d is not None for d in diff)
+            mark = "-" if not np.isfinite(m[0]) else (f"{100 * m[0]:+5.1f} [{100 * m[1]:+5.1f}, {100 * m[2]:+5.1f}]"
+                                                     + ("" if m[1] > 0 and k > 1 else " *") + f" ({k})")
+            out.append(f"{c:>8}  {s:<12} {a:<18} {'':>11} {iv([sel[w].get('verdict_l1_agreement') for w in ws]):>22} "
+                       f"{iv([sel[w].get('verdict_l1_contested') for w in ws]):>22} {mark:>22}")
+    out.append("(vs constant: the row's L1 right on contested windows minus the constant's, points, paired per "
+               "workload, (k) the workloads with contested windows; * = its 95 % interval does not lie above 0, or one "
+               "workload only: not shown to beat the constant verdict)")
+    return "\n".join(out)
+
+
+def markdown(rows: list[dict], command: str) -> str:
+    """The study's verdict and constant-verdict table as markdown for docs/verdicts.md, under the header
+    `experiments/doc_tables.py` splices (block ``verdicts-<set>``, ``command``, the commit)."""
+    def pct(vals: list, ci: bool = True) -> str:
+        m, lo, hi = interval(vals)
+        return "-" if not np.isfinite(m) else (f"{100 * m:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]" if ci
+                                               else f"{100 * m:.1f} %")
+    out = [command,
+           "| counters | scheduler | scaler | level 1 right | level 1 and 2 right | serious misses | no verdict "
+           "| contested windows | level 1 right, contested | constant verdict, contested | beats the constant |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c in sorted({r["counters"] for r in rows}):
+        base = {r["workload"]: r for r in rows if r["counters"] == c and r["scheduler"] == "perf"
+                and r["scaler"] == "linear"}
+        if base:
+            ws = sorted(base)
+            out.append(f"| {c} | perf | constant (linear's whole-run verdict) | "
+                       f"{pct([base[w].get('verdict_const_l1') for w in ws])} | - | - | 0 % | "
+                       f"{pct([base[w].get('verdict_contested_share') for w in ws], False)} | "
+                       f"{pct([base[w].get('verdict_const_l1_contested') for w in ws])} | - | - |")
+        for s, a in sorted({(r["scheduler"], r["scaler"]) for r in rows if r["counters"] == c}):
+            sel = {r["workload"]: r for r in rows if (r["counters"], r["scheduler"], r["scaler"]) == (c, s, a)}
+            ws = sorted(sel)
+            diff = [None if sel[w].get("verdict_l1_contested") is None or w not in base
+                    or base[w].get("verdict_const_l1_contested") is None
+                    else sel[w]["verdict_l1_contested"] - base[w]["verdict_const_l1_contested"] for w in ws]
+            m, k = interval(diff), sum(d is not None for d in diff)
+            beats = "-" if not np.isfinite(m[0]) else (
+                f"{'yes' if m[1] > 0 and k > 1 else ('no' if m[2] < 0 and k > 1 else 'not shown')} "
+                f"({100 * m[0]:+.1f} points [{100 * m[1]:+.1f}, {100 * m[2]:+.1f}], {k} of {len(ws)} programs)")
+            out.append(f"| {c} | {s} | {a} | {pct([sel[w].get('verdict_l1_agreement') for w in ws])} | "
+                       f"{pct([sel[w].get('verdict_l2_agreement') for w in ws])} | "
+                       f"{pct([sel[w].get('verdict_l1_serious') for w in ws])} | "
+                       f"{pct([sel[w].get('verdict_no_verdict') for w in ws], False)} | "
+                       f"{pct([sel[w].get('verdict_contested_share') for w in ws], False)} | "
+                       f"{pct([sel[w].get('verdict_l1_contested') for w in ws])} | "
+                       f"{pct([base[w].get('verdict_const_l1_contested') for w in ws if w in base])} | {beats} |")
+    return "\n".join(out)
 
 
 def figure(res: dict, td: TopDown, path: str, counters: int) -> None:
@@ -279,21 +359,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scalers", nargs="+", default=list(SCALERS))
     ap.add_argument("--draws", type=int, default=200, help="normal draws per window for the verdict probability")
     ap.add_argument("--json", metavar="OUT", help="also write the per-workload verdict rows as JSON")
+    ap.add_argument("--markdown", metavar="OUT.md", help="also write the verdict and constant-verdict tables as "
+                    "markdown (what docs/verdicts.md splices in: experiments/doc_tables.py)")
+    ap.add_argument("--from-json", metavar="IN", help="render the tables of a previous --json run (verdict rows "
+                    "only: no indicator tables) instead of replaying")
+    ap.add_argument("--at", metavar="COMMIT", help="with --from-json: the commit the JSON's run was made at (the "
+                    "markdown header names it; default: this checkout's)")
     ap.add_argument("--figure", metavar="OUT.png", help="also draw the level-1 confusion per scheduler x scaler "
                     "(at 4 counters, or the first of --counters)")
     args = ap.parse_args(argv)
+    header = _doc_header(args)
+    if args.from_json:
+        rows = json.loads(Path(args.from_json).read_text())
+        if args.markdown:
+            _write_markdown(args.markdown, markdown(rows, header))
+        if args.markdown != "-":
+            print(constant_table(rows))
+        return 0
     t0, c0 = time.time(), time.process_time()
     pool, read_every = SETS[args.set]
     res = run(args.counters, args.datasets or pool, args.schedulers, args.scalers, args.draws, pool, read_every)
-    print(tables(res))
-    print(f"\n({len(res['verdicts'])} replays scored in {time.time() - t0:.0f} s wall, "
-          f"{time.process_time() - c0:.0f} s CPU)")
+    if args.markdown != "-":
+        print(tables(res))
+        print(f"\n({len(res['verdicts'])} replays scored in {time.time() - t0:.0f} s wall, "
+              f"{time.process_time() - c0:.0f} s CPU)")
     if args.json:
         Path(args.json).write_text(json.dumps(res["verdicts"], indent=1, default=float))
+    if args.markdown:
+        _write_markdown(args.markdown, markdown(res["verdicts"], header))
     if args.figure:
         figure(res, TopDown.from_catalog(resolve_catalog("gem5")), args.figure,
                4 if 4 in args.counters else args.counters[0])
     return 0
+
+
+def _doc_header(args: argparse.Namespace) -> str:
+    """The generated-block header of this run's markdown: the command that prints the same table on stdout
+    (the study's settings, ``--markdown -``) and the commit (`experiments/doc_tables.py`)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import doc_tables
+
+    cmd = ["python experiments/analyses/verdicts.py", "--set", args.set]
+    if args.counters != [2, 4, 8]:
+        cmd += ["--counters", *map(str, args.counters)]
+    for flag, val, default in (("--datasets", args.datasets, None), ("--schedulers", args.schedulers, list(SCHEDULERS)),
+                               ("--scalers", args.scalers, list(SCALERS))):
+        if val and val != default:
+            cmd += [flag, *val]
+    if args.draws != 200:
+        cmd += ["--draws", str(args.draws)]
+    at = args.at if args.from_json and args.at else doc_tables.commit()
+    return doc_tables.block_header(f"verdicts-{args.set}", " ".join(cmd) + " --markdown -", at)
+
+
+def _write_markdown(where: str, text: str) -> None:
+    if where == "-":
+        print(text)
+    else:
+        Path(where).write_text(text + "\n")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,16 @@ class AnchorSeries:
         return cls(np.concatenate([[0.0], np.cumsum(counts)]), counts / lengths, lengths)
 
 
+@dataclass(frozen=True)
+class AlignerTags:
+    """What callers may know about an aligner without running it: ``needs_rate`` (it aligns on the anchor's
+    rate, so the time axis is refused as anchor); ``exact_on_identical_runs`` (identical runs give every
+    window exactly, not only the whole-run totals)."""
+
+    needs_rate: bool
+    exact_on_identical_runs: bool
+
+
 class Aligner(Params):
     """Base class: stores parameters; ``align(runs, anchor)`` is the one verb (see the module docstring)."""
 
@@ -81,6 +91,10 @@ class Aligner(Params):
     #: is every window exact when the runs are identical (False: only whole-run totals; see conformance)
     exact_on_identical_runs: ClassVar[bool] = True
     param_constraints: ClassVar[dict] = {"merge": [StrOptions({"reference", "mean"})]}
+
+    def tags(self) -> AlignerTags:
+        """The aligner's capability tags (what callers would otherwise read from its attributes)."""
+        return AlignerTags(needs_rate=bool(self.needs_rate), exact_on_identical_runs=bool(self.exact_on_identical_runs))
 
     def _transfer(self, ref: AnchorSeries, run: AnchorSeries) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
@@ -95,7 +109,7 @@ class Aligner(Params):
         for i, r in enumerate(runs[1:], 1):
             if r.events != ref.events:
                 raise ConfigError(f"{self.name}: run {i} estimates other events than the reference")
-        if self.needs_rate and anchor == TIME_ANCHOR:
+        if self.tags().needs_rate and anchor == TIME_ANCHOR:
             raise ConfigError(f"{self.name} aligns on the anchor's rate, and the time axis has a constant rate: "
                               f"name an anchor event counted in every run (e.g. instructions)")
         series = [AnchorSeries.of(r, anchor, i) for i, r in enumerate(runs)]

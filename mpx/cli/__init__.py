@@ -5,6 +5,9 @@ inside ``run`` so that ``mpx --help`` answers at once. Subcommands parse and pri
 work are the library's; argument helpers several subcommands share live in `mpx.cli.common` (subcommand
 modules never import each other).
 
+``main`` installs its interrupt handling before it imports anything more, and imports only the subcommand module
+it runs (``mpx --version`` imports none).
+
 Every command ends with one clear line for what a user or the machine can cause (`error_line`): an
 `mpx.errors.MpxError` (bad input, named), a missing file, a permission refused, a read-only or full disk
 (any ``OSError`` with an errno, naming the path), a file that is not a results store, and Ctrl-C
@@ -14,46 +17,88 @@ says so, then the traceback.
 
 from __future__ import annotations
 
-import argparse
 import errno
 import importlib
 import sys
 
 from mpx import __version__
 
+TYPE_CHECKING = False  # typing is not imported: main's first milliseconds are not covered by its handler
+if TYPE_CHECKING:
+    import argparse
+
 #: subcommand modules, in the order ``mpx --help`` lists them
-COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "evaluate", "estimate", "bench")
+COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "site", "evaluate",
+            "estimate", "bench")
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+def build_parser(only: str | None = "*") -> tuple[argparse.ArgumentParser, dict]:
+    """The ``mpx`` parser with the subcommand ``only`` (its module alone is imported), every subcommand
+    (``"*"``: ``mpx --help`` lists them all), or none (None: ``mpx --version``)."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="mpx",
         description="Score performance-counter multiplexing (schedulers and scalers) against simulator ground truth.",
     )
     parser.add_argument("--version", action="version", version=f"mpx {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = {}
-    for name in COMMANDS:
+    if only is None:
+        return parser, modules
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS if only == "*" else (only,):
         mod = importlib.import_module(f"mpx.cli.{name}")
         mod.add_parser(sub)
         modules[name] = mod
     return parser, modules
 
 
+def command_of(argv: list[str]) -> str | None:
+    """Which subcommand parser ``argv`` needs: its command when it names one, None for ``--version`` alone,
+    ``"*"`` otherwise (help, no command, an unknown one: argparse lists them all)."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a if a in COMMANDS else "*"
+        if a not in ("--version",):
+            return "*"
+    return None if argv else "*"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser, modules = build_parser()
+    """Run one ``mpx`` command. The interrupt handling comes first: a Ctrl-C while the command's module is
+    imported or its arguments parsed is one line too (Python's own KeyboardInterrupt before the handler is
+    installed included)."""
+    previous, name = None, ""
+    try:
+        previous = _note_interrupts()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        command = command_of(argv)
+        name = command if command not in (None, "*") else ""
+        return _main(argv, command)
+    except KeyboardInterrupt as exc:
+        return _interrupted_line(name, str(exc))
+    finally:
+        import signal
+
+        for sig, handler in (previous or {}).items():
+            signal.signal(sig, handler)
+
+
+def _main(argv: list[str], command: str | None) -> int:
+    parser, modules = build_parser(command)
     args = parser.parse_args(argv)
+    from mpx.util.progress import interrupt_requested
+
     if not args.command:
         parser.print_help()
         return 2
+    if interrupt_requested():  # noted where raising was not possible (a callback of the import system)
+        return _interrupted_line(args.command)
     from mpx.cli.common import show_warnings_as_one_line
 
     show_warnings_as_one_line()  # every command, mpx run included: an MpxWarning is one line
-    previous = _note_interrupts()
     try:
         code = int(modules[args.command].run(args) or 0)
-        from mpx.util.progress import interrupt_requested
-
         return _interrupted_line(args.command) if interrupt_requested() else code  # a Ctrl-C swallowed on the way
     except BrokenPipeError:
         return 0
@@ -69,21 +114,18 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"mpx {args.command}: error: {line}", file=sys.stderr)
         return 1
-    finally:
-        if previous is not None:
-            import signal
-
-            signal.signal(signal.SIGINT, previous)
 
 
-def _note_interrupts() -> object | None:
+def _note_interrupts() -> dict | None:
     """Install a SIGINT handler that also notes the interrupt (`mpx.util.progress.request_interrupt`) where Python's
-    own is installed (not where SIGINT is ignored); returns the previous handler, None when none was set."""
+    own is installed (not where SIGINT is ignored), and the same for SIGTERM where it has its default action;
+    returns the previous handlers (signal → handler), None when none was set."""
     import signal
 
     from mpx.util.progress import request_interrupt
 
     request_interrupt(False)
+    _TERMINATED[0] = False
     try:
         previous = signal.getsignal(signal.SIGINT)
         if previous is not signal.default_int_handler:
@@ -91,12 +133,26 @@ def _note_interrupts() -> object | None:
 
         def on_sigint(signum: int, frame: object) -> None:
             request_interrupt()
+            code = getattr(frame, "f_code", None)
+            if code is not None and code.co_name == "cb" and "importlib" in code.co_filename:
+                return  # the import system's weakref callback: raised there, it is printed as "Exception ignored"
             raise KeyboardInterrupt
 
+        def on_sigterm(signum: int, frame: object) -> None:
+            _TERMINATED[0] = True
+            on_sigint(signum, frame)
+
+        handlers = {signal.SIGINT: previous}
         signal.signal(signal.SIGINT, on_sigint)
-        return previous
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # `kill PID`, a batch system's end: like Ctrl-C
+            handlers[signal.SIGTERM] = signal.SIG_DFL
+            signal.signal(signal.SIGTERM, on_sigterm)
+        return handlers
     except ValueError:  # not the main thread
         return None
+
+
+_TERMINATED = [False]  # the interrupt was a SIGTERM (the line says so, exit 143)
 
 
 def _interrupted_line(command: str, detail: str = "") -> int:
@@ -110,6 +166,7 @@ def _interrupted_line(command: str, detail: str = "") -> int:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     from mpx.util.progress import close_all
 
     close_all()  # the bar a Ctrl-C left drawn: the line starts on a clean line
@@ -118,8 +175,9 @@ def _interrupted_line(command: str, detail: str = "") -> int:
     except (AttributeError, ValueError, OSError):  # another interpreter, or a CPython that keeps it elsewhere
         pass
     what = f" ({detail})" if detail else ""
-    print(f"mpx {command}: interrupted{what}; {KEPT.get(command, KEPT[''])}", file=sys.stderr)
-    return 130
+    word = "terminated (SIGTERM)" if _TERMINATED[0] else "interrupted"
+    print(f"mpx{' ' + command if command else ''}: {word}{what}; {KEPT.get(command, KEPT[''])}", file=sys.stderr)
+    return 143 if _TERMINATED[0] else 130
 
 
 #: what Ctrl-C leaves behind, by command ('' for the others)

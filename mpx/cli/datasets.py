@@ -24,6 +24,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     reb.add_argument("--keep-workdir", action="store_true", help="keep the working directory with the inputs")
 
 
+#: the width the command's tables keep (descriptions are wrapped under their column)
+WIDTH = 120
+
+
+def _fit_row(prefix: str, text: str) -> str:
+    """``prefix`` then ``text`` wrapped under its column within `WIDTH` columns (on lines of its own, indented,
+    when the column starts too far right)."""
+    import textwrap
+
+    if len(prefix) + len(text) <= WIDTH:
+        return prefix + text
+    indent = " " * len(prefix) if WIDTH - len(prefix) >= 30 else "    "
+    lines = textwrap.wrap(text, WIDTH - len(indent), break_long_words=True) or [""]
+    if indent == "    ":
+        return prefix.rstrip() + "\n" + "\n".join(indent + ln for ln in lines)
+    return prefix + lines[0] + "".join("\n" + indent + ln for ln in lines[1:])
+
+
 def run(args: argparse.Namespace) -> int:
     import textwrap
 
@@ -49,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         head = ("name", "behaviour", "events", "intervals", "grain", "span", "skipped", "description")
         widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head) - 1)]
         for r in [head, *rows]:
-            print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+            print(_fit_row("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  ", r[-1]))
         return 0
     if cmd == "show":
         e = datasets.entry(args.name)

@@ -78,6 +78,26 @@ def _plot(path: str, times: Any, labels: list[str], perf: Any, est: Any, std: An
     del np
 
 
+def _split_events(text: str, labels: list[str]) -> list[str]:
+    """``--events`` split at commas, keeping together the pieces of a counter whose name holds commas
+    (uncore events such as ``uncore_imc/event=0x4,umask=0x3/``): the longest run of pieces naming a counter wins."""
+    pieces = text.split(",")
+    known = set(labels)
+    out, i = [], 0
+    while i < len(pieces):
+        for j in range(len(pieces), i, -1):
+            name = ",".join(pieces[i:j]).strip()
+            if name in known:
+                out.append(name)
+                i = j
+                break
+        else:
+            if pieces[i].strip():
+                out.append(pieces[i].strip())
+            i += 1
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     import json
 
@@ -92,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")
     tags = scalers.REGISTRY.tags(args.scaler)
     if tags.view != "read":
-        readable = [n for n in scalers.available() if scalers.REGISTRY.tags(n).view == "read"]
+        readable = [n for n in scalers.REGISTRY.installed() if scalers.REGISTRY.tags(n).view == "read"]
         raise ConfigError(f"scaler {args.scaler!r} works on the quantum view (per-quantum samples), which perf stat -I "
                           f"does not print; read-view scalers: {', '.join(readable)}")
     params: dict[str, Any] = {}
@@ -102,6 +122,11 @@ def run(args: argparse.Namespace) -> int:
         from mpx.cli.common import load_catalog_arg
 
         params["relations"] = load_catalog_arg(args.relations, "--relations")
+    with open(args.perfstat, "rb") as fh:
+        magic = fh.read(6)
+    if magic[:4] == b"PK\x03\x04" or magic.startswith(b"\x93NUMPY"):
+        raise ConfigError(f"{args.perfstat} is a trace (ground truth), not perf stat output: score scalers on it with "
+                          f"mpx evaluate {args.perfstat} --pmu PRESET")
     run_ = read_perf_stat(args.perfstat)
     labels = list(run_.labels)
     view = run_.read_view()
@@ -127,10 +152,12 @@ def run(args: argparse.Namespace) -> int:
     perf = rep.perf
     show = list(range(len(labels)))
     if args.events:
-        want = [e.strip() for e in args.events.split(",") if e.strip()]
+        want = _split_events(args.events, labels)
         unknown = [e for e in want if e not in labels]
         if unknown:
-            raise ConfigError(f"--events: {unknown} not in {args.perfstat} (counters: {', '.join(labels)})")
+            more = f", ... ({len(labels) - 10} more)" if len(labels) > 10 else ""
+            raise ConfigError(f"--events: {unknown[:5]} not in {args.perfstat} "
+                              f"(counters: {', '.join(labels[:10])}{more})")
         show = [labels.index(e) for e in want]
     times = rep.times
     std = est.std
@@ -157,7 +184,9 @@ def run(args: argparse.Namespace) -> int:
         print(textwrap.fill(f"note: {n}", width=118, subsequent_indent="  "))
 
     def num(v: float) -> str:
-        return "<not counted>" if not np.isfinite(v) else f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3f}"
+        if not np.isfinite(v):
+            return "<not counted>"
+        return f"{v:,.0f}" if abs(v) >= 100 or v == round(v) else f"{v:,.3f}"
 
     head = ("time", "counter", "cov%", "perf", args.scaler, f"{100 * args.level:.0f} % interval")
     table = [head]

@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "event of the trace; for a gem5 trace the gem5 catalog's events)")
     p.add_argument("--scheduler", default="perf", metavar="NAME", help="scheduler (default: perf, perf's round robin)")
     p.add_argument("--scaler", action="append", metavar="NAME", help="scaler to score (repeatable; default: every "
-                   "registered scaler)")
+                   "installed scaler that loads, plugins included)")
     p.add_argument("--quantum", metavar="Q", help="multiplexing quantum: a number on the trace's time axis, or "
                    "'<x>ms' for traces on a time axis (s/ms/us/ns). Default: one median trace interval")
     p.add_argument("--read-every", type=int, default=DEFAULT_READ_EVERY, metavar="R",
@@ -121,23 +121,16 @@ def _relations(text: str | None, catalog: Any, trace: Any, events: tuple[str, ..
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import textwrap
-
-    from mpx.scoring.verdicts import SUMMARY_KEYS as VERDICT_KEYS
-
     from mpx import scalers, schedulers
-    from mpx.scoring.measures import HEADLINE_COLUMN
     from mpx.cli.common import pmu_arg
     from mpx.errors import ConfigError
-    from mpx.multiplex import multiplex
+    from mpx.multiplex import multiplex, resolve_quantum
     from mpx.problem import Problem
-    from mpx.multiplex import resolve_quantum
-    from mpx.scoring.scalers import default_events, learned_scalers, resolve_trace, scaler_spec, score_scalers, training_traces
+    from mpx.scoring.scalers import learned_scalers, resolve_trace, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
-    names = args.scaler or scalers.available()
+    names = args.scaler or scalers.REGISTRY.select("all")  # every installed scaler that loads
     unknown = [n for n in names if n not in scalers.available()]
     if unknown:
         raise ConfigError(f"unknown scaler(s) {unknown}; available: {', '.join(scalers.available())}")
@@ -145,18 +138,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown scheduler {args.scheduler!r}; available: {', '.join(schedulers.available())}")
     trace = resolve_trace(args.trace)
     pmu = pmu_arg(args.pmu, args.counters)
-    if args.events and args.events.strip().lower() == "all":
-        events, ev_text = tuple(trace.events), "every event of the trace (--events all)"
-    elif args.events:
-        events = tuple(e.strip() for e in args.events.split(",") if e.strip())
-        missing = [e for e in events if e not in trace.events]
-        if missing:
-            near = _near(missing[0], trace.events)
-            raise ConfigError(f"--events: {missing[:10]} not in the trace ({len(trace.events)} events"
-                              + (f"; did you mean {near}?)" if near else ")"))
-        ev_text = "--events"
-    else:
-        events, ev_text = default_events(trace, pmu)
+    events, ev_text = _events(args.events, trace, pmu)
     quantum, q_text = resolve_quantum(args.quantum, trace)
     catalog, cat_text = _metrics_catalog(args.metrics, events)
     relations, rel_text = _relations(args.relations, catalog, trace, events)
@@ -165,13 +147,74 @@ def run(args: argparse.Namespace) -> int:
     train, train_text = (training_traces(args.train, args.trace, trace.meta.get("workload")) if learned
                          else ([], "none (no learned scaler)"))
     obs = multiplex(trace, problem, args.scheduler, quantum=quantum, read_every=args.read_every, seed=args.seed)
+    rows = _scored_rows(names, obs, trace, catalog, relations, rel_text, train, not args.ignore_memory)
+    setup = {"trace": args.trace, "workload": obs.meta.get("workload"), "events": len(events),
+             "events_chosen": ev_text, "pmu": pmu.name,
+             "counters": problem.n_counters(), "scheduler": args.scheduler, "quantum": quantum,
+             "time_unit": trace.time_unit, "read_every": args.read_every, "read_windows": obs.reads.n_reads,
+             "metrics": cat_text, "relations": rel_text, "train": train_text if learned else None,
+             "never_counted": sorted(obs.errors)}
+    if args.json:
+        import json
+
+        print(json.dumps([dict(r, setup=setup) for r in rows], indent=1, default=str))
+        return 0
+    say = _say(args.wide)
+    say(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
+        f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
+    say(f"quantum {q_text}; read every {args.read_every} quanta"
+        + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
+    say(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
+    say(f"events: {ev_text}")
+    if learned:
+        say(f"learned scalers {', '.join(learned)} trained on: {train_text}")
+    if obs.errors:
+        say(f"never counted: {', '.join(sorted(obs.errors))}")
+    _print_table(rows, args.wide, say)
+    for line in verdict_lines(rows, cat_text):
+        say(line)
+    for line in never_warnings(rows):
+        say(line)
+    for r in rows:
+        if "error" in r:
+            say(f"not scored {r['scaler']}: {r['error']}")
+    return 0
+
+
+def _events(text: str | None, trace: Any, pmu: Any) -> tuple[tuple[str, ...], str]:
+    """The events ``--events`` names (``all``: every event of the trace) and how they were chosen; without
+    it the default (`mpx.scoring.scalers.default_events`)."""
+    from mpx.errors import ConfigError
+    from mpx.scoring.scalers import default_events
+
+    if text and text.strip().lower() == "all":
+        return tuple(trace.events), "every event of the trace (--events all)"
+    if not text:
+        return default_events(trace, pmu)
+    events = tuple(e.strip() for e in text.split(",") if e.strip())
+    missing = [e for e in events if e not in trace.events]
+    if missing:
+        near = _near(missing[0], trace.events)
+        raise ConfigError(f"--events: {missing[:10]} not in the trace ({len(trace.events)} events"
+                          + (f"; did you mean {near}?)" if near else ")"))
+    return events, "--events"
+
+
+def _scored_rows(names: list[str], obs: Any, trace: Any, catalog: Any, relations: Any, rel_text: str,
+                 train: list[Any], memory_check: bool) -> list[dict[str, Any]]:
+    """One row per scaler: its scores on the replay (`mpx.scoring.scalers.score_scalers`), or the reason it
+    was not scored (``error``)."""
+    from mpx import scalers
+    from mpx.scoring.measures import HEADLINE_COLUMN
+    from mpx.scoring.scalers import scaler_spec, score_scalers
+    from mpx.scoring.verdicts import SUMMARY_KEYS as VERDICT_KEYS
 
     specs = [scaler_spec(n, relations=relations) for n in names]
     takes_relations = {n: "relations" in p for n, p in specs}
     rows = []
     for name, res in zip(names, score_scalers(obs, trace, specs, catalog, train=train,
                                               no_train="give --train (other workloads' traces)",
-                                              memory_check=not args.ignore_memory)):
+                                              memory_check=memory_check)):
         row: dict[str, Any] = {"scaler": name, "causal": None, "view": scalers.REGISTRY.tags(name).view,
                                "window_mape": None, "total_error": None, "metric_mape": None}
         if res.scaler is not None:
@@ -185,38 +228,32 @@ def run(args: argparse.Namespace) -> int:
         sm = res.scores.summary
         row.update({k: sm.get(k) for k in (HEADLINE_COLUMN, "coverage_all", "mdape_all", "lnq_all", "window_mape",
                                            "window_mape_ran", "total_error", "total_error_windows", "metric_mape",
-                                           "calibration_50", "calibration_90", "flagged_share",
+                                           "calibration_50", "calibration_90", "flagged_share", "fallback_share",
                                            "n_events", "n_events_never_estimated")})
         row.update({k: sm.get(k) for k in VERDICT_KEYS})
         if takes_relations[name]:
             row["relations"] = rel_text
         rows.append(row)
-    setup = {"trace": args.trace, "workload": obs.meta.get("workload"), "events": len(events),
-             "events_chosen": ev_text, "pmu": pmu.name,
-             "counters": problem.n_counters(), "scheduler": args.scheduler, "quantum": quantum,
-             "time_unit": trace.time_unit, "read_every": args.read_every, "read_windows": obs.reads.n_reads,
-             "metrics": cat_text, "relations": rel_text, "train": train_text if learned else None,
-             "never_counted": sorted(obs.errors)}
-    if args.json:
-        print(json.dumps([dict(r, setup=setup) for r in rows], indent=1, default=str))
-        return 0
-    say = (lambda text: print(text)) if args.wide else (
-        lambda text: print("\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False))))
-    say(f"{args.trace}: {len(events)} events, {obs.reads.n_reads} read windows; PMU {pmu.name} "
-        f"({problem.n_counters()} programmable counters), scheduler {args.scheduler}")
-    say(f"quantum {q_text}; read every {args.read_every} quanta"
-        + (" (default)" if args.read_every == DEFAULT_READ_EVERY else ""))
-    say(f"metrics: {cat_text}; relations for BayesPerf: {rel_text}")
-    say(f"events: {ev_text}")
-    if learned:
-        say(f"learned scalers {', '.join(learned)} trained on: {train_text}")
-    if obs.errors:
-        say(f"never counted: {', '.join(sorted(obs.errors))}")
-    cols = [("scaler", "scaler"), ("causal", "causal"), (HEADLINE_COLUMN, HEADLINE_COLUMN), ("coverage", "coverage_all"),
-            ("never_est", None), ("mdape_all", "mdape_all"), ("window_mape", "window_mape"),
+    return rows
+
+
+def _say(wide: bool) -> Any:
+    """Print a line as it is (``--wide``) or wrapped to `WIDTH` columns."""
+    import textwrap
+
+    if wide:
+        return print
+    return lambda text: print("\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False)))
+
+
+def _print_table(rows: list[dict[str, Any]], wide: bool, say: Any) -> None:
+    """The scored scalers' table, the legacy means left out first when it is wider than `WIDTH`."""
+    from mpx.scoring.measures import HEADLINE_COLUMN
+
+    cols = [("scaler", "scaler"), ("causal", "causal"), (HEADLINE_COLUMN, HEADLINE_COLUMN),
+            ("coverage", "coverage_all"), ("never_est", None), ("mdape_all", "mdape_all"), ("window_mape", "window_mape"),
             ("mape_ran", "window_mape_ran"), ("total_error", "total_error"), ("metric_mape", "metric_mape"),
             ("calib_90", "calibration_90"), ("cpu_s", "cpu_s")]
-    failed = [r for r in rows if "error" in r]
     done = [r for r in rows if "error" not in r]
     legacy = ("window_mape", "mape_ran", "total_error", "metric_mape")
 
@@ -231,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
 
     table = [tuple(n for n, _ in cols)] + [tuple(cell(r, n, k) for n, k in cols) for r in done]
     dropped: list[str] = []
-    while not args.wide and _width(table) > WIDTH and len(dropped) < 2:  # the legacy means go first
+    while not wide and _width(table) > WIDTH and len(dropped) < 2:  # the legacy means go first
         i = table[0].index(("window_mape", "mape_ran")[len(dropped)])
         dropped.append(table[0][i])
         table = [t[:i] + t[i + 1:] for t in table]
@@ -242,13 +279,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"({', '.join(dropped)} left out to fit {WIDTH} columns: --wide or --json for every column)")
     if any(cell(r, "metric_mape", "metric_mape") == "n/m" for r in done):
         say("n/m: not meaningful, the scaler never estimated most events (the mean is over the few it did)")
-    for line in verdict_lines(rows, cat_text):
-        say(line)
-    for line in never_warnings(rows):
-        say(line)
-    for r in failed:
-        say(f"not scored {r['scaler']}: {r['error']}")
-    return 0
+    for r in done:
+        if r.get("fallback_share") is not None:
+            say(f"{r['scaler']}: coverage guard, {100 * r['fallback_share']:.1f}% of event-windows from its named "
+                "fallback baseline (events outside what its training saw; mpx.scalers.fusion)")
 
 
 def verdict_lines(rows: list[dict[str, Any]], catalog: str) -> list[str]:
@@ -256,16 +290,22 @@ def verdict_lines(rows: list[dict[str, Any]], catalog: str) -> list[str]:
     done = [r for r in rows if "error" not in r and r.get("verdict_l1_agreement") is not None]
     if not done:
         return []
-    head = ("scaler", "L1 right", "L2 right", "L1 serious", "no verdict", "out of range", "run L1", "run L2")
+    head = ("scaler", "L1", "L2", "serious", "none", "outside", "run L1", "run L2", "contested", "L1 cont.",
+            "const L1", "const cont.")
     keys = ("verdict_l1_agreement", "verdict_l2_agreement", "verdict_l1_serious", "verdict_no_verdict",
-            "verdict_out_of_range", "verdict_run_l1", "verdict_run_l2")
+            "verdict_out_of_range", "verdict_run_l1", "verdict_run_l2", "verdict_contested_share",
+            "verdict_l1_contested", "verdict_const_l1", "verdict_const_l1_contested")
     table = [head] + [(r["scaler"], *(_fmt(r[k]) for k in keys)) for r in done]
     widths = [max(len(t[i]) for t in table) for i in range(len(head))]
     import textwrap
 
-    out = textwrap.wrap(f"top-down verdicts ({catalog.split(' ')[0]}): the bottleneck read from the estimate vs the "
-                        f"truth, share of read windows; serious = the named node's true share > 10 points below the "
-                        f"bottleneck's; run = the whole-run verdict right (100%) or not (0%)", width=118)
+    out = textwrap.wrap(f"top-down verdicts ({catalog.split(' ')[0]}): the level-1 (L1) and level-2 (L2) bottleneck "
+                        f"read from the estimate vs the truth, share of read windows right; serious = the named node's "
+                        f"true share > 10 points below the bottleneck's; none = no verdict; outside = node values "
+                        f"outside [0, 1]; run = the whole-run verdict right (100%) or not (0%); contested = windows "
+                        f"whose true top two are < 5 points apart or whose true bottleneck changed (L1 cont.: L1 right "
+                        f"on them); const = the row's whole-run verdict named in every window (perf + linear's: the "
+                        f"null baseline)", width=118)
     out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))).rstrip()
             for t in table]
     return out

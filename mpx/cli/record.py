@@ -52,6 +52,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup", type=int, default=None, metavar="INSTS",
                    help="gem5, with --fast-forward: run INSTS more instructions on the out-of-order core before "
                         "the stats are reset and the dumps start (warms branch predictor, prefetchers, TLBs)")
+    p.add_argument("--checkpoint-dir", metavar="DIR",
+                   help="gem5, with --fast-forward: take the fast-forward from a gem5 checkpoint in DIR, writing it "
+                        "first if absent; a killed recording rerun with the same DIR restarts after the "
+                        "fast-forward, with the same dumps (caches are empty after a restore: the warm-up warms them)")
     p.add_argument("--keep-stats", metavar="FILE", help="gem5: also keep gem5's stats.txt (.xz to compress)")
     p.add_argument("--interval-bb", type=int, default=None, metavar="N",
                    help="dump every N basic blocks (valgrind --dump-every-bb; default 1000000; >= ~300000 sensible)")
@@ -101,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_gem5(args, argv, env, ok)
     gem5_only = [o for o, v in (("--gem5", args.gem5), ("--period", args.period), ("--max-dumps", args.max_dumps),
                                 ("--fast-forward", args.fast_forward), ("--warmup", args.warmup),
-                                ("--hardware", args.hardware), ("--keep-stats", args.keep_stats)) if v is not None]
+                                ("--hardware", args.hardware), ("--keep-stats", args.keep_stats),
+                                ("--checkpoint-dir", args.checkpoint_dir)) if v is not None]
     if gem5_only:
         raise ConfigError(f"{', '.join(gem5_only)}: only with --simulator gem5")
     runs_only = [o for o, v in (("--seed-env", args.seed_env), ("--jobs", args.jobs != 1)) if v]
@@ -166,6 +171,7 @@ def _ok_status(text: str) -> tuple[int, ...]:
 def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str], ok: tuple[int, ...]) -> int:
     import json
 
+    from mpx import strict_json
     from mpx.errors import ConfigError
     from mpx.recording.gem5 import PERIOD_PS, record_gem5
 
@@ -181,7 +187,7 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str], ok
     if args.hardware:
         try:
             with open(args.hardware) as fh:
-                hardware = json.load(fh)
+                hardware = strict_json.loads(fh.read())
         except (OSError, json.JSONDecodeError) as exc:
             raise ConfigError(f"--hardware {args.hardware}: {exc}") from None
     trace = record_gem5(
@@ -192,6 +198,7 @@ def _run_gem5(args: argparse.Namespace, argv: list[str], env: dict[str, str], ok
         max_dumps=args.max_dumps,
         fast_forward_insts=args.fast_forward or 0,
         warmup_insts=args.warmup or 0,
+        checkpoint_dir=args.checkpoint_dir,
         hardware=hardware,
         env=env,
         cwd=args.cwd,

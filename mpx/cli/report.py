@@ -61,6 +61,9 @@ def _report(store: Any, args: argparse.Namespace) -> int:
 
         print(summary_text(store, args.experiment, args.run, width=None if args.wide else 120,
                            wide_dir=Path(store.path).parent / "tables"))
+        note = unchecked_note(store)
+        if note:
+            print(note)
         return 0
     names = [args.experiment] if args.experiment or args.run else list(dict.fromkeys(store.experiments()))
     used: set[str] = set()
@@ -88,15 +91,31 @@ def unique_label(slug: str, used: set[str]) -> str:
 
 
 def verify(store: Any) -> int:
-    """Print which cells no longer match their checksum (one line each), or that all do."""
-    damaged = store.verify()
+    """Print which cells are damaged (one line each: rows that no longer match their checksum, a missing checksum,
+    a cell a finished run lists but the store lacks), then one line of totals."""
+    problems = store.problems()
     n = store.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     unchecked = store.unchecked()
+    for key, why in sorted(problems.items()):
+        print(f"{store.path}: {key if key.startswith('run ') else 'cell ' + key}: {why}")
+    if n and unchecked == n and not problems:
+        print(f"{store.path}: a store of {store.schema_name()}: none of its {n} cell(s) has a checksum, nothing "
+              "to check (`mpx run` migrates it: the cells written from then on are checked)")
+        return 0
     note = f" ({unchecked} written before checksums existed: not checked)" if unchecked else ""
-    for key in damaged:
-        print(f"{store.path}: cell {key}: its rows no longer match the checksum written with them")
-    print(f"{store.path}: {n - unchecked - len(damaged)} of {n - unchecked} checked cell(s) match{note}")
-    return 1 if damaged else 0
+    checked = n - unchecked
+    bad = sum(1 for k in problems if "not stored" not in problems[k] and not k.startswith("run "))
+    print(f"{store.path}: {checked - bad} of {checked} checked cell(s) match{note}")
+    return 1 if problems else 0
+
+
+def unchecked_note(store: Any) -> str | None:
+    """One line when some cells of the store carry no checksum (written before checksums existed)."""
+    n = store.unchecked()
+    if not n:
+        return None
+    return (f"note: {n} cell(s) of {store.path} were written before checksums existed ({store.schema_name()}): "
+            "not checked")
 
 
 def claims(store: Any, args: argparse.Namespace) -> int:
@@ -113,7 +132,10 @@ def claims(store: Any, args: argparse.Namespace) -> int:
     if args.claims != "-":
         out = Path(args.claims)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(ledger_markdown(table, f"mpx report {args.results} --claims {args.claims}"))
+        from mpx.experiment.inputs import code_version
+
+        out.write_text(ledger_markdown(table, f"mpx report {args.results} --claims {args.claims}",
+                                       code_version().rpartition("+g")[2]))
         from mpx.figures import draw
 
         written = draw(store, ["claims"], Path(store.path).parent / "figures")

@@ -38,23 +38,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from mpx.experiment.config import load_suite
+    from mpx.experiment.config import load_config_or_suite
 
-    suite = load_suite(args.config)
-    if suite is None:
-        return run_one(args, args.config, Path(args.out) if args.out else None)
-    name, configs = suite
+    read = load_config_or_suite(args.config)  # the TOML parsed once
+    if not isinstance(read, tuple):
+        return run_one(args, args.config, Path(args.out) if args.out else None, exp=read)
+    name, configs = read
     out = Path(args.out) if args.out else Path("results") / name
     for config in configs:  # one store: `mpx report OUT` reads every experiment of the suite
         print(f"==== suite {name}: {config}")
-        code = run_one(args, str(config), out)
+        code = run_one(args, str(config), out, suite=True)
         if code:
             return code
     return 0
 
 
-def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
-    """Run one experiment config into ``out`` (default ``results/<experiment name>``)."""
+def run_one(args: argparse.Namespace, config: str, out: Any, suite: bool = False, exp: Any = None) -> int:
+    """Run one experiment config into ``out`` (default ``results/<experiment name>``); a store that already
+    holds other experiments is said in one line (a suite's configs share one store on purpose); ``exp``: the
+    config already read (`mpx.experiment.config.Experiment`), else it is read here."""
     import time
     from pathlib import Path
 
@@ -63,7 +65,7 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
     from mpx.experiment.store import ResultsStore
 
     t0 = time.perf_counter()
-    exp = load_config(config)
+    exp = load_config(config) if exp is None else exp
     out = Path(out) if out else Path("results") / exp.name
     cells = exp.cells()
     check_figures(exp.output.get("figures", []), config)  # before any cell runs
@@ -72,17 +74,26 @@ def run_one(args: argparse.Namespace, config: str, out: Any) -> int:
         if not path.is_file():
             print(f"{exp.name}: {len(cells)} cells, none yet ({path} does not exist)")
             return 0
-        with ResultsStore(path) as store:
+        with ResultsStore(path, read_only=True) as store:
             cached = len({c["key"] for c in cells} & store.finished_keys())
         print(f"{exp.name}: {len(cells)} cells, {cached} already in {path}")
         return 0
     with ResultsStore(out / "results.sqlite") as store:
+        others = [e for e in dict.fromkeys(store.experiments()) if e != exp.name]
+        if others and not suite:
+            print(_fit(f"note: {store.path} already holds experiment(s) {', '.join(others)}; {exp.name} is added "
+                       f"beside them (mpx report {out} --experiment NAME for one; {out / 'csv'} holds this run's "
+                       "export only)"))
         jobs = usable_cpus() if args.jobs is None else args.jobs
         counts = run_experiment(exp, store, jobs=jobs, dask_scheduler=args.dask_scheduler,
                                 progress=not args.no_progress, cells=cells)
         figs = exp.output.get("figures", []) if not args.no_figures else []
         figures = draw_aside(store, figs, out / "figures", exp.name, jobs)
         files = store.export(out / "csv", experiment=exp.name)
+        stale = [out / "csv" / f"{t}.{ext}" for t in ("cells", *store.tables()) for ext in ("csv", "parquet")]
+        for p in stale:  # a table another experiment exported here and this one has no rows of
+            if p not in files and p.is_file():
+                p.unlink()
         print(_fit(f"{exp.name}: {counts['cells']} cells ({counts['cached']} cached, {counts['computed']} computed, "
                    f"{counts['skipped']} skipped, {counts['errors']} with errors) in {time.perf_counter() - t0:.1f} s; "
                    f"store {store.path}, export {out / 'csv'} ({len(files)} files)"))

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     problem = make(pmu)
     if args.check:
         return _check(args, make, pmu, problem)
-    names = args.scheduler or schedulers.available()
+    names = args.scheduler or schedulers.REGISTRY.select("all")
     unknown = [n for n in names if n not in schedulers.available()]
     if unknown:
         raise ConfigError(f"unknown scheduler(s) {unknown}; available: {', '.join(schedulers.available())}")

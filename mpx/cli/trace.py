@@ -12,7 +12,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     info = tsub.add_parser("info", help="summarise a trace: size, time axis, largest totals of counted events (a "
                                         "gem5 stat in Tick, Byte, Joule... is not ranked); a run-set folder: its "
                                         "runs, what varied and how much they differ")
-    info.add_argument("path", help="trace file, gem5 stats.txt[.xz], mpx JSONL dump, callgrind dumps")
+    info.add_argument("path", help="trace file, gem5 stats.txt[.xz], mpx JSONL dump, callgrind dumps, or a shipped "
+                      "dataset's name")
     info.add_argument("--format", help="force a format instead of detecting it")
     _add_reader_options(info)
     info.add_argument("--events", action="store_true", help="list every event with its total")
@@ -28,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _add_plot_parser(tsub: Any) -> None:
     plot = tsub.add_parser("plot", help="draw a trace before multiplexing it: a timeline of events or metrics, a "
                                         "stacked breakdown of a vector stat, a heat map of per-unit stats")
-    plot.add_argument("path", help="any trace file mpx reads")
+    plot.add_argument("path", help="any trace file mpx reads, or a shipped dataset's name")
     plot.add_argument("-o", "--output", required=True, help="picture to write (.png or .pdf)")
     plot.add_argument("--events", help="comma list of events for a timeline (count per unit of time)")
     plot.add_argument("--metrics", help="comma list of catalog metrics for the timeline (needs --catalog)")
@@ -98,6 +99,7 @@ def _add_reader_options(p: argparse.ArgumentParser) -> None:
 def _reader_options(items: list[str]) -> dict:
     import json
 
+    from mpx import strict_json
     from mpx.errors import ConfigError
 
     options = {}
@@ -106,10 +108,27 @@ def _reader_options(items: list[str]) -> dict:
         if not sep or not key:
             raise ConfigError(f"reader option {item!r} is not KEY=VALUE")
         try:
-            options[key] = json.loads(value)
+            options[key] = strict_json.loads(value)
+        except strict_json.RepeatedKey as exc:
+            raise ConfigError(f"reader option {item!r}: {exc.msg}") from None
         except json.JSONDecodeError:
             options[key] = value
     return options
+
+
+def _trace(args: argparse.Namespace) -> Any:
+    """The trace at ``args.path``, or the shipped dataset of that name (as `mpx evaluate` takes it) when no such
+    path exists, it names no folder and no reader is chosen (a missing path stays "no such file")."""
+    import os
+
+    from mpx.readers import read_trace
+
+    bare = os.sep not in args.path and not os.path.exists(args.path)
+    if bare and args.format is None and not args.option:
+        from mpx.scoring.scalers import resolve_trace
+
+        return resolve_trace(args.path)
+    return read_trace(args.path, format=args.format, **_reader_options(args.option))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         return _runset_info(args.path)
     if args.trace_command == "plot":
         _check_picture(args.output)  # before reading a large trace
-    trace = read_trace(args.path, format=args.format, **_reader_options(args.option))
+    trace = _trace(args)
     if args.trace_command == "plot":
         return _plot(args, trace)
     if args.trace_command == "convert":

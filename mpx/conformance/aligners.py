@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from mpx import aligners
 from mpx.aligners.base import Aligner
 from mpx.conformance.common import ConformanceError, param_failures
 from mpx.conformance.scalers import generic_trace
@@ -74,11 +73,12 @@ def check_interface(a: Aligner) -> None:
 def check_identical_runs(a: Aligner) -> None:
     runs, truth = _runs()
     est = a.align(runs, _anchor(a))
-    got, want = (est.counts, truth) if a.exact_on_identical_runs else (est.counts.sum(0), truth.sum(0))
+    exact = a.tags().exact_on_identical_runs
+    got, want = (est.counts, truth) if exact else (est.counts.sum(0), truth.sum(0))
     if est.not_estimated.any() or not np.allclose(got, want, rtol=1e-12, atol=1e-9):
         raise _fail("identical_runs", a, f"identical runs: estimate differs from the truth by up to "
                           f"{np.nanmax(np.abs(got - want)):.3g}"
-                          + ("" if a.exact_on_identical_runs else " (whole-run totals)"))
+                          + ("" if exact else " (whole-run totals)"))
 
 
 def check_keeps_reference(a: Aligner) -> None:
@@ -106,7 +106,7 @@ def check_anchor(a: Aligner) -> None:
         pass
     else:
         raise _fail("anchor", a, "accepted an anchor that not every run counted")
-    if a.needs_rate:
+    if a.tags().needs_rate:
         try:
             a.align(runs, TIME_ANCHOR)
         except ConfigError:
@@ -119,17 +119,9 @@ ALIGNER_CHECKS: dict[str, Callable[[Aligner], None]] = {
     "keeps_reference": check_keeps_reference, "deterministic": check_deterministic, "anchor": check_anchor}
 
 
-def check_aligner(aligner: Any, **params: Any) -> None:
-    """Every check on ``aligner`` (an instance or a registry name); one `ConformanceError` listing every
-    failure."""
-    a = aligners.get(aligner, **params) if isinstance(aligner, str) else aligner
-    failed: list[str] = []
-    fails: list[str] = []
-    for name, check in ALIGNER_CHECKS.items():
-        try:
-            check(a)
-        except ConformanceError as exc:
-            failed.append(name)
-            fails += [f"{name}: {f}" for f in exc.failures]
-    if fails:
-        raise _fail(", ".join(failed), a, fails)
+def check_aligner(aligner: Any, **params: Any) -> dict[str, Any]:
+    """Every aligner check (`mpx.conformance.suites.check` of kind ``"aligner"``) on ``aligner`` (an instance,
+    a class or a registry name, with ``params``); one `ConformanceError` listing every failure."""
+    from mpx.conformance.suites import check
+
+    return check("aligner", aligner, params or None)

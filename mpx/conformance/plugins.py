@@ -6,7 +6,8 @@ experiment kinds. Each check ``check_<kind>_<name>(plugin)`` raises `~mpx.confor
   every reader in turn, so a greedy one would steal other formats' files);
 - catalog formats (`CATALOG_FORMAT_CHECKS`): **declares** (``NAME``, ``sniff(path, text, obj)``,
   ``load(path)``); **claims_nothing_foreign** (False for an empty file);
-- figures (`FIGURE_CHECKS`): **declares** (``name``, ``about``, ``experiment``, ``draw``, ``extra``);
+- figures (`FIGURE_CHECKS`): **declares** (``name`` and ``about`` strings, ``experiment`` a config path or
+  None, ``draw``, ``extra``);
   **needs_its_data** (on a store without rows ``draw`` raises `ConfigError`, so ``mpx figs`` skips it
   with the reason instead of drawing an empty plot or crashing);
 - experiment kinds (`KIND_CHECKS`): **declares** (``name``; ``sections`` and ``data_keys`` as
@@ -109,9 +110,13 @@ CATALOG_FORMAT_CHECKS: dict[str, Callable[[Any], None]] = {
 
 
 def check_figure_declares(fig: Any) -> None:
-    """``name``, ``about`` and ``experiment`` strings, ``draw(store, experiment)``, ``extra`` None or callable."""
-    fails = [f"{a} must be a non-empty string" for a in ("name", "about", "experiment")
+    """``name`` and ``about`` strings, ``experiment`` a non-empty string or None, ``draw(store, experiment)``,
+    ``extra`` None or callable."""
+    fails = [f"{a} must be a non-empty string" for a in ("name", "about")
              if not (isinstance(getattr(fig, a, None), str) and getattr(fig, a))]
+    exp = getattr(fig, "experiment", None)
+    if exp is not None and not (isinstance(exp, str) and exp):
+        fails.append("experiment must be None or a non-empty string (a config path)")
     if (why := _callable_with(fig, "draw", 2)):
         fails.append(why)
     if getattr(fig, "extra", None) is not None and not callable(fig.extra):

@@ -28,8 +28,8 @@ member ``z`` never counts; ``cycles`` on a fixed counter — raises `~mpx.confor
 
 Learned scalers (``learned = True``) are first fitted on a different synthetic trace. ``check_scaler``
 takes an instance, a class or a registry name and ``params`` (default: the class's
-``example_params``), runs every check, raises one `~mpx.conformance.common.ConformanceError` listing every failure and returns the
-facts otherwise. The trace-free observation builders (`observation_from_reads`,
+``example_params``) and is `mpx.conformance.check` of kind ``"scaler"``: every check, one
+`~mpx.conformance.common.ConformanceError` listing every failure, each naming its check; the facts otherwise. The trace-free observation builders (`observation_from_reads`,
 `observation_from_quanta`) and the generic run (`generic_trace`, `generic_observation`) serve tests too.
 """
 
@@ -42,7 +42,6 @@ from typing import Any
 
 import numpy as np
 
-from mpx import scalers as scaler_registry
 from mpx.errors import ConfigError
 from mpx.multiplex import multiplex
 from mpx.observation import Observation, QuantumView, ReadView
@@ -55,7 +54,7 @@ from mpx.trace import Trace
 __all__ = ["EVENTS", "SCALER_CHECKS", "SPEC", "check_causal", "check_deterministic", "check_interface",
            "check_nan_tolerant", "check_never_ran", "check_never_reads_truth", "check_refuses_trace", "check_scaler",
            "check_shapes", "generic_observation", "generic_pmu", "generic_trace", "observation_from_quanta",
-           "observation_from_reads", "scaler_instance"]
+           "observation_from_reads"]
 
 #: the generic run's events, and its perf ``-e`` list (a group whose third member never counts)
 EVENTS = ("a", "b", "c", "d", "e", "g", "h", "z", "cycles")
@@ -128,22 +127,6 @@ def _with_nan(obs):
     reads = ReadView(r.edges, r.quanta, raw, ena, run)
     quanta = QuantumView(q.edges, q.running, qc)
     return dataclasses.replace(obs, reads=reads, quanta=quanta)
-
-
-def scaler_instance(scaler: Any, params: dict | None = None) -> Scaler:
-    """The scaler a check runs: an instance (with ``params`` set on a clone), a class or a registry
-    name built with ``params`` (default: the class's ``example_params``)."""
-    if isinstance(scaler, str):
-        cls = scaler_registry.get_class(scaler)
-    elif isinstance(scaler, type):
-        cls = scaler
-    elif isinstance(scaler, Scaler):
-        return scaler.clone().set_params(**(params or {})) if params else scaler
-    else:
-        raise ConfigError(f"check_scaler: expected a scaler, a Scaler class or a registry name, got {scaler!r}")
-    if not (isinstance(cls, type) and issubclass(cls, Scaler)):
-        raise ConfigError(f"check_scaler: {cls!r} is not a mpx.scalers.base.Scaler subclass")
-    return cls(**(cls.example_params if params is None else params))
 
 
 def _label(s: Scaler) -> str:
@@ -357,18 +340,11 @@ SCALER_CHECKS: dict[str, Callable[[Scaler], dict[str, Any]]] = {
 
 
 def check_scaler(scaler: Any, params: dict | None = None) -> dict[str, Any]:
-    """Run every conformance check on ``scaler`` (see the module docstring); raises `~mpx.conformance.common.ConformanceError`
-    listing every failure, returns facts (``causal``, ``view``, ``behaves_causally``, ...) otherwise."""
-    s = scaler_instance(scaler, params)
-    fails: list[str] = []
-    info: dict[str, Any] = {"scaler": s.name, "class": type(s).__name__}
-    failed: list[str] = []
-    for name, check in SCALER_CHECKS.items():
-        try:
-            info.update(check(s))
-        except ConformanceError as exc:
-            failed.append(name)
-            fails += [f"{name}: {f}" for f in exc.failures]
-    if fails:
-        raise ConformanceError("scaler", ", ".join(failed), _label(s), fails)
-    return info
+    """Every scaler check (`mpx.conformance.suites.check` of kind ``"scaler"``: the registry's ``class_tags``
+    and `SCALER_CHECKS`) on ``scaler`` (an instance, a class or a registry name; ``params`` default: the
+    class's ``example_params``); raises one `~mpx.conformance.common.ConformanceError` listing every failure,
+    returns facts (``scaler``, ``class``, ``causal``, ``view``, ``behaves_causally``, ...) otherwise."""
+    from mpx.conformance.suites import check, plugin_object
+
+    s = plugin_object("scaler", scaler, params)
+    return {"scaler": s.name, "class": type(s).__name__, **check("scaler", s)}

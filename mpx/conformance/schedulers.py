@@ -2,8 +2,9 @@
 
 Each check is a function ``check_<name>(scheduler)`` listed in `SCHEDULER_CHECKS`; it runs the
 scheduler (a fresh clone each time) through `mpx.multiplex` on small problems built here and raises
-`~mpx.conformance.common.ConformanceError` ``check_scheduler[<label>] <Class>: ...`` when it fails. `check_scheduler` runs them
-all, in order. The runs on each problem are shared between checks (cached per scheduler class,
+`~mpx.conformance.common.ConformanceError` ``check_scheduler[<check>] <Class>: ...`` when it fails (a failure of the
+shared runs is named inside the message of the check that needed them). `check_scheduler` runs them all, in
+order, and lists every failure. The runs on each problem are shared between checks (cached per scheduler class,
 parameters, problem and seed), so running every check costs what one run of all of them did.
 
 - **declares** (`check_declares`): the class declares ``name``, ``kind`` and ``source`` and has a
@@ -280,7 +281,7 @@ def check_no_overcommit(scheduler: Scheduler, *, seed: int = 0) -> None:
     for _, problem, _, _, running in _ran(scheduler, seed):
         for events in _rows(problem, running):
             if not problem.fits(events):
-                raise _fail("no-overcommit", scheduler, f"runs {events} together, which does not fit the PMU")
+                raise _fail("no_overcommit", scheduler, f"runs {events} together, which does not fit the PMU")
 
 
 def check_free_events(scheduler: Scheduler, *, seed: int = 0) -> None:
@@ -288,13 +289,13 @@ def check_free_events(scheduler: Scheduler, *, seed: int = 0) -> None:
     stops them with their configuration (``free_always_on`` False, LIKWID): then each free event runs
     in some quantum or is reported in error."""
     for _, problem, _, obs, running in _ran(scheduler, seed):
-        if not getattr(scheduler, "free_always_on", True):
+        if isinstance(scheduler, StaticScheduler) and not scheduler.free_always_on:
             free = problem.free_mask & ~problem.mask(obs.errors)
             if not running[:, free].any(axis=0).all():
-                raise _fail("free-events", scheduler, "a free event it does not report in error never ran")
+                raise _fail("free_events", scheduler, "a free event it does not report in error never ran")
             continue
         if not running[:, problem.free_mask].all():
-            raise _fail("free-events", scheduler, "a free (fixed-counter or software) event did not run in every "
+            raise _fail("free_events", scheduler, "a free (fixed-counter or software) event did not run in every "
                         "quantum")
 
 
@@ -307,7 +308,7 @@ def check_impossible_events(scheduler: Scheduler, *, seed: int = 0) -> None:
     for _, problem, _, _, running in _ran(scheduler, seed):
         for e in IMPOSSIBLE_EVENTS:
             if e in problem.events and running[:, problem.index(e)].any():
-                raise _fail("impossible-events", scheduler, f"event {e!r} can never be counted but ran")
+                raise _fail("impossible_events", scheduler, f"event {e!r} can never be counted but ran")
 
 
 def check_never_fires(scheduler: Scheduler, *, seed: int = 0) -> None:
@@ -316,7 +317,7 @@ def check_never_fires(scheduler: Scheduler, *, seed: int = 0) -> None:
         if "zero" in problem.events:
             col = np.asarray(obs.quanta.counts)[:, problem.index("zero")]
             if not np.isfinite(np.nan_to_num(col, nan=0.0)).all():
-                raise _fail("never-fires", scheduler, "counts of an event that never fires are not finite")
+                raise _fail("never_fires", scheduler, "counts of an event that never fires are not finite")
 
 
 def check_observes(scheduler: Scheduler, *, seed: int = 0) -> None:
@@ -365,7 +366,7 @@ def check_never_reads_truth(scheduler: Scheduler, *, seed: int = 0) -> None:
             other = Trace(trace.events, hidden, trace.edges, trace.time_unit, meta=dict(trace.meta))
             blind = _run(scheduler, problem, other, seed)
             if not np.array_equal(blind.quanta.running, running):
-                raise _fail("never-reads-truth", scheduler, f"its decisions changed when only counts it never saw "
+                raise _fail("never_reads_truth", scheduler, f"its decisions changed when only counts it never saw "
                             f"changed ({label})")
 
 
@@ -409,13 +410,11 @@ SCHEDULER_CHECKS: dict[str, Callable[..., None]] = {
 _NO_SEED = {"declares", "params"}
 
 
-def check_scheduler(scheduler: Scheduler, *, seed: int = 0) -> None:
-    """Run every conformance check on ``scheduler`` (an instance, left untouched: each run uses a fresh
-    clone); raises `ConformanceError` naming the first failed check. See the module docstring."""
-    if not isinstance(scheduler, Scheduler):
-        raise TypeError(f"check_scheduler expects a mpx.schedulers.base.Scheduler, got {type(scheduler).__name__}")
-    for name, check in SCHEDULER_CHECKS.items():
-        if name in _NO_SEED:
-            check(scheduler)
-        else:
-            check(scheduler, seed=seed)
+def check_scheduler(scheduler: Any, *, seed: int = 0) -> dict[str, Any]:
+    """Every scheduler check (`mpx.conformance.suites.check` of kind ``"scheduler"``: the registry's
+    ``class_tags`` and `SCHEDULER_CHECKS`) on ``scheduler`` (an instance, left untouched: each run uses a
+    fresh clone; a class, built with its ``example_params``; or a registry name); raises one
+    `ConformanceError` listing every failed check. See the module docstring."""
+    from mpx.conformance.suites import check
+
+    return check("scheduler", scheduler, seed=seed)

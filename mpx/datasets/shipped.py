@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mpx import strict_json
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
 from mpx.trace import Trace
 
@@ -61,7 +62,7 @@ def manifest() -> dict:
     """The parsed manifest (``{"format": ..., "datasets": [entry, ...]}``)."""
     p = manifest_path()
     try:
-        data = json.loads(p.read_text())
+        data = strict_json.loads(p.read_text())
     except FileNotFoundError:
         raise FileNotFoundError(f"no dataset manifest at {p} (set MPX_DATASETS to the datasets folder)") from None
     except json.JSONDecodeError as exc:
@@ -133,7 +134,7 @@ def recipes() -> list[dict]:
     if not p.is_file():
         return []
     try:
-        data = json.loads(p.read_text())
+        data = strict_json.loads(p.read_text())
     except json.JSONDecodeError as exc:
         raise FormatError(p, exc.lineno, f"recipes file is not valid JSON: {exc.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get("datasets"), list):
@@ -271,10 +272,18 @@ def _placeholders(recipe: dict) -> dict[str, str]:
 
 
 def _expand(items: list[str], values: dict[str, str]) -> list[str]:
-    try:
-        return [str(x).format(**values) for x in items]
-    except (KeyError, IndexError) as exc:
-        raise ConfigError(f"recipe names an unknown placeholder {exc} in {items}") from None
+    """A recipe's arguments with its placeholders (``{python}``, ``{datasets}``, ``resolve`` keys) filled in;
+    a literal brace is written twice (``{{``), as in Python's `str.format`."""
+    out = []
+    for x in items:
+        try:
+            out.append(str(x).format(**values))
+        except (KeyError, IndexError) as exc:
+            raise ConfigError(f"recipe argument {x!r} names an unknown placeholder {exc} (placeholders: "
+                              f"{', '.join(sorted(values))}; a literal brace is written {{{{ or }}}})") from None
+        except ValueError as exc:
+            raise ConfigError(f"recipe argument {x!r}: {exc} (a literal brace is written {{{{ or }}}})") from None
+    return out
 
 
 def _inputs(workdir: Path) -> dict[str, dict]:
@@ -456,7 +465,7 @@ def rebuild(
 def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path, out: Path,
                  say: Callable[[str], None]) -> Trace:
     """Record a gem5 recipe: the machine is ``recipe['hardware']`` (``"default"``: `mpx.recording.gem5.HARDWARE`)."""
-    from mpx.recording.gem5 import HARDWARE, record_gem5
+    from mpx.recording.gem5 import HARDWARE, checkpoints_root, record_gem5
 
     hw = recipe.get("hardware", "default")
     return record_gem5(
@@ -466,6 +475,7 @@ def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path,
         max_dumps=recipe.get("max_dumps"),
         fast_forward_insts=int(recipe.get("fast_forward_insts", 0)),
         warmup_insts=int(recipe.get("warmup_insts", 0)),
+        checkpoint_dir=(checkpoints_root() / name) if recipe.get("checkpoint") else None,
         hardware=HARDWARE if hw == "default" else hw,
         env=recipe.get("env", {}),
         cwd=workdir,
@@ -479,7 +489,7 @@ def _record_gem5(name: str, recipe: dict, values: dict[str, str], workdir: Path,
 def _recording_summary(trace: Trace) -> dict:
     rec = trace.meta.get("recording", {})
     keep = ("gem5_version", "config", "config_sha256", "config_ini_sha256", "mode", "period_ps", "period_cycles",
-            "max_dumps", "skipped", "exit")
+            "max_dumps", "skipped", "exit", "checkpoint")
     return {k: rec.get(k) for k in keep}
 
 

@@ -126,7 +126,7 @@ class AlignmentKind(CellKind):
         for a in al["aligners"]:
             aligners.get(a, **params.get(a, {})).validate_params()
         for s in al["scalers"]:
-            if getattr(scalers.get_class(s), "learned", False):
+            if scalers.REGISTRY.tags(s).learned:
                 raise ConfigError(f"{w}: [alignment] scalers: {s!r} is learned (fitted on other workloads); the "
                                   "alignment kind has no training sets: use it in a scaling experiment")
         check_sweep(raw, w, ("hardware", "multiplex", "alignment", "data"),
@@ -228,7 +228,7 @@ class AlignmentKind(CellKind):
             oracle = [exact[0]] + [_oracle(rs.traces[(ref_i + i) % len(rs)], o) for i, o in enumerate(measured) if i]
             for a in al["aligners"]:
                 aligner = aligners.get(a, **al.get("params", {}).get(a, {}))
-                if aligner.needs_rate and anchor == TIME_ANCHOR:
+                if aligner.tags().needs_rate and anchor == TIME_ANCHOR:
                     skip("alignment", a, anchor, f"{a} aligns on the anchor's rate: the time axis has none")
                     continue
                 t = time.perf_counter()

@@ -23,7 +23,8 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["NAME_RE", "Experiment", "load_config", "load_suite", "expand", "plugin_names", "check_plugin_sections", "seeds"]
+__all__ = ["NAME_RE", "Experiment", "load_config", "load_config_or_suite", "load_suite", "expand", "plugin_names",
+           "check_plugin_sections", "seeds"]
 
 #: sections every kind shares (``None``: any key)
 COMMON_SECTIONS: dict[str, frozenset[str] | None] = {
@@ -60,6 +61,7 @@ class Experiment:
         self.path = None if path is None else Path(path)
         self.base = self.path.resolve().parent if self.path is not None else Path.cwd()
         self.where = str(path) if path is not None else "<config>"
+        self._variants: list[dict] | None = None
         self._validate()
 
     @property
@@ -75,8 +77,11 @@ class Experiment:
         return dict(self.raw.get("output", {}))
 
     def variants(self) -> list[dict]:
-        """Every ``[sweep]`` variant of the config (`mpx.experiment.grid.variants`)."""
-        return variants(self.raw, self.where)
+        """Every ``[sweep]`` variant of the config (`mpx.experiment.grid.variants`), expanded once: the
+        kind's validation and its cells read the same list (read-only)."""
+        if self._variants is None:
+            self._variants = variants(self.raw, self.where)
+        return self._variants
 
     def cells(self) -> list[dict]:
         """Every cell of the grid (JSON-able dicts with a ``key``), in a deterministic order."""
@@ -129,15 +134,10 @@ class Experiment:
 
 
 def plugin_names(cfg: dict, sec: str, where: str) -> list[str]:
-    """The names a variant's ``[schedulers]`` / ``[scalers]`` ``use`` lists (``"all"``: every registered one)."""
-    use = cfg[sec]["use"]
-    if use == "all":
-        return _PLUGINS[sec].available()
-    if isinstance(use, str):
-        use = [use]
-    if not isinstance(use, list) or not all(isinstance(n, str) for n in use):
-        raise ConfigError(f"{where}: [{sec}] use must be \"all\" or a list of names")
-    return list(use)
+    """The names a variant's ``[schedulers]`` / ``[scalers]`` ``use`` lists: ``"builtin"`` the shipped ones
+    (the same on every machine), ``"all"`` every installed one that loads, or a list
+    (`mpx.registry.Registry.select`)."""
+    return _PLUGINS[sec].REGISTRY.select(cfg[sec]["use"], f"{where}: [{sec}] use")
 
 
 def check_plugin_sections(raw: dict, where: str) -> None:
@@ -189,22 +189,35 @@ def _toml_load(path: Path) -> dict:
         raise FormatError(path, None, f"not valid TOML: {exc}") from None
 
 
-def load_config(path: str | os.PathLike) -> Experiment:
-    """Read and validate an experiment TOML file (`ConfigError` naming the key on a bad one)."""
+def _read(path: str | os.PathLike) -> tuple[Path, dict]:
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"experiment config {str(path)!r} does not exist")
-    return Experiment(_toml_load(p), p)
+    return p, _toml_load(p)
+
+
+def load_config(path: str | os.PathLike) -> Experiment:
+    """Read and validate an experiment TOML file (`ConfigError` naming the key on a bad one)."""
+    p, raw = _read(path)
+    return Experiment(raw, p)
 
 
 def load_suite(path: str | os.PathLike) -> tuple[str, list[Path]] | None:
     """A suite file (a TOML whose only table is ``[suite]`` with ``name`` and ``configs``, paths relative
     to the file): ``(name, config paths)``, run one after the other into one results store; None for an
     ordinary experiment config."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"experiment config {str(path)!r} does not exist")
-    raw = _toml_load(p)
+    return _suite(*_read(path))
+
+
+def load_config_or_suite(path: str | os.PathLike) -> Experiment | tuple[str, list[Path]]:
+    """The file at ``path`` read once: a suite's ``(name, config paths)`` (`load_suite`) or the validated
+    `Experiment` (`load_config`), so ``mpx run`` parses its TOML one time."""
+    p, raw = _read(path)
+    suite = _suite(p, raw)
+    return Experiment(raw, p) if suite is None else suite
+
+
+def _suite(p: Path, raw: dict) -> tuple[str, list[Path]] | None:
     if "suite" not in raw:
         return None
     suite = raw["suite"]

@@ -95,8 +95,9 @@ def get_kind(name: str) -> CellKind:
 
 
 def all_kinds() -> list[CellKind]:
-    """An instance of every kind (for the union of the config sections they read)."""
-    return [get_kind(n) for n in kind_names()]
+    """An instance of every kind that loads (for the union of the config sections they read): a broken
+    installed kind is a warning line, not the end of every config (`mpx.registry.Registry.installed`)."""
+    return [get_kind(n) for n in REGISTRY.installed()]
 
 
 def declared_tables(kinds: list[CellKind] | None = None) -> dict[str, tuple[str, ...]]:

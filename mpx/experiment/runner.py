@@ -21,6 +21,7 @@ from mpx.experiment.kinds import declared_tables, get_kind
 from mpx.experiment.config import Experiment
 from mpx.experiment.inputs import code_version
 from mpx.experiment.rows import cell_row
+from mpx.util.jit import PACKAGE, compile_notice
 from mpx.util.progress import bar as progress_bar
 
 __all__ = ["die_with_parent", "one_blas_thread", "run_cell", "run_experiment", "start_worker", "usable_cpus",
@@ -101,6 +102,8 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
                              [c["key"] for c in cells], where)
     counts = {"cells": len(cells), "cached": len(cells) - len(todo), "computed": 0, "skipped": 0, "errors": 0}
+    if not dask_scheduler and any(_needs_jit(c) for c in todo):
+        compile_notice(PACKAGE / "partition", "the partitioner's kernels", show=progress)
     bar = progress_bar(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", wanted=progress)
 
     def done(result: dict) -> None:
@@ -166,10 +169,13 @@ def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> N
 def die_with_parent(parent: int) -> None:
     """Pool worker initializer: end the worker when the run that started it dies. A killed ``mpx run
     --jobs N`` otherwise leaves its workers running forever (reparented, blocked on their queue).
-    Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set."""
+    Linux's ``PR_SET_PDEATHSIG`` sends SIGTERM at the parent's death; elsewhere nothing is set. SIGTERM ends
+    the worker whatever handler it inherited (`mpx.cli.main` turns a SIGTERM of the command into one line)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
 
         try:
             ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG = 1
@@ -202,7 +208,19 @@ def warm_up_aside(todo: list[dict]) -> tuple[list[dict], subprocess.Popen | None
     return [c for c in todo if not _needs_jit(c)] + needing, proc
 
 
-def _run_dask(todo: list[dict], address: str, done: Callable[[dict], None]) -> None:
+#: times mpx submits a cell again after its worker died (or the task failed outside `run_cell`), on top of the
+#: scheduler's own ``distributed.scheduler.allowed-failures``; then the cell is stored as an error
+DASK_RETRIES = 1
+
+
+def _run_dask(todo: list[dict], address: str, done: Callable[[dict], None], fn: Callable[[dict], dict] = run_cell
+              ) -> None:
+    """Run ``todo`` on the Dask scheduler at ``address`` (docs/cluster.md). Each finished cell's rows go to
+    ``done`` (the store) as it arrives and its future is released at once, so a worker lost later never
+    makes Dask recompute a finished cell for a future still referenced here (Prefect #15442). A cell whose
+    task fails outside `run_cell` (its worker died: ``KilledWorker``) is submitted again `DASK_RETRIES`
+    times, then stored as an error row, retried by the next run; the sweep goes on. ``fn``: the cell
+    function (a test's, importable on the workers)."""
     try:
         from dask.distributed import Client, as_completed as dask_completed  # optional: pip install 'mpx[dask]'
     except ImportError:
@@ -212,9 +230,24 @@ def _run_dask(todo: list[dict], address: str, done: Callable[[dict], None]) -> N
     except OSError as exc:
         raise ConfigError(f"--dask-scheduler {address}: cannot connect ({exc})") from None
     try:
-        futs = client.map(run_cell, todo, key=[f"mpx-cell-{c['key']}" for c in todo], pure=False)
-        for f in dask_completed(futs):
-            done(f.result())
+        cells = {f"mpx-cell-{c['key']}": c for c in todo}
+        tries = dict.fromkeys(cells, 0)
+        # the futures live only in `pending` (as_completed's own set) until they are yielded
+        pending = dask_completed(client.map(fn, todo, key=list(cells), pure=False))
+        for fut in pending:
+            key = fut.key if fut.key in cells else fut.key.rsplit("-try", 1)[0]
+            try:
+                row = fut.result()
+            except Exception as exc:  # the task failed outside run_cell: a dead worker, a lost connection
+                if tries[key] < DASK_RETRIES:
+                    tries[key] += 1
+                    pending.add(client.submit(fn, cells[key], key=f"{key}-try{tries[key]}", pure=False))
+                    continue
+                row = {"cell": cell_row(cells[key], "error", f"{type(exc).__name__} on the Dask cluster after "
+                                        f"{tries[key] + 1} submissions: {exc}", 0.0)}
+            finally:
+                fut.release()
+                del fut
+            done(row)
     finally:
         client.close()
-

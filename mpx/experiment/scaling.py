@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from mpx import schedulers
-from mpx.errors import ConfigError
+from mpx.errors import ConfigError, MpxError
 from mpx.experiment.config import Experiment, check_plugin_sections, plugin_names, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, relations_path_relative,
@@ -54,6 +54,17 @@ def check_replay_common(exp: Experiment) -> None:
     mux = raw.get("multiplex", {})
     if "seeds" in mux and "repetitions" in mux:
         raise ConfigError(f"{w}: [multiplex] give seeds or repetitions, not both")
+
+
+def training_set(cell: dict) -> tuple[list[Any], str]:
+    """The traces a cell's learned scalers are fitted on (its ``train`` datasets: other workloads, chosen when
+    the grid was expanded; none when the cell has no learned scaler), loaded here so that scoring never calls
+    back into the experiment, and what a learned scaler is told when there are none: a dataset that does not
+    load leaves the learned scalers unscored with its reason, the others are scored."""
+    try:
+        return [load_dataset(t["dataset"]) for t in cell["train"]], "the cell has no training workloads"
+    except MpxError as exc:
+        return [], f"its training datasets did not load: {exc}"
 
 
 class ScalingKind(CellKind):
@@ -201,8 +212,8 @@ class ScalingKind(CellKind):
         out: dict[str, list] = {"scores": [], "events": [], "metrics": [], "series": []}
         cv = cls = med = None
         specs = [scaler_spec(spec["name"], spec["params"]) for spec in cell["scalers"]]
-        results = score_scalers(obs, trace, specs, catalog, catch_errors=True,
-                                train=lambda: [load_dataset(t["dataset"]) for t in cell["train"]])
+        train, no_train = training_set(cell)
+        results = score_scalers(obs, trace, specs, catalog, catch_errors=True, train=train, no_train=no_train)
         for spec, res in zip(cell["scalers"], results):
             base = {**prov, "scaler": spec["name"], "scaler_params": clean(spec["params"]),
                     "mean_sampling_ratio": summ["mean_sampling_ratio"]}

@@ -31,6 +31,13 @@ store's own tables are ``cells`` and ``runs``; the built-in kinds declare the ot
   Readers open the store read-only (`open_store`): an empty file or a malformed page is a `FormatError`
   and nothing is written into the file.
 
+Schema (`SCHEMA`, kept as SQLite's ``user_version``): stores written before it was recorded are schema 0, with or
+without ``row_tables`` and ``cell_checksums``; they are read as they are and migrated by the first writer (their
+row tables' keys filled in when declared, their cells without a checksum listed in ``unchecked_cells``, cells
+checksummed by an older digest re-checksummed). In a store of the current schema a missing checksum (row or table)
+is damage. A writer checks the whole store before it writes anything (`mpx run` never writes into a store it
+would refuse to read) and refuses a 0-byte file like a reader.
+
 Exports (`ResultsStore.export`) write each CSV or Parquet file under a temporary name and rename it
 (`write_atomic`): a reader never sees half a file.
 
@@ -54,8 +61,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
+from mpx.experiment.latex import to_latex
+from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, RUN_CHECKSUMS, RUN_COLUMNS, all_checksums,
+                                     canonical_value, cell_checksum, digest, row_text, run_checksum)
 
-__all__ = ["ResultsStore", "canonical_value", "open_store", "row_text", "to_latex"]
+__all__ = ["SCHEMA", "ResultsStore", "canonical_value", "open_store", "row_text", "to_latex"]
 
 _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",
                  "status", "reason", "config", "cell_seconds", "host", "pid", "finished")
@@ -79,28 +89,35 @@ class ResultsStore:
         self._lock: Any = None  # the run lock's file while a run is open (`begin_run`)
         self._verified = False
         self._written: set[str] = set(checked)  # cells written here (checksummed from their rows read back)
+        self._relabel: set[str] = set()  # cells of a schema-0 store checksummed by a legacy digest
+        _check_not_empty(self.path)  # a zero-length file is a destroyed store, for a writer as for a reader
         if read_only:  # a reader (mpx report, figures) never writes: not even a schema into a damaged file
-            _check_not_empty(self.path)
             self.conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None,
                                         timeout=60)
         else:
+            existed = self.path.is_file()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
+        # a flipped byte inside a text value: read (it fails its checksum, one line), not a UnicodeDecodeError
+        self.conn.text_factory = _text
         try:
+            self.schema = self._check_schema(new=not read_only and not existed)
             if read_only:
-                have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-                if not {"cells", "runs"} <= have:
-                    raise FormatError(self.path, None, "not a results store (no cells or runs table)")
                 return
+            if existed:  # a writer never writes into a store it would refuse to read (issue 40 items 2, 3)
+                self._check_readable()
             self.conn.execute("PRAGMA synchronous=FULL")
             self._init()
         except FormatError:
             self.conn.close()
             raise
+        except UnicodeDecodeError:  # SQLite's own message quoting a damaged schema
+            self.conn.close()
+            raise FormatError(self.path, None, "damaged results store (its schema is not UTF-8 text)") from None
         except sqlite3.DatabaseError as exc:
             self.conn.close()
-            if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, disk full: not the file's fault
-                raise
+            if not is_damage(exc):
+                raise  # locked, read-only, disk full: not the file's fault
             raise FormatError(self.path, None, f"not a results store (not an SQLite database: {exc})") from None
 
     def __enter__(self) -> ResultsStore:
@@ -115,7 +132,57 @@ class ResultsStore:
 
     # -- schema ------------------------------------------------------------------------------------
 
+    def _have(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def _check_schema(self, new: bool) -> int:
+        """The file's schema (SQLite's ``user_version``, `SCHEMA`); refuses, in one line, a file that is not a
+        results store, one written by a newer mpx, and a current one without the tables its schema keeps."""
+        version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        have = self._have()
+        if new and not have:
+            return version
+        if not {"cells", "runs"} <= have:
+            raise FormatError(self.path, None, "not a results store (no cells or runs table)")
+        if version > SCHEMA:
+            raise FormatError(self.path, None, f"a results store of schema {version}, written by a newer mpx "
+                              f"(this one reads schemas 0 to {SCHEMA}); update mpx to read it")
+        if version < SCHEMA and {UNCHECKED, RUN_CHECKSUMS} & have:  # tables no older mpx wrote
+            raise FormatError(self.path, None, f"damaged results store: it has the tables of schema {SCHEMA} but "
+                              f"its schema number reads {version}")
+        if version == SCHEMA:
+            lost = [t for t in ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS) if t not in have]
+            if lost:
+                raise FormatError(self.path, None, f"damaged results store: schema {SCHEMA} keeps the table(s) "
+                                  f"{', '.join(lost)}, and they are missing")
+        return version
+
+    def _check_readable(self) -> None:
+        """SQLite's own check of every page, then the cells' checksums: `mpx run` refuses a damaged store the
+        way `mpx report` does, before writing anything into it."""
+        bad = [r[0] for r in self.conn.execute("PRAGMA quick_check(3)")]
+        if bad != ["ok"]:
+            raise FormatError(self.path, None, f"damaged results store ({bad[0]}), left as it is")
+        problems = self.problems(expected=False)
+        if problems:
+            key = min(problems)
+            raise FormatError(self.path, None, f"{len(problems)} damaged cell(s) (first: {key}: {problems[key]}): "
+                              "the store was changed outside mpx or damaged, left as it is; `mpx report --verify` "
+                              "lists them")
+
+    def schema_name(self) -> str:
+        """The store's schema in words (what a message about an older store names)."""
+        if self.schema >= SCHEMA:
+            return f"schema {self.schema}"
+        have = self._have()
+        lacks = [t for t in ("row_tables", CHECKSUMS) if t not in have]
+        return "schema 0 (an mpx before 2026-11-29" + (f": no {' and no '.join(lacks)}" if lacks else "") + ")"
+
     def _init(self) -> None:
+        """Create the store's tables, or migrate a store of an older schema to `SCHEMA` (one transaction):
+        its row tables are recorded with their keys unknown until an experiment kind declares them, and its
+        cells without a checksum are listed as written before checksums (`unchecked`), so that from now on a
+        missing checksum is damage."""
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         c.execute("CREATE TABLE IF NOT EXISTS cells (key TEXT PRIMARY KEY, experiment TEXT, kind TEXT, dataset TEXT, "
@@ -124,33 +191,59 @@ class ResultsStore:
         c.execute("CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, "
                   "config_path TEXT, config TEXT, code_version TEXT, cells TEXT, n_cells INTEGER, jobs TEXT, "
                   "started REAL, finished REAL, status TEXT)")
-        c.execute("CREATE TABLE IF NOT EXISTS row_tables (name TEXT PRIMARY KEY, keys TEXT)")
-        if c.execute("SELECT COUNT(*) FROM row_tables").fetchone()[0] == 0:  # a store older than the declarations
-            for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN "
-                                  "('cells', 'runs', 'row_tables', 'sqlite_sequence') ORDER BY rowid").fetchall():
-                c.execute("INSERT INTO row_tables (name, keys) VALUES (?, ?)", (t, json.dumps(["cell_key"])))
-        c.execute(f"CREATE TABLE IF NOT EXISTS {CHECKSUMS} (cell_key TEXT PRIMARY KEY, sha256 TEXT)")
+        if int(c.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA:
+            c.execute("CREATE TABLE IF NOT EXISTS row_tables (name TEXT PRIMARY KEY, keys TEXT)")
+            for t in self._legacy_tables():  # keys NULL: unknown until declared (`declare` fills them in)
+                c.execute("INSERT OR IGNORE INTO row_tables (name, keys) VALUES (?, NULL)", (t,))
+            c.execute(f"CREATE TABLE IF NOT EXISTS {CHECKSUMS} (cell_key TEXT PRIMARY KEY, sha256 TEXT)")
+            c.execute(f"CREATE TABLE IF NOT EXISTS {UNCHECKED} (cell_key TEXT PRIMARY KEY)")
+            c.execute(f"INSERT OR IGNORE INTO {UNCHECKED} SELECT key FROM cells WHERE key NOT IN "
+                      f"(SELECT cell_key FROM {CHECKSUMS})")
+            tables = [t for (t,) in c.execute("SELECT name FROM row_tables ORDER BY rowid")]
+            for k in sorted(self._relabel):  # checked under the digest they were written with (`LEGACY_DIGESTS`)
+                c.execute(f"UPDATE {CHECKSUMS} SET sha256 = ? WHERE cell_key = ?", (cell_checksum(c, k, tables), k))
+            c.execute(f"CREATE TABLE IF NOT EXISTS {RUN_CHECKSUMS} (run_id INTEGER PRIMARY KEY, sha256 TEXT)")
+            for row in c.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs").fetchall():  # as they are now
+                c.execute(f"INSERT OR REPLACE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
+            c.execute(f"PRAGMA user_version = {SCHEMA}")
         c.execute("COMMIT")
+        self.schema = SCHEMA
+        self._tables = None
+
+    def _legacy_tables(self) -> list[str]:
+        """The row tables of a store without ``row_tables``: every table but the store's own."""
+        return [t for (t,) in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN "
+            f"('cells', 'runs', 'row_tables', 'sqlite_sequence', '{CHECKSUMS}', '{UNCHECKED}', '{RUN_CHECKSUMS}') "
+            "ORDER BY rowid")]
+
+    def _legacy_order(self) -> list[str]:
+        """The row tables in the order a schema-0 store created them (its checksums hashed them in that order)."""
+        return [t for t in self._legacy_tables() if t in self.tables()]
 
     def tables(self) -> dict[str, tuple[str, ...]]:
         """The declared row tables: name → the columns rows are sorted by (``cell_key`` first)."""
         if self._tables is None:
-            self._tables = {n: tuple(json.loads(k)) for n, k in
-                            self.conn.execute("SELECT name, keys FROM row_tables ORDER BY rowid")}
+            if "row_tables" in self._have():
+                self._tables = {n: tuple(json.loads(k)) if k else ("cell_key",) for n, k in
+                                self.conn.execute("SELECT name, keys FROM row_tables ORDER BY rowid")}
+            else:  # a store of schema 0 read as it is (read-only)
+                self._tables = {n: ("cell_key",) for n in self._legacy_tables()}
         return dict(self._tables)
 
     def declare(self, tables: dict[str, tuple[str, ...]]) -> None:
         """Declare row tables (name → key columns, without ``cell_key``), creating those the store lacks. A
         table declared before with other keys is a `ConfigError`."""
         have = self.tables()
+        unknown = {n for (n,) in self.conn.execute("SELECT name FROM row_tables WHERE keys IS NULL")}
         for name, keys in tables.items():
             keys = ("cell_key", *(k for k in keys if k != "cell_key"))
-            if name in have and have[name] != keys:
+            if name in have and name not in unknown and have[name] != keys:
                 raise ConfigError(f"{self.path}: table {name!r} is declared with keys {have[name][1:]}, "
                                   f"not {keys[1:]}")
             if name == "cells" or name == "runs" or name == "row_tables" or not name.isidentifier():
                 raise ConfigError(f"{self.path}: {name!r} cannot be a row table")
-        new = {n: k for n, k in tables.items() if n not in have}
+        new = {n: k for n, k in tables.items() if n not in have or n in unknown}
         if not new:
             return
         c = self.conn
@@ -159,6 +252,7 @@ class ResultsStore:
             for name, keys in new.items():
                 keys = ("cell_key", *(k for k in keys if k != "cell_key"))
                 c.execute("INSERT OR IGNORE INTO row_tables (name, keys) VALUES (?, ?)", (name, json.dumps(keys)))
+                c.execute("UPDATE row_tables SET keys = ? WHERE name = ?", (json.dumps(keys), name))
                 c.execute(f"CREATE TABLE IF NOT EXISTS {_q(name)} (cell_key TEXT)")
                 c.execute(f"CREATE INDEX IF NOT EXISTS {_q(name + '_cell')} ON {_q(name)}(cell_key)")
             c.execute("COMMIT")
@@ -237,6 +331,8 @@ class ResultsStore:
                         "started, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running')",
                         (experiment, config_path, json.dumps(config, sort_keys=True, default=repr), code_version,
                          json.dumps(keys), len(keys), jobs, time.time()))
+        row = c.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE run_id = ?", (cur.lastrowid,)).fetchone()
+        c.execute(f"INSERT OR REPLACE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
         c.execute("COMMIT")
         return int(cur.lastrowid)
 
@@ -329,10 +425,11 @@ class ResultsStore:
         if name != "cells" and name not in tables:
             raise ConfigError(f"no table {name!r}; tables: cells, {', '.join(tables)}")
         if not self._verified:  # checked once, on the first read, for the cells this store did not just write
-            damaged = self.verify(skip=self._written)
+            damaged = self.problems(skip=self._written, expected=False)
             if damaged:
-                raise FormatError(self.path, None, f"{len(damaged)} cell(s) no longer match their checksum "
-                                  f"(first: {damaged[0]}): the store was changed outside mpx or damaged; "
+                first = min(damaged)
+                raise FormatError(self.path, None, f"{len(damaged)} damaged cell(s) (first: {first}: "
+                                  f"{damaged[first]}): the store was changed outside mpx or damaged; "
                                   "`mpx report --verify` lists them")
         keys = list(keys) if keys is not None else self.run_cells(experiment, run_id)
         col = "key" if name == "cells" else "cell_key"
@@ -340,7 +437,7 @@ class ResultsStore:
             df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
         except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:  # pandas wraps SQLite's errors
             cause = exc if isinstance(exc, sqlite3.DatabaseError) else exc.__cause__ or exc
-            if isinstance(cause, sqlite3.OperationalError):
+            if not is_damage(cause):
                 raise cause from None
             raise FormatError(self.path, None, f"damaged results store ({cause})") from None
         if keys is not None:
@@ -378,28 +475,62 @@ class ResultsStore:
 
 
     def verify(self, skip: Iterable[str] = ()) -> list[str]:
-        """Keys of the cells whose stored rows no longer match the checksum written with them (SQLite keeps
-        no page checksums: a flipped byte in a record reads back as another value). Cells written before
-        checksums existed have none and are not counted, nor the cells in ``skip`` (`table` skips those this
-        store wrote itself: `mpx run` reads back a store of thousands of rows it has just checksummed). A
-        store SQLite itself cannot read raises `FormatError` (one line)."""
+        """Keys of the damaged cells (`problems`), sorted; ``skip``: cells whose checksums are not checked
+        (`table` skips those this store wrote itself: `mpx run` reads back a store of thousands of rows it has
+        just checksummed)."""
+        return sorted(self.problems(skip))
+
+    def problems(self, skip: Iterable[str] = (), expected: bool = True) -> dict[str, str]:
+        """Damaged cells → what is wrong: rows that no longer match the checksum written with them (SQLite keeps
+        no page checksums: a flipped byte in a record reads back as another value); in a store of the current
+        schema, a cell without its checksum (only the cells a migration found without one are `unchecked`);
+        with ``expected``, a cell a finished run lists that is not stored. A store SQLite itself cannot read
+        raises `FormatError` (one line)."""
         try:
-            have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if CHECKSUMS not in have:
-                self._verified = True
-                return []
+            have = self._have()
+            out: dict[str, str] = {}
             skip = set(skip)
-            stored = {k: d for k, d in self.conn.execute(f"SELECT cell_key, sha256 FROM {CHECKSUMS}") if k not in skip}
-            now = all_checksums(self.conn, self.tables()) if stored else {}
-            bad = sorted(k for k, digest in stored.items() if now.get(k, _digest({})) != digest)
-        except sqlite3.DatabaseError as exc:
-            raise FormatError(self.path, None, f"damaged results store ({exc})") from None
+            if expected:
+                stored = {r[0] for r in self.conn.execute("SELECT key FROM cells")}
+                for run_id, cells in self.conn.execute("SELECT run_id, cells FROM runs WHERE status = 'finished' "
+                                                       "ORDER BY run_id"):
+                    for k in _json_list(self.path, cells, run_id):
+                        if k not in stored:
+                            out.setdefault(k, f"run {run_id} finished with it, and it is not stored")
+            if CHECKSUMS in have:
+                sums = {k: d for k, d in self.conn.execute(f"SELECT cell_key, sha256 FROM {CHECKSUMS}")}
+                check = {k: d for k, d in sums.items() if k not in skip}
+                now = all_checksums(self.conn, self.tables()) if check else {}
+                bad = {k for k, d in check.items() if now.get(k, digest({})) != d}
+                for legacy in LEGACY_DIGESTS if bad and self.schema < SCHEMA else ():
+                    then = all_checksums(self.conn, self._legacy_order(), legacy)
+                    matched = {k for k in bad if then.get(k) == check[k]}
+                    self._relabel |= matched
+                    bad -= matched
+                for k in bad:
+                    out[k] = "its rows no longer match the checksum written with them"
+                if self.schema >= SCHEMA:
+                    run_sums = dict(self.conn.execute(f"SELECT run_id, sha256 FROM {RUN_CHECKSUMS}"))
+                    for row in self.conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"):
+                        if run_sums.get(row[0]) != run_checksum(row):
+                            out[f"run {row[0]}"] = ("its row (the cells a report reads) no longer matches the "
+                                                    "checksum written with it" if row[0] in run_sums else
+                                                    "its checksum is missing")
+                    legacy = {r[0] for r in self.conn.execute(f"SELECT cell_key FROM {UNCHECKED}")}
+                    for (k,) in self.conn.execute("SELECT key FROM cells"):
+                        if k not in sums and k not in legacy and k not in skip:
+                            out[k] = "its checksum is missing (this store checksums every cell it writes)"
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise FormatError(self.path, None, f"damaged results store ({str(exc)[:200]})") from None
         self._verified = True
-        return bad
+        return out
 
     def unchecked(self) -> int:
-        """How many stored cells carry no checksum (written before checksums existed)."""
-        have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        """How many stored cells carry no checksum because they were written before checksums existed."""
+        have = self._have()
+        if self.schema >= SCHEMA:
+            return int(self.conn.execute(f"SELECT COUNT(*) FROM cells WHERE key IN (SELECT cell_key FROM {UNCHECKED}) "
+                                         f"AND key NOT IN (SELECT cell_key FROM {CHECKSUMS})").fetchone()[0])
         n = self.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
         if CHECKSUMS not in have:
             return int(n)
@@ -407,74 +538,31 @@ class ResultsStore:
                    .fetchone()[0])
 
 
-#: the table of per-cell checksums (`cell_checksum`), written with each cell in its transaction
-CHECKSUMS = "cell_checksums"
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
 
 
-def canonical_value(v: Any) -> str:
-    """One stored value as text that tells every SQLite value apart (floats exactly, as hex)."""
-    if isinstance(v, float):
-        return "f" + v.hex()
-    if isinstance(v, bytes):
-        return "b" + v.hex()
-    return ("i" if isinstance(v, int) else "s") + str(v)
+def _json_list(path: Path, text: Any, run_id: int) -> list[str]:
+    try:
+        keys = json.loads(text)
+    except (TypeError, ValueError):
+        keys = None
+    if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+        return keys
+    raise FormatError(path, None, f"damaged results store: run {run_id}'s list of cells is not a JSON list")
 
 
-def row_text(names: list[str], row: tuple, _hex: Any = float.hex) -> str:
-    """One stored row as the text its cell's checksum is computed from: ``name=<canonical_value>`` for every
-    non-NULL column in table order (columns are only ever appended, so a column added later for other cells
-    reads NULL here and changes nothing), joined by 0x1f. The common types inline `canonical_value` (the same
-    text): a results store checksums millions of values."""
-    parts = []
-    for n, v in zip(names, row):
-        if v is None:
-            continue
-        t = type(v)
-        if t is float:
-            parts.append(n + "=f" + _hex(v))
-        elif t is int:
-            parts.append(n + "=i" + str(v))
-        elif t is str:
-            parts.append(n + "=s" + v)
-        else:
-            parts.append(n + "=" + canonical_value(v))
-    return "\x1f".join(parts)
+SCHEMA = 3  # kept as SQLite's user_version: 0 for every store before it (module docstring); 3 adds UNCHECKED
 
+#: the cells a migration to `SCHEMA` found without a checksum (written before checksums existed)
+UNCHECKED = "unchecked_cells"
 
-def _digest(parts: dict[str, list[str]]) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    # the tables holding rows of the cell: a table declared later (empty for it) leaves its checksum as it was
-    for table in ("cells", *sorted(t for t, rows in parts.items() if t != "cells" and rows)):
-        rows = sorted(parts.get(table, ()))
-        h.update(f"{table}\x1e{len(rows)}\x1e".encode())
-        for r in rows:
-            h.update(r.encode("utf-8", "surrogatepass") + b"\x1d")
-    return h.hexdigest()
-
-
-def cell_checksum(conn: sqlite3.Connection, key: str, tables: Iterable[str]) -> str:
-    """SHA-256 of one cell's rows as stored: its ``cells`` row and its rows of every row table of ``tables``
-    that holds some, each row as its non-NULL columns, rows sorted."""
-    parts: dict[str, list[str]] = {}
-    for table, col in [("cells", "key"), *((t, "cell_key") for t in tables)]:
-        cur = conn.execute(f"SELECT * FROM {table} WHERE {_q(col)} = ?", (key,))
-        names = [d[0] for d in cur.description]
-        parts[table] = [row_text(names, r) for r in cur.fetchall()]
-    return _digest(parts)
-
-
-def all_checksums(conn: sqlite3.Connection, tables: Iterable[str]) -> dict[str, str]:
-    """`cell_checksum` of every cell of the store, reading each table once (what `ResultsStore.verify` uses)."""
-    by_cell: dict[str, dict[str, list[str]]] = {}
-    for table, col in [("cells", "key"), *((t, "cell_key") for t in tables)]:
-        cur = conn.execute(f"SELECT * FROM {table}")
-        names = [d[0] for d in cur.description]
-        at = names.index(col)
-        for r in cur:
-            by_cell.setdefault(r[at], {}).setdefault(table, []).append(row_text(names, r))
-    return {k: _digest(parts) for k, parts in by_cell.items() if k is not None}
+def is_damage(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged (malformed, not a database, a format it does not know, a
+    table or column gone), not that the disk or another process is in the way (locked, read-only, full)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (not isinstance(exc, sqlite3.OperationalError) or any(
+        w in text for w in ("malformed", "not a database", "unsupported file format", "no such ")))
 
 
 @contextlib.contextmanager
@@ -483,10 +571,10 @@ def damage_as_error(path: str | os.PathLike) -> Iterator[None]:
     (a locked, read-only or full disk stays an ``OperationalError``: not the file's fault)."""
     try:
         yield
-    except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        if not is_damage(exc) and not isinstance(exc, UnicodeDecodeError):
             raise
-        raise FormatError(path, None, f"damaged results store ({exc})") from None
+        raise FormatError(path, None, f"damaged results store ({str(exc)[:200]})") from None
 
 
 def _check_not_empty(path: Path) -> None:
@@ -531,44 +619,3 @@ def open_store(path: str | os.PathLike, read_only: bool = True) -> ResultsStore:
     if not p.is_file():
         raise ConfigError(f"no results store at {path} (expected a results.sqlite file or a folder holding one)")
     return ResultsStore(p, read_only=read_only)
-
-
-def _tex(x: Any) -> str:
-    s = str(x)
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
-        s = s.replace(a, b) if a != "\\" else s.replace(a, "\0")
-    return s.replace("\0", r"\textbackslash{}")
-
-
-def to_latex(df: Any, caption: str, label: str) -> str:
-    """A booktabs table (no jinja2 needed): index as the first column(s), NaN as an em dash; a text column
-    with values over 40 characters is a wrapping paragraph column (kept whole)."""
-    import math
-
-    import numpy as np
-
-    idx_names = [n or "" for n in df.index.names]
-    head = [*idx_names, *map(str, df.columns)]
-    # a text column with long values (skip reasons are sentences) is a paragraph column that wraps
-    spec = "".join(r"p{0.45\linewidth}" if df[c].map(lambda v: isinstance(v, str) and len(v) > 40).any() else "r"
-                   for c in df.columns)
-    lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
-             r"\begin{tabular}{" + "l" * len(idx_names) + spec + "}", r"\toprule",
-             " & ".join(_tex(h) for h in head) + r" \\", r"\midrule"]
-    for idx, *row in df.itertuples(index=True, name=None):  # per-column types kept (iterrows makes ints floats)
-        idx = idx if isinstance(idx, tuple) else (idx,)
-        cells = []
-        for v in row:
-            if isinstance(v, (bool, np.bool_)):
-                cells.append(_tex(v))
-            elif isinstance(v, (int, np.integer)):
-                cells.append(f"{int(v):,}")
-            elif isinstance(v, (float, np.floating)):
-                cells.append("---" if not math.isfinite(v) else f"{v:.2f}" if abs(v) < 1e4 else f"{v:,.0f}")
-            else:
-                cells.append(_tex(v))
-        lines.append(" & ".join([*(_tex(i) for i in idx), *cells]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(caption)}}}", rf"\label{{{label}}}",
-              r"\end{table}"]
-    return "\n".join(lines)

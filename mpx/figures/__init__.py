@@ -47,7 +47,7 @@ def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experim
 
     from mpx.figures.style import style
 
-    names = available() if names == "all" else list(names)
+    names = REGISTRY.select("all") if names == "all" else list(names)
     bad = [n for n in names if n not in REGISTRY]
     if bad:
         raise ConfigError(f"unknown figure(s) {bad}; figures: {', '.join(available())}")
@@ -70,10 +70,11 @@ def draw(store: Any, names: list[str] | str, out_dir: str | os.PathLike, experim
 
 def draw_supported(store: Any, out_dir: str | os.PathLike, experiment: str | None = None
                    ) -> tuple[list[Path], dict[str, str]]:
-    """Every figure the store has data for: the files written, and why each other figure was skipped."""
+    """Every figure that loads (`mpx.registry.Registry.installed`: a broken installed one is a warning line) and
+    the store has data for: the files written, and why each other figure was skipped."""
     written: list[Path] = []
     skipped: dict[str, str] = {}
-    for name in available():
+    for name in REGISTRY.installed():
         try:
             written += draw(store, [name], out_dir, experiment=experiment)
         except ConfigError as exc:

@@ -6,7 +6,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from mpx.studies.compare import headline, headline_methods, varying_settings
+from mpx.studies.compare import fair_headline, headline, headline_methods, varying_settings
 from mpx.errors import ConfigError
 from mpx.figures.data import scores
 from mpx.figures.figure import Figure
@@ -33,6 +33,7 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     h = headline(sl.rows, methods)
     if h.empty:
         raise ConfigError(f"figure headline: no scores of {methods} beside another scaler in the results store")
+    fair = fair_headline(sl.rows, methods)   # each side on its own best schedule (issue 34)
     sets = [s for s in ("shipped", "held-out") if s in set(h["set"])]
     other = varying_settings(h, exclude=("counters",))
     slices = [()] if not other else list(h[other].drop_duplicates().sort_values(other).itertuples(index=False))
@@ -52,8 +53,19 @@ def draw(store: Any, experiment: str | None = None) -> Any:
                     continue
                 x = d["counters"].to_numpy(float) + 0.08 * (i - (len(series) - 1) / 2)  # side by side
                 ax.errorbar(x, d["ratio"], yerr=[d["ratio"] - d["ratio_lo"], d["ratio_hi"] - d["ratio"]], capsize=2,
-                            label=f"{m} ({sched})",
+                            label=f"{m} (same schedule: {sched})",
                             **{**look(m), "linestyle": LINESTYLES[schedulers.index(sched) % len(LINESTYLES)]})
+            f = fair[fair["set"] == group] if not fair.empty else fair
+            for k, v in zip(other, values):
+                f = f[f[k] == v] if k in f else f
+            for m in methods:
+                d = f[f["method"] == m].sort_values("counters") if not f.empty else f
+                if d.empty:
+                    continue
+                ax.errorbar(d["counters"].to_numpy(float), d["ratio"], capsize=3, linewidth=2.0,
+                            yerr=[d["ratio"] - d["ratio_lo"], d["ratio_hi"] - d["ratio"]],
+                            label=f"{m} (FAIR: each side on its own best schedule)",
+                            **{**look(m), "linestyle": "-", "marker": "D"})
             ax.axhline(1.0, color="#777777", linewidth=0.8)
             ax.axhline(0.5, color="#777777", linewidth=0.8, linestyle="--")
             ax.set_title(f"{group} workloads ({int(g['workloads'].max()) if len(g) else 0}){where}", fontsize=8)
@@ -67,8 +79,10 @@ def draw(store: Any, experiment: str | None = None) -> Any:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncol=min(len(series), 4))
     add_caption(fig, sl.caption("Ratio of the method's error (the headline measure, WAPE on all windows: the same "
-                                "windows for every scaler) to the best other scaler's (mpx.studies.compare.headline), 95% "
-                                "paired bootstrap intervals over workloads."))
+                                "windows for every scaler) to the best other scaler's, 95% paired bootstrap intervals "
+                                "over workloads: thick lines on fair terms, each side on its own best schedule "
+                                "(mpx.studies.compare.fair_headline); thin lines under one shared schedule each "
+                                "(mpx.studies.compare.headline)."))
     return fig
 
 

@@ -15,6 +15,7 @@ from mpx.figures.data import error_column, scores
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption, hold
 from mpx.figures.style import WIDTH, hatch, look
+from mpx.studies.compare import COLLAPSED
 
 __all__ = ["FIGURE", "GEM5", "draw", "draw_gem5", "is_gem5"]
 
@@ -51,12 +52,22 @@ def _draw(store: Any, experiment: str | None, gem5: bool) -> Any:
     fig, ax = plt.subplots(figsize=(WIDTH, 3.3 + 0.2 * rows + (0.3 if crowded else 0)))
     width = 0.8 / n_s
     x = np.arange(n_w)
+    # a collapsed bar (more than COLLAPSED x the workload's best) would set the axis for every other: clipped at
+    # the top of the others, its value printed on it
+    bad = piv.gt(COLLAPSED * piv.min(axis=1), axis=0)
+    rest = piv.where(~bad).max().max()
+    top = 1.15 * rest if bad.any().any() and np.isfinite(rest) and rest > 0 else None
     for i, scaler in enumerate(piv.columns):
-        ax.bar(x + (i - (n_s - 1) / 2) * width, piv[scaler].to_numpy(), width, label=scaler,
+        xs = x + (i - (n_s - 1) / 2) * width
+        v = piv[scaler].to_numpy()
+        ax.bar(xs, np.minimum(v, top) if top else v, width, label=scaler,
                color=look(scaler)["color"], hatch=hatch(scaler), edgecolor="black", linewidth=0.4)
+        for xi, vi, b in zip(xs, v, bad[scaler].to_numpy()):
+            if top and b:
+                ax.text(xi, top * 0.98, f"{vi:,.0f}", rotation=90, ha="center", va="top", fontsize=5)
     ax.set_xticks(x, names, rotation=45 if crowded else 0, ha="right" if crowded else "center",
                   rotation_mode="anchor")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(bottom=0, top=top)
     ax.set_xlabel("gem5 workload (gem5-…)" if gem5 else f"{kind} workload")
     ax.set_ylabel(label)
     ax.set_title(f"Scaler error per {kind} workload ({s} scheduler)", fontsize=9)
@@ -64,6 +75,9 @@ def _draw(store: Any, experiment: str | None, gem5: bool) -> Any:
     fig.legend(loc="outside upper center", ncol=min(n_s, 5))
     seeds = df["seed"].nunique() if "seed" in df else 1
     means = ", ".join(f"{n} {v:.1f} %" for n, v in piv.mean().items())
+    if top:
+        means += (f"; bars clipped at {top:.0f} % with their value printed: collapsed, more than {COLLAPSED:g}x the "
+                  "workload's best (" + ", ".join(sorted({c for c in piv.columns if bad[c].any()})) + ")")
     add_caption(fig, sl.caption(f"Bars: every scaler in the data, left to right as mpx report ranks them (mean over "
                                 f"the {n_w} workloads: {means})" + (f"; mean over {seeds} seeds." if seeds > 1
                                                                     else ".")))

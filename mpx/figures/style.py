@@ -1,7 +1,9 @@
 """The figures' print style, stated once here and used by every figure: 6.3 in text width (`WIDTH`), at most
 8.5 in tall (`MAX_HEIGHT`: a page with its caption), 9 pt type, and every series told apart by marker, line
-style or hatch as well as by a colour of its own (`COLORS`: no two methods share one), so figures stay
-readable in grey-scale. Figures are laid out by matplotlib's constrained layout and saved at exactly their
+style or hatch as well as by a colour of its own, so figures stay readable in grey-scale. One colour rule
+(`color`): the built-in methods have fixed entries (`COLORS`: no two share one), any other name (a plugin's, a
+built-in added later) a colour of `EXTRA_COLORS` picked by its name: stable across runs and machines, never a
+fixed one's. Figures are laid out by matplotlib's constrained layout and saved at exactly their
 size (no ``bbox_inches="tight"``, which grew them past the text width): captions, legends and titles are
 placed inside the figure."""
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from mpx import strict_json
 from mpx.errors import ConfigError, FormatError
 
 __all__ = ["CounterField", "CounterFields", "counter_fields", "json_files", "parse_counter_field",
@@ -150,7 +151,7 @@ def read_perf_json(path: str | os.PathLike) -> list[tuple[dict[str, Any], int | 
     except UnicodeDecodeError as e:
         raise FormatError(path, raw.count(b"\n", 0, e.start) + 1, f"not UTF-8 text ({e.reason})") from None
     try:
-        data = json.loads(text)
+        data = strict_json.loads(text)
     except json.JSONDecodeError as e:
         raise FormatError(path, e.lineno, f"invalid JSON: {e.msg}") from None
     if isinstance(data, dict):

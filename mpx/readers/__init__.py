@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from typing import Any
 
 from mpx.errors import ConfigError, FormatError
@@ -40,8 +41,9 @@ available, get, get_class, register, unregister = REGISTRY.verbs()
 
 
 def formats() -> list[str]:
-    """Format names in detection order: the built-ins in their fixed order, then plugins."""
-    return REGISTRY.available()
+    """Format names in detection order: the built-ins in their fixed order, then plugins that load (one that
+    does not is a warning line, never the end of every read: `mpx.registry.Registry.installed`)."""
+    return REGISTRY.installed()
 
 
 def reader(name: str) -> Any:
@@ -67,6 +69,15 @@ def detect_format(path: str | os.PathLike) -> str:
     if kind == "directory":
         raise FormatError(path, None, "a directory no reader claims (a callgrind folder holds "
                           "callgrind.out*/cg.out* dumps)")
+    if re.match(r"(desc: .*\n)*cmd: .*\nevents: ", head) and "\nfl=" in head:  # cg_annotate's input
+        raise FormatError(path, None, "a cachegrind output (totals per source line for the whole run, no time "
+                          "axis): mpx needs counts over time; record the program with mpx record (callgrind with "
+                          "periodic dumps)")
+    if re.search(r"^events: ", head, re.M) and re.search(r"^(fl|fn)=", head, re.M):
+        who = re.search(r"^creator: (.{1,60})$", head, re.M)
+        raise FormatError(path, None, "a callgrind-format profile" + (f" written by {who.group(1)!r}" if who else "")
+                          + ", not a dump of valgrind's callgrind (creator: callgrind-...): it holds one profile, no "
+                          "time axis; mpx needs callgrind's own periodic dumps (mpx record)")
     # nothing of the file is quoted: it may be anything (a config can name /proc/self/environ)
     raise FormatError(path, None, f"unknown format: no reader recognises it (tried: {', '.join(formats())})")
 

@@ -38,7 +38,9 @@ a run cut short, are errors rather than a shorter trace. A sibling file whose he
 (pid, command) is an error too, unless it is another run's default output ``callgrind.out.<its pid>``.
 
 Malformed input raises `FormatError` naming file and line: missing ``totals:``, non-numeric or
-negative totals, more totals than events, ``events:`` lines that differ between parts, missing or
+negative totals, more totals than events, a ``totals:`` line with another column count than its part's
+``summary:`` (a lost number would shift every event after it), numbers callgrind never writes
+(`mpx.readers.numbers.callgrind_count`), ``events:`` lines that differ between parts, missing or
 duplicate part numbers, gaps between block ranges, a missing final part, a truncated last line.
 """
 
@@ -52,7 +54,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mpx.errors import FormatError, TraceError
-from mpx.readers.textio import head_text, read_bytes
+from mpx.readers.numbers import NumberError, callgrind_count
+from mpx.readers.textio import head_text, read_bytes, require_final_newline
 from mpx.trace import Trace
 
 NAME = "callgrind"
@@ -91,6 +94,7 @@ class _Part:
     events: tuple[str, ...] | None = None
     events_line: int = 0
     totals: list[int] | None = None
+    summary: tuple[int, int] | None = None  # (values, line) of the part's summary: line
     timerange: tuple[int, int] | None = None
     timerange_line: int = 0
     trigger: str | None = None
@@ -154,11 +158,10 @@ def sniff(path: str | os.PathLike, head: str) -> bool:
 
 
 def _ints(values: str, path: str, line: int, what: str) -> list[int]:
-    items = values.split()
-    for v in items:
-        if not _DIGITS.fullmatch(v):
-            raise FormatError(path, line, f"{what}: {v[:40]!r} is not a non-negative integer (of at most 24 digits)")
-    return [int(v) for v in items]
+    try:
+        return [callgrind_count(v, what) for v in values.split()]
+    except NumberError as exc:
+        raise FormatError(path, line, str(exc)) from None
 
 
 def _parse_file(path: str) -> _File:
@@ -168,8 +171,7 @@ def _parse_file(path: str) -> _File:
     if not data.strip():
         raise FormatError(path, 1, "empty file")
     n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if not data.endswith(b"\n"):
-        raise FormatError(path, n_lines, "truncated file: the last line has no newline")
+    require_final_newline(path, data, n_lines)
     part: _Part | None = None
     pos = 0
     line = 1
@@ -246,16 +248,30 @@ def _parse_file(path: str) -> _File:
                     raise FormatError(
                         path, line, f"totals: has {len(values)} values but events: names {len(part.events)}"
                     )
+                _same_columns(path, line, len(values), part.summary)
                 part.totals = values + [0] * (len(part.events) - len(values))
             elif key == "summary":
                 if part.events is None:
                     raise FormatError(path, line, f"summary: before any events: line in part {part.number}")
-                _ints(value, path, line, "summary")
+                part.summary = (len(_ints(value, path, line, "summary")), line)
     if part is None:
         raise FormatError(path, n_lines, "no events:/totals: lines: not a callgrind dump")
     if part.totals is None:
+        if f.creator and not f.creator.startswith("callgrind"):
+            raise FormatError(path, n_lines, (
+                f"a callgrind-format file written by {f.creator!r}, not by valgrind's callgrind: it has no totals: "
+                "line, so it holds no time axis of counts; mpx needs callgrind's own periodic dumps (mpx record)"))
         raise FormatError(path, n_lines, f"part {part.number} (line {part.line}) has no totals: line (truncated file?)")
     return f
+
+
+def _same_columns(path: str, line: int, n: int, summary: tuple[int, int] | None) -> None:
+    """A part's ``totals:`` has as many values as its ``summary:``: callgrind writes both with one function
+    (``CLG_(mappingcost_as_string)``), which omits trailing zero costs only; a lost or extra number would
+    shift every event after it by one column."""
+    if summary is not None and summary[0] != n:
+        raise FormatError(path, line, f"totals: has {n} values but the summary: line {summary[1]} has {summary[0]}: "
+                          "callgrind writes both with the same columns (a number lost or added?)")
 
 
 # -- which files belong together --------------------------------------------------------------------

@@ -14,7 +14,6 @@ undeclared stat, a negative or non-numeric counter, a gap or overlap between int
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterator
@@ -22,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from mpx import strict_json
 from mpx.errors import FormatError, TraceError
-from mpx.readers.textio import is_decompress_error, open_binary
+from mpx.readers.numbers import NumberError, python_json_number
+from mpx.readers.textio import is_decompress_error, open_binary, require_final_newline
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
 from mpx.trace import MAX_MEMBER_BYTES, TIME_UNITS, Trace
 
@@ -44,27 +45,18 @@ class _Bad(ValueError):
     """A problem in one line; turned into a FormatError with file and line by the caller."""
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Bad(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
 def _no_constant(name: str) -> Any:
     raise _Bad(f"non-standard JSON constant {name} (write non-finite values as \"nan\", \"inf\", \"-inf\")")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
-
-
 def _decode(text: str) -> Any:
     try:
-        return _DECODER.decode(text)
-    except _Bad:
-        raise
+        return strict_json.loads(text, parse_constant=_no_constant, parse_int=python_json_number,
+                                 parse_float=python_json_number)
+    except (_Bad, NumberError) as exc:
+        raise _Bad(str(exc)) from None
+    except strict_json.RepeatedKey as exc:
+        raise _Bad(f"duplicate key {exc.key!r}") from None
     except RecursionError:
         raise _Bad("not valid JSON: nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, or an integer with too many digits
@@ -284,15 +276,15 @@ def read(path: str | os.PathLike) -> Trace:
     edges: list[float] = []
     header_line = 0
     for lineno, line in _lines(path):
+        if not line.endswith("\n"):  # the last line: the dumper ends every record with a newline
+            require_final_newline(path, line, lineno)
         text = line.strip()
         if not text:
             continue
         try:
             try:
                 obj = _decode(text)
-            except _Bad as exc:
-                if not line.endswith(("\n", "\r")):
-                    raise _Bad(f"truncated last line (no newline at the end): {exc}") from None
+            except _Bad:
                 raise
             if layout is None:
                 header, decls = _header(obj)

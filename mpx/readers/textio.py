@@ -126,6 +126,16 @@ def open_plain(source: Any, kind: str | None, path: str | os.PathLike | None = N
                                                       else source)
 
 
+def require_final_newline(path: str | os.PathLike, data: str | bytes, n_lines: int | None = None) -> None:
+    """The end-of-file rule of every line-based text reader (perf stat, callgrind, LIKWID groups, mpx-stats
+    lines): the tools end every line with a newline, so a file whose last byte is not one was cut short, even
+    when what is left still parses (a number cut to fewer digits). `FormatError` at its last line."""
+    nl = "\n" if isinstance(data, str) else b"\n"
+    if data and not data.endswith(nl):  # type: ignore[arg-type]
+        line = n_lines if n_lines is not None else data.count(nl) + 1  # type: ignore[arg-type]
+        raise FormatError(path, line, "truncated file: the last line has no newline")
+
+
 def read_bytes(path: str | os.PathLike) -> bytes:
     """The whole decompressed content of ``path``; corrupt compression becomes a FormatError."""
     try:

@@ -173,6 +173,7 @@ def record_gem5(
     log: Callable[[str], None] | None = print,
     timeout: float | None = None,
     ok_status: Sequence[int] = (0,),
+    checkpoint_dir: str | os.PathLike | None = None,
 ) -> Trace:
     """Run ``argv`` in gem5 (SE mode), read the periodic dumps, save the Trace to ``output`` (if given).
 
@@ -181,6 +182,9 @@ def record_gem5(
     no recording of the program) and `ConfigError` (bad options). gem5 runs under
     `mpx.recording.supervise.Supervised` (dies with the caller; its temporary folder goes however the call ends).
     ``keep_stats``: also copy gem5's ``stats.txt`` there (xz-compressed if it ends in ``.xz``).
+    ``checkpoint_dir``: take the fast-forward from a gem5 checkpoint there, writing it first if absent
+    (`ensure_checkpoint`); a recording killed after the fast-forward then restarts from it, with the same
+    dumps (the caches are not in a checkpoint: see ``se_periodic.py``).
     """
     say = log or (lambda _m: None)
     if timeout is not None and not timeout > 0:
@@ -194,6 +198,8 @@ def record_gem5(
     if warmup_insts and not fast_forward_insts:
         raise ConfigError("warmup_insts needs fast_forward_insts > 0 (the warm-up runs after the switch to the "
                           "out-of-order core)")
+    if checkpoint_dir is not None and not fast_forward_insts:
+        raise ConfigError("checkpoint_dir needs fast_forward_insts > 0 (the checkpoint is taken at its end)")
     if not argv:
         raise RecordError("no program given (mpx record --simulator gem5 -o OUT -- PROGRAM ARGS)")
     if output is not None and not Path(output).resolve().parent.is_dir():
@@ -225,6 +231,11 @@ def record_gem5(
         cmd = gem5_command(binary, outdir, hw_file, period_ps, workdir, sim_argv, prog_env, max_dumps=max_dumps,
                            fast_forward_insts=fast_forward_insts, warmup_insts=warmup_insts, stdin=stdin,
                            stdout=stdout)
+        checkpoint = None
+        if checkpoint_dir is not None:
+            checkpoint = ensure_checkpoint(Path(checkpoint_dir), run, cmd, binary, hw, sim_argv, prog_env, workdir,
+                                           stdin, fast_forward_insts, say, timeout)
+            cmd = [*cmd[:cmd.index("--")], "--checkpoint-dir", str(checkpoint["path"]), *cmd[cmd.index("--"):]]
         say(f"gem5: {binary}  period {period_ps} ps  max dumps {max_dumps or 'until exit'}"
             + (f"  fast-forward {fast_forward_insts:,} + warm-up {warmup_insts:,} instructions"
                if fast_forward_insts else ""))
@@ -233,10 +244,13 @@ def record_gem5(
         with open(log_path, "wb") as fh:
             run.start(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                       env=dict(CLEAN_ENV))
-        with progress_bar(desc="simulating", unit=" dumps") as shown:
+        report = ProgressLine(max_dumps, period_ps, say)
+        with progress_bar(total=max_dumps, desc="simulating", unit=" dumps") as shown:
 
             def tick() -> None:  # gem5 appends a dump to stats.txt every period
-                shown.update(max(0, _dumps_so_far(outdir / "stats.txt") - shown.n))
+                done = _dumps_so_far(outdir / "stats.txt")
+                shown.update(max(0, done - shown.n))
+                report.update(done)
 
             status = run.wait(timeout=timeout, tick=tick)
         if status is None:
@@ -294,6 +308,8 @@ def record_gem5(
             "env": prog_env,
             "stdin": stdin,
             "stdout": stdout,
+            **({"checkpoint": {"taken_at_tick": checkpoint["tick"], "caches": "empty after the restore: "
+                               "warmed by the warm-up on the O3 core only"}} if checkpoint else {}),
         },
         dropped=dropped,
     )
@@ -303,6 +319,96 @@ def record_gem5(
         trace.save(output)
         say(f"wrote {output} ({Path(output).stat().st_size:,} bytes)")
     return trace
+
+
+CHECKPOINT_KEY = "mpx-checkpoint.json"
+"""What a checkpoint folder was written for (`checkpoint_key`): a folder whose key differs is refused."""
+
+
+def checkpoint_key(binary: str, hw: Mapping[str, Any], sim_argv: Sequence[str], prog_env: Mapping[str, str],
+                   workdir: Path, stdin: str | None, fast_forward_insts: int) -> dict[str, Any]:
+    """Everything that decides the simulated state at the end of the fast-forward: the gem5 binary, the
+    configuration script, the machine, the program (argv, executable and stdin contents, environment) and
+    the instructions fast-forwarded."""
+    def digest(path: Path) -> str:
+        return sha256_bytes(path.read_bytes())
+
+    exe = Path(sim_argv[0])
+    return {"gem5_sha256": digest(Path(binary)), "config_sha256": digest(CONFIG), "hardware": dict(hw),
+            "argv": list(sim_argv), "executable_sha256": digest(exe), "env": dict(prog_env),
+            "stdin_sha256": digest(workdir / stdin) if stdin else None,
+            "fast_forward_insts": int(fast_forward_insts)}
+
+
+def ensure_checkpoint(folder: Path, run: Supervised, cmd: Sequence[str], binary: str, hw: Mapping[str, Any],
+                      sim_argv: Sequence[str], prog_env: Mapping[str, str], workdir: Path, stdin: str | None,
+                      fast_forward_insts: int, say: Callable[[str], None],
+                      timeout: float | None) -> dict[str, Any]:
+    """The checkpoint at the end of the fast-forward in ``folder``: reused when its key matches this
+    recording (`RecordError` when it was written for another), else written by a first gem5 run into a
+    temporary sibling folder that is renamed only when complete (a kill leaves no half checkpoint)."""
+    key = checkpoint_key(binary, hw, sim_argv, prog_env, workdir, stdin, fast_forward_insts)
+    key_file = folder / CHECKPOINT_KEY
+    if key_file.is_file():
+        stored = json.loads(key_file.read_text())
+        differ = sorted(k for k in set(key) | set(stored.get("key", {})) if key.get(k) != stored["key"].get(k))
+        if differ:
+            raise RecordError(f"{folder}: a checkpoint of another recording (differs in {', '.join(differ)}); "
+                              "remove the folder or give another checkpoint folder")
+        say(f"resuming from the checkpoint in {folder} (tick {stored['tick']:,}): the fast-forward is not run again")
+        return {"path": folder, "tick": int(stored["tick"])}
+    if folder.exists() and any(folder.iterdir()):
+        raise RecordError(f"{folder}: not empty and holds no {CHECKPOINT_KEY}: not a checkpoint folder of mpx")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    for stale in folder.parent.glob(f".{folder.name}.partial-*"):  # left by a recording killed meanwhile
+        if not _pid_alive(stale.name.rsplit("-", 1)[-1].split(".")[0]):
+            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+    partial = folder.parent / f".{folder.name}.partial-{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    first = [*cmd[:cmd.index("--")], "--checkpoint-dir", str(partial), *cmd[cmd.index("--"):]]
+    first[1] = f"--outdir={partial}.m5out"
+    say(f"fast-forwarding {fast_forward_insts:,} instructions into a checkpoint ({folder})")
+    log_path = Path(f"{partial}.log")
+    try:
+        with open(log_path, "wb") as fh:
+            run.start(first, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                      env=dict(CLEAN_ENV))
+        status = run.wait(timeout=timeout)
+        text = log_path.read_text(errors="replace")
+        m = re.search(r"se_periodic\.py: checkpoint written to .* at tick (\d+)", text)
+        if status != 0 or not m or not (partial / "m5.cpt").is_file():
+            raise RecordError(f"gem5 wrote no checkpoint (exit {status}); last lines of its output:\n"
+                              + "\n".join(text.splitlines()[-15:]))
+        tick = int(m.group(1))
+        (partial / CHECKPOINT_KEY).write_text(json.dumps({"key": key, "tick": tick}, indent=1, sort_keys=True))
+        if folder.exists():
+            folder.rmdir()
+        os.replace(partial, folder)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(f"{partial}.m5out", ignore_errors=True)
+        log_path.unlink(missing_ok=True)
+    say(f"checkpoint written at tick {tick:,}")
+    return {"path": folder, "tick": tick}
+
+
+def _pid_alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def checkpoints_root() -> Path:
+    """Where `mpx datasets rebuild` keeps the checkpoints of recipes that ask for one:
+    ``$MPX_GEM5_CHECKPOINTS``, else ``~/.cache/mpx/gem5-checkpoints`` (outside the repository: 2-3 MB each)."""
+    given = os.environ.get("MPX_GEM5_CHECKPOINTS")
+    if given:
+        return Path(given)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mpx" / "gem5-checkpoints"
 
 
 def gem5_command(binary: str, outdir: Path, hw_file: Path, period_ps: int, workdir: Path, sim_argv: Sequence[str],
@@ -402,6 +508,39 @@ def _ff_stat(name: str) -> bool:
 def standard_events() -> list[str]:
     """The names in `EVENTS`, in file order."""
     return [line.strip() for line in EVENTS.read_text().splitlines() if line.strip()]
+
+
+class ProgressLine:
+    """One plain line per tenth of ``max_dumps`` written (for logs, where no bar is drawn): dumps, the
+    simulated time they cover and an ETA from the wall-clock rate so far (the rate of the measured phase:
+    the clock starts at the first dump, after the fast-forward)."""
+
+    STEPS = 10
+
+    def __init__(self, max_dumps: int | None, period_ps: int, say: Callable[[str], None],
+                 clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.max_dumps, self.period_ps, self.say = max_dumps, period_ps, say
+        self.clock = clock or time.monotonic
+        self.first: tuple[float, int] | None = None
+        self.next_step = 1
+
+    def update(self, done: int) -> None:
+        if not self.max_dumps or done <= 0:
+            return
+        now = self.clock()
+        if self.first is None:
+            self.first = (now, done)
+            return
+        while self.next_step <= self.STEPS and done >= self.next_step * self.max_dumps / self.STEPS:
+            self.next_step += 1
+            t0, d0 = self.first
+            rate = (done - d0) / (now - t0) if now > t0 and done > d0 else 0.0
+            left = (self.max_dumps - done) / rate if rate > 0 else float("nan")
+            eta = "done" if done >= self.max_dumps else (f"ETA {left / 60:.1f} min" if left == left else "ETA ?")
+            self.say(f"{min(done, self.max_dumps):,} of {self.max_dumps:,} dumps, "
+                     f"{min(done, self.max_dumps) * self.period_ps / 1e9:.3f} ms simulated, {eta}")
 
 
 def _dumps_so_far(stats: Path) -> int:

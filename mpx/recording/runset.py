@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mpx import strict_json
 from mpx.errors import FormatError
 from mpx.trace import Trace, load_trace
 
@@ -85,7 +86,7 @@ class RunSet:
         if not path.is_file():
             raise FormatError(path, None, f"not a run set: no {MANIFEST} (a half-written set has none)")
         try:
-            doc = json.loads(path.read_text())
+            doc = strict_json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise FormatError(path, getattr(exc, "lineno", None), f"not valid JSON: {exc}") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:

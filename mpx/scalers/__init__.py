@@ -23,7 +23,10 @@ A scaler turns an `~mpx.observation.Observation` into an `~mpx.scalers.base.Esti
   read-window scaler (``base``, default ``linear``); ``variant="tintin"`` is the rule Tintin's code intended
   (`mpx.scalers.counterminer`);
 - ``fusion``, ``fusion_smooth``: a Kalman filter / RTS smoother on log-rates with cross-event
-  covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`).
+  covariances learned from other workloads and catalog relations (learned; `mpx.scalers.fusion`);
+- null baselines (`mpx.scalers.null`): ``constant_rate`` / ``constant_rate_causal`` (the run's scaled rate,
+  whole or so far, × each window's length) and the fill-matched ``linear_interpolate`` / ``linear_carry``
+  (perf's scaling with the fill of DIRA/DCAM/CAM/CounterMiner and of TAM).
 
 The read-window scalers (``linear`` to ``cam``) share one base, `mpx.scalers.reads.ReadScaler` (cleaning
 the reads, the ``fill`` rules for windows where an event did not run), and take NeoMPX's post-processing
@@ -36,8 +39,9 @@ Other packages add scalers without touching mpx through the entry-point group ``
     [project.entry-points."mpx.scalers"]
     mine = "my_package.my_module:MyScaler"
 
-A built-in name wins over an entry point of the same name; `register` adds one at run time (notebooks,
-tests). Every scaler must pass `mpx.conformance.scalers.check_scaler`.
+An entry point named like a built-in is an error naming both; `register` adds one at run time (notebooks,
+tests). Every scaler must pass ``mpx.conformance.check("scaler", ...)``; how to write, register and check
+one: ``docs/extending.md``.
 
 ``get("linear", fill="zero")`` is a new scaler *instance* built with those hyper-parameters (a name the
 class does not take is a `~mpx.errors.ConfigError` listing those it does); ``get_class(name)`` is the
@@ -67,6 +71,10 @@ BUILTIN: dict[str, str] = {
     "bayesperf_smooth": "mpx.scalers.bayesperf:BayesPerfSmoother",
     "fusion": "mpx.scalers.fusion:FusionScaler",
     "fusion_smooth": "mpx.scalers.fusion:FusionSmoother",
+    "constant_rate": "mpx.scalers.null:ConstantRateScaler",
+    "constant_rate_causal": "mpx.scalers.null:ConstantRateCausal",
+    "linear_interpolate": "mpx.scalers.null:LinearInterpolate",
+    "linear_carry": "mpx.scalers.null:LinearCarry",
 }
 
 ENTRY_POINT_GROUP = "mpx.scalers"

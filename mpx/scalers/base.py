@@ -37,11 +37,13 @@ Adding a scaler::
 ``causal`` is a class attribute, or a property when it depends on hyper-parameters (a fill that
 interpolates, a post-processing fix that uses whole-run statistics: see `mpx.scalers.reads`). Then
 register it: add ``"mine": "my_module:MyScaler"`` to `mpx.scalers.BUILTIN`, or, from another
-package, an entry point in the group ``mpx.scalers`` (see `mpx.scalers`). Every registered scaler must
-pass `mpx.conformance.scalers.check_scaler` (run over the registry by ``tests/conformance/test_scalers.py``):
+package, an entry point in the group ``mpx.scalers`` (see `mpx.scalers`, ``docs/extending.md``). Every
+registered scaler must pass ``mpx.conformance.check("scaler", ...)`` (run over the built-ins by
+``tests/conformance/test_all.py``):
 output shapes, determinism, never reading the truth, events that never ran, NaN in the observation, and
 an honest ``causal`` flag (a causal scaler's window w must not change when later windows change). Set
-``example_params`` when the defaults cannot run on a generic observation.
+``example_params`` when the defaults cannot run on a generic observation or the constructor needs an
+argument: the registry reads the tags from an instance built with them.
 
 ``scaler.tags()`` (`ScalerTags`) gathers what callers may know without running it: ``causal``, ``view``,
 ``learned``, ``jit`` and ``needs_relations`` (set it when the scaler takes the catalog's relations as its

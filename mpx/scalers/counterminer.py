@@ -8,10 +8,10 @@ public code. Only the abstract and this summary (``../shared/reference/multiplex
 available to this implementation, so every detail below that the summary leaves open is mpx's choice and
 is named as such.
 
-The wrapper runs the ``base`` read-window scaler (``linear`` by default: perf's scaling, the series
-CounterMiner cleaned) and cleans its estimate per event, on the window *rates* ``estimate / ΔE`` (so that
-windows of different lengths compare), then multiplies back by ΔE. Windows the base flags as not estimated
-stay flagged (scoring counts them apart); their value is the filled one.
+The wrapper runs the ``base`` read-window scaler (``linear`` by default: perf's scaling, the series CounterMiner
+cleaned) and cleans its estimate per event, with ``variant="paper"`` on the window *rates* ``estimate / ΔE`` (so that
+windows of different lengths compare), then multiplies back by ΔE. Windows the base flags as not estimated stay
+flagged (scoring counts them apart); their value is the filled one.
 
 ``variant="paper"`` (offline: whole-run statistics and values after the window):
 
@@ -25,14 +25,18 @@ stay flagged (scoring counts them apart); their value is the filled one.
   "filled").
 
 ``variant="tintin"``: what Tintin's re-implementation intended (``arch/x86/events/core.c``, read for mpx in
-``../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240``, lines 141-196): once an event has more
-than 10 values (``:142``), a trailing window of ``L = (max − min)/√n`` values (``:143-145``, at most 10,000,
-``:147-150``) gives a mean and a standard deviation (``:159-175``), and a value above mean + 5σ is replaced
-by the mean (``:178-181``); the cleaned value is what enters the history (``:183``); nothing is filled.
-As written, that code changes no count: the loop ``for (ii = index; ii < index − L; ii--)`` (``:152-155``)
-never runs, and the value rewritten is the raw register value returned after the delta was already added
-to the count (``:134, :201``). mpx computes the intended rule (population σ over the window; ``window``
-fixes L instead of the max/min rule). Causal when the base is.
+``../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240``, which holds the original lines 40-240: cited
+here by the original line, the shared file's line + 39): once an event has more than 10 values (``counterminer_count >
+10``, ``arch/x86/events/core.c:181``), a trailing window of ``counterminer_length`` = (max − min)/√n values
+(``arch/x86/events/core.c:182-184``, at most 10,000, ``arch/x86/events/core.c:186-189``) gives a mean and a standard
+deviation (``arch/x86/events/core.c:198-214``), and a value above mean + 5σ is replaced by the mean
+(``arch/x86/events/core.c:217-220``); the cleaned value is what enters the history (``arch/x86/events/core.c:222``);
+nothing is filled. As written, that code changes no count: the loop ``for (ii = index; ii < index − L; ii--)``
+(``arch/x86/events/core.c:191-194``) never runs, and the value rewritten is the raw register value returned after the
+delta was already added to the count (``arch/x86/events/core.c:173, 240``). mpx computes the intended rule (population
+σ over the window; ``window`` fixes L instead of the max/min rule) on the base's per-window *counts*, the kind of
+value the kernel keeps (a count read at each update, never a rate), so the rule does not depend on the trace's time
+unit (on rates, ``(max − min)/√n`` and hence L would change with the unit). Causal when the base is.
 """
 
 from __future__ import annotations
@@ -103,8 +107,10 @@ class CounterMinerScaler(Scaler):
     base:
         A registered read-window scaler whose estimate is cleaned (default ``linear``).
     variant:
-        ``"paper"`` (Gumbel outliers replaced, missing values filled; offline) or ``"tintin"`` (Tintin's
-        intended one-sided mean + 5σ over a trailing window, no filling).
+        ``"paper"`` (Gumbel outliers replaced, missing values filled; offline), ``"tintin"`` (Tintin's
+        intended one-sided mean + 5σ over a trailing window, no filling) or ``"fill"`` (the paper's filling
+        alone, no outlier test: the base with the same interpolated fill, the fill-matched baseline that
+        separates the filling's share of the cleaning's gain from the outlier test's).
     alpha:
         Upper-tail probability under which a window is an outlier (``variant="paper"``; mpx's choice).
     window:
@@ -114,8 +120,8 @@ class CounterMinerScaler(Scaler):
     name: ClassVar[str] = "counterminer"
     view: ClassVar[str] = "read"
     source: ClassVar[str] = ("CounterMiner, Lv et al., MICRO 2018 (data cleaning: Gumbel outliers replaced, missing "
-                             "values filled); variant='tintin': Tintin's arch/x86/events/core.c:141-196 as intended")
-    param_constraints: ClassVar[dict] = {"base": [str], "variant": StrOptions(("paper", "tintin")),
+                             "values filled); variant='tintin': Tintin's arch/x86/events/core.c:180-235 as intended")
+    param_constraints: ClassVar[dict] = {"base": [str], "variant": StrOptions(("paper", "tintin", "fill")),
                                          "alpha": Interval(float, 0, 1, closed="neither"),
                                          "window": [None, Interval(int, 1, None)]}
 
@@ -138,6 +144,12 @@ class CounterMinerScaler(Scaler):
     def causal(self) -> bool:  # type: ignore[override]
         return self.variant == "tintin" and bool(self._base().causal)
 
+    @property
+    def fills_like(self) -> str | None:
+        """The `mpx.scalers.reads` fill its missing-value filling matches (``"interpolate"``: the rate
+        interpolated in time; variant ``"tintin"`` fills nothing): its fill-matched baseline, `mpx.scalers.null`."""
+        return "interpolate" if self.variant in ("paper", "fill") else None
+
     def _estimate(self, observation: Any) -> Estimate:
         base = self._base().estimate(observation)
         ena = np.asarray(observation.reads.enabled, dtype=float)
@@ -149,12 +161,12 @@ class CounterMinerScaler(Scaler):
         n_out = n_fill = 0
         for j in range(rate.shape[1]):
             r = rate[:, j]
-            if self.variant == "tintin":
-                r2, rep = tintin_clean(r, self.window)
+            if self.variant == "tintin":  # on counts: unit-free (module docstring)
+                c2, rep = tintin_clean(counts[:, j], self.window)
                 n_out += int(rep.sum())
-                rate[:, j] = r2
+                rate[:, j] = np.where(ena[:, j] > 0, c2 / np.where(ena[:, j] > 0, ena[:, j], 1.0), np.nan)
                 continue
-            out = gumbel_outliers(r, float(self.alpha))
+            out = gumbel_outliers(r, float(self.alpha)) if self.variant == "paper" else np.zeros(r.size, dtype=bool)
             keep = np.isfinite(r) & ~out
             if out.any() and keep.any():
                 r[out] = r[keep].mean()
@@ -167,5 +179,5 @@ class CounterMinerScaler(Scaler):
             rate[:, j] = r
         est = np.where(np.isfinite(rate), rate * ena, counts)
         notes = list(base.notes) + [f"counterminer ({self.variant}) over {self.base}: {n_out} outlier windows replaced"
-                                    + (f", {n_fill} missing windows filled" if self.variant == "paper" else "")]
+                                    + (f", {n_fill} missing windows filled" if self.variant != "tintin" else "")]
         return self.make_estimate(observation, est, not_estimated=base.not_estimated | ~np.isfinite(est), notes=notes)

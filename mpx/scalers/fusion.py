@@ -55,6 +55,29 @@ observation's quantum, from the training traces on the same time axis (`RateStru
 per quantum, event list and ``noise_share``). Events unknown to the training data get a diffuse prior,
 the median known variances and no cross-event terms.
 
+**Coverage guard (issue 34).** A model learned on other programs says nothing about an event whose level those
+programs never had: on ``gem5-long-phases`` (icache misses and memory-order violations near zero, trained on
+sqlite, xz and awk) the walk pulled such events to the training level and fusion's mean error over events
+reached 10³ % (DCAM: 90 %). The test, per event, from the observation only: the event's **observed rate** (its
+counted quanta's counts over their time; for ``fusion`` the quanta up to the end of each read window, so the
+guard stays causal, for ``fusion_smooth`` the whole run) against the **whole-run rates of the training
+programs**, ``[min / m, max · m]`` with the margin ``m = coverage_margin`` (10: a tenfold level no training
+program had; an observed rate of 0 is covered only when a training program had 0; an event no training program
+had is never covered). An event outside it in read window w is **not covered** there: that window's count
+comes from the named baseline ``fallback`` (``linear_carry`` for ``fusion``, causal; ``linear_interpolate``
+for ``fusion_smooth``: perf's scaling with the fill of TAM / of DCAM, `mpx.scalers.null`), its std is that
+count times the share of the window the event was off the counters (a 100 % relative uncertainty on the part
+not counted: the model claims nothing there). A window before the event first ran has
+no rate to test: it keeps the model while every event observed so far is covered, and falls back (to the
+baseline's value there: none, for perf's scaling) once one is not (the model's cross-event prediction is then
+an extrapolation). A second test covers the dynamics: an event whose observed log-rate changes are larger than
+the learned walk allows (mean squared standardised change above ``coverage_margin²``, `_jumpy`) is not covered
+either. When more than ``RUN_SHARE`` (25 %) of all events are not covered in a window (by the test of that
+window), the run as a whole is unlike the training programs and every event falls back in that window. The
+notes name the events and ``Estimate.meta["fallback_share"]`` (the share of event-windows that fell back; the
+score row's ``fallback_share``) says how much of the estimate is not the model's. ``coverage_margin=None``
+turns the guard off.
+
 **Assumptions / limits.** Log-rates follow a Gaussian random walk plus white noise: a burst no event on
 the counters sees is missed (causal) or spread over its neighbours (offline), and relative errors of
 those over-estimates are large; cross-event structure learned on other programs transfers only as far
@@ -74,7 +97,14 @@ from mpx.scalers.base import Estimate, Scaler, sum_quanta
 from mpx.scalers.inference.relations import relation_set
 from mpx.trace import Trace, rebin_counts
 
-__all__ = ["FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
+__all__ = ["MIN_CHANGES", "RUN_SHARE", "FusionScaler", "FusionSmoother", "RateStructure", "window_counts"]
+
+#: the coverage guard's dynamics test needs at least this many observed log-rate changes of an event
+MIN_CHANGES = 5
+#: the coverage guard: when more than this share of the events has been found not covered, the run is
+#: unlike every training program and every event falls back (gem5-long-phases: 17 to 26 of 46 events; the other
+#: three steady programs, trained on the rest: at most 5)
+RUN_SHARE = 0.25
 
 _SOURCE = ("mpx: Kalman filter (Kalman 1960) / RTS smoother (Rauch, Tung & Striebel 1965) on "
            "log-rates with Ledoit-Wolf cross-event covariances learned from other workloads (scikit-learn) and "
@@ -125,8 +155,14 @@ class RateStructure:
         known = np.array([any(e in t[0] for t in same) for e in events])
         idx = np.flatnonzero(known)
         levels, diffs = [], []
+        run_lo, run_hi = np.full(n_e, np.inf), np.full(n_e, -np.inf)
         for ev, counts, edges, _ in (same if idx.size else ()):
             pos = {e: i for i, e in enumerate(ev)}
+            span = float(edges[-1] - edges[0])
+            for i in idx:   # the training programs' whole-run rates (the coverage guard)
+                if events[i] in pos and span > 0:
+                    rr = float(np.nansum(counts[:, pos[events[i]]])) / span
+                    run_lo[i], run_hi[i] = min(run_lo[i], rr), max(run_hi[i], rr)
             if not all(events[i] in pos for i in idx):
                 continue  # a trace without every known event: skipped (keeps the covariances aligned)
             cq = window_counts(counts[:, [pos[events[i]] for i in idx]], edges, quantum)
@@ -157,7 +193,7 @@ class RateStructure:
         else:
             known[:] = False
         out = {"mu": mu, "Sigma": sigma, "Q": q, "R": np.maximum(r, 1e-6), "top": top,
-               "known": known}
+               "known": known, "run_lo": run_lo, "run_hi": run_hi}
         self._cache[key] = out
         return out
 
@@ -171,7 +207,9 @@ class FusionScaler(Scaler):
     multiplies the learned innovation covariance), ``prior_scale`` (> 0: multiplies the learned level
     covariance), ``std_scale`` (> 0: multiplies the reported std), ``cross`` (use the learned cross-event
     covariances; False keeps only their diagonals — the ablation without implicit interactions),
-    ``noise_share`` (0 < s < 1: the share of the learned log-rate change variance taken as white noise).
+    ``noise_share`` (0 < s < 1: the share of the learned log-rate change variance taken as white noise),
+    ``coverage_margin`` (> 1, or None: off) and ``fallback`` (a registered read-window scaler): the coverage
+    guard of the module docstring.
 
     After `fit`: ``structure_`` (`RateStructure`), ``training_workloads_``; after `estimate`: ``model_``
     (per quantum and event: log-rate mean and variance, the measurements, Q, P0, mu), ``relations_``.
@@ -195,16 +233,22 @@ class FusionScaler(Scaler):
     param_constraints: ClassVar[dict] = {
         "q_scale": Interval(float, 0, None, closed="neither"), "prior_scale": Interval(float, 0, None, closed="neither"),
         "std_scale": Interval(float, 0, None, closed="neither"), "cross": "boolean",
-        "noise_share": Interval(float, 0, 1, closed="neither")}
+        "noise_share": Interval(float, 0, 1, closed="neither"),
+        "coverage_margin": [None, Interval(float, 1, None, closed="neither")], "fallback": [None, str]}
+    #: the named baseline of the coverage guard (module docstring)
+    _fallback: ClassVar[str] = "linear_carry"
 
     def __init__(self, relations: Any = None, q_scale: float = 1.0, prior_scale: float = 1.0,
-                 std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8):
+                 std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8,
+                 coverage_margin: float | None = 10.0, fallback: str | None = None):
         self.relations = relations
         self.q_scale = q_scale
         self.prior_scale = prior_scale
         self.std_scale = std_scale
         self.cross = cross
         self.noise_share = noise_share
+        self.coverage_margin = coverage_margin
+        self.fallback = fallback
 
     def _fit(self, items: list[Any]) -> None:
         bad = [type(x).__name__ for x in items if not isinstance(x, Trace)]
@@ -290,9 +334,83 @@ class FusionScaler(Scaler):
         #: the model as solved, per quantum and event: log-rate mean and variance, and its inputs
         self.model_ = {"mean": m, "var": v, "y": y, "R": st["R"], "Q": q, "P0": p0, "mu": st["mu"],
                        "segment_ends": ends}
+        uncovered = self._uncovered(obs, c, ok, dur, bounds, st, y) & ~errors[None, :]
+        share = float(uncovered.sum() / max(uncovered.size, 1))
+        if uncovered.any():
+            name = self.fallback or self._fallback
+            from mpx import scalers
+
+            fb = scalers.get(name).estimate(obs)
+            counts = np.where(uncovered, fb.counts, counts)
+            r_ = obs.reads
+            with np.errstate(invalid="ignore", divide="ignore"):
+                off = 1.0 - np.clip(np.asarray(r_.running, float) / np.asarray(r_.enabled, float), 0.0, 1.0)
+            std = np.where(uncovered, np.abs(fb.counts) * np.nan_to_num(off, nan=1.0), std)
+            not_est = not_est | (uncovered & fb.not_estimated)
+            counts = np.where(not_est & ~np.isfinite(counts), np.nan, counts)
+            std = np.where(np.isfinite(std), std, 0.0)
+            cols = uncovered.any(axis=0)
+            notes.append(f"coverage guard: {int(cols.sum())} event(s) whose observed rate left the training programs' "
+                         f"range (x{self.coverage_margin:g}) fell back to {name} in {100 * share:.1f}% of "
+                         "event-windows: " + ", ".join(e for e, u in zip(events, cols) if u))
         qc = np.where(errors[None, :], np.nan, per_q)
-        return self.make_estimate(obs, counts, not_estimated=not_est, std=std, quantum_counts=qc,
-                                  quantum_std=np.where(errors[None, :], np.nan, sd_q), notes=notes)
+        est = self.make_estimate(obs, counts, not_estimated=not_est, std=std, quantum_counts=qc,
+                                 quantum_std=np.where(errors[None, :], np.nan, sd_q), notes=notes)
+        est.meta["fallback_share"] = share
+        return est
+
+    def _jumpy(self, y: np.ndarray, ok: np.ndarray, st: dict[str, np.ndarray], bounds: np.ndarray) -> np.ndarray:
+        """``[W, E]``: the event's observed log-rate changes (successive counted quanta ``g`` apart) are larger
+        than the learned walk allows: the mean of ``d² / (g·Q_ee·q_scale + 2 R_e)`` over its changes up to the
+        window's end (the whole run when smoothing), at least ``MIN_CHANGES`` of them, above
+        ``coverage_margin²`` — the training programs' dynamics do not cover the event's."""
+        n_q, n_e = y.shape
+        n_w = len(bounds) - 1
+        var_q = np.maximum(np.diag(st["Q"]) * float(self.q_scale), 0.0)
+        z2 = np.zeros((n_q, n_e))
+        cnt = np.zeros((n_q, n_e))
+        for j in range(n_e):
+            at = np.flatnonzero(ok[:, j])
+            if at.size < 2:
+                continue
+            d = np.diff(y[at, j])
+            g = np.diff(at).astype(float)
+            z2[at[1:], j] = d * d / np.maximum(g * var_q[j] + 2.0 * st["R"][j], 1e-12)
+            cnt[at[1:], j] = 1.0
+        cz = np.vstack([np.zeros((1, n_e)), np.cumsum(z2, axis=0)])
+        cn = np.vstack([np.zeros((1, n_e)), np.cumsum(cnt, axis=0)])
+        ends = np.full(n_w, bounds[-1]) if self._smooth else bounds[1:]
+        n = cn[ends]
+        mean = np.where(n > 0, cz[ends] / np.maximum(n, 1.0), 0.0)
+        return (n >= MIN_CHANGES) & (mean > float(self.coverage_margin) ** 2) & np.asarray(st["known"])[None, :]
+
+    def _uncovered(self, obs: Any, c: np.ndarray, ok: np.ndarray, dur: np.ndarray, bounds: np.ndarray,
+                   st: dict[str, np.ndarray], y: np.ndarray) -> np.ndarray:
+        """``[W, E]``: the event's observed rate (up to the window's end; the whole run when smoothing) is outside
+        the training programs' whole-run rates widened by ``coverage_margin`` (module docstring)."""
+        n_w, n_e = len(bounds) - 1, c.shape[1]
+        if self.coverage_margin is None or not n_w:
+            return np.zeros((n_w, n_e), dtype=bool)
+        got = np.where(ok, c, 0.0)
+        t = np.where(ok, dur, 0.0)
+        cum_c = np.vstack([np.zeros((1, n_e)), np.cumsum(got, axis=0)])
+        cum_t = np.vstack([np.zeros((1, n_e)), np.cumsum(t, axis=0)])
+        ends = np.full(n_w, bounds[-1]) if self._smooth else bounds[1:]
+        seen_c, seen_t = cum_c[ends], cum_t[ends]
+        has = seen_t > 0
+        rate = np.where(has, seen_c / np.where(has, seen_t, 1.0), np.nan)
+        m = float(self.coverage_margin)
+        lo, hi = st["run_lo"][None, :] / m, st["run_hi"][None, :] * m
+        trained = np.isfinite(st["run_lo"])[None, :]   # an event no training program had is never covered
+        out = has & (~trained | (rate < lo) | (rate > hi))
+        out |= self._jumpy(y, ok, st, bounds)
+        # before an event first ran, the model predicts it from the others: trusted only while every event
+        # observed so far is covered (a run unlike the training programs makes that an extrapolation)
+        left = np.maximum.accumulate(out.any(axis=1)) if not self._smooth else np.full(n_w, out.any())
+        out = out | (~has & left[:, None])
+        # a run unlike every training program: more than RUN_SHARE of all events not covered (in this window's test)
+        run_out = (out & has).sum(axis=1) / max(n_e, 1) > RUN_SHARE
+        return out | run_out[:, None]
 
     @staticmethod
     def _window_cov(cov, rate, dur, ok, a, b):
@@ -370,4 +488,5 @@ class FusionSmoother(FusionScaler):
     name: ClassVar[str] = "fusion_smooth"
     causal: ClassVar[bool] = False
     _smooth: ClassVar[bool] = True
+    _fallback: ClassVar[str] = "linear_interpolate"
 

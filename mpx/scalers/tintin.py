@@ -5,15 +5,17 @@ Source: the authors' kernel (github WUSTL-CSPL/tintin-kernel at 7906262e, Linux 
 
 **Measurements.** A measurement is one stay of the event on a counter: its count ``c``, its time on the
 counter ``h`` and the event's time enabled ``T`` when it was scheduled out (``struct tintin_measurement``,
-``tintin_vector.h:16-23``). With ``merge=True`` (the kernel's behaviour as issue 24 reads its sched-in /
-sched-out path in ``kernel/events/core.c``, which is not in the shared copy) consecutive quanta on a counter
-are one measurement; ``merge=False`` makes every quantum its own measurement.
+``tintin_vector.h:13-30``). The kernel's timer ticks every quantum (``core.c:1186-1200``) and every tick
+schedules the events out and stores a reading (``core.c:2479-2487``): with ``merge=True`` a reading back to
+back with the last measurement is merged into it (``tintin_store_new_reading``, ``core.c:2366, 2401-2421``), so
+consecutive quanta on a counter are one measurement; ``merge=False`` makes every quantum its own measurement.
+A **piece** is one quantum on a counter (the time between two ticks).
 
 **Running count** (one per event, ``tintin_event.running_count``, ``tintin_event.h:70``), grown at each
 sched-out by ``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``):
 
-- the first measurement: ``c · T / h`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:5-17``,
-  called with the event's total time enabled and monitored, ``:91``): its rate extrapolated back to the start;
+- the first measurement: ``c · T / h`` (``tintin_TAM_first_measurement``, ``tintin_estimation.c:5-17``, called with
+  the event's total time enabled and monitored, ``tintin_estimation.c:91``): its rate extrapolated back to the start;
 - every later one: ``tintin_TAM`` (``tintin_estimation.c:20-51``) with ``W = T − T_prev``:
   ``c_prev·W/h_prev + (W²/h)·c/(2W − h) − (W²/h_prev)·c_prev/(2W − h)``, the area over ``W`` under the line
   from the previous rate ``c_prev/h_prev`` placed at the previous measurement's *end* to the current rate
@@ -22,24 +24,26 @@ sched-out by ``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``
   over the gap: the measured count is kept exactly.
 
 **A read** (``tintin_event_count``, ``tintin_interface.c:16-69``): while the event is on a counter, the
-running count plus the same interpolation with the measurement in progress (``:34-63``); otherwise
+running count plus the same interpolation with the measurement in progress (``tintin_interface.c:34-63``); otherwise
 ``tintin_running_count_extrapolated`` (``tintin_estimation.c:112-152``): the running count plus the time
 enabled since the last measurement's end times that measurement's rate. mpx reads at the read-window
 boundaries (a measurement in progress is cut there for the read; it goes on afterwards). A read window's
 estimate is the difference of its two reads; ``run_totals`` is the read at the end of the run.
 
 **Uncertainty** σ = √V · (time enabled − time on counters) (``tintin_uncertainty_extrapolated``,
-``tintin_estimation.c:157-165``; ``tintin_update_uncertainty``, ``tintin_uncertainty.c:324-328``), where V
-is the time-weighted *population* variance of the measurements' rates ``c/h`` by Welford's method
-(``tintin_update_variance_by_Welfords_method``, ``tintin_uncertainty.c:330-384``: weight ``h``, mean =
-Σc/Σh, V = Σ h (r − mean)(r − old mean) / Σ h). Tintin's σ is that of the cumulative count; mpx reports per
+``tintin_estimation.c:157-165``; ``tintin_update_uncertainty``, ``tintin_uncertainty.c:160-164``), where V
+is the time-weighted *population* variance of the pieces' rates ``c/h`` by Welford's method
+(``tintin_update_variance_by_Welfords_method``, ``tintin_uncertainty.c:166-220``: weight ``h``, mean =
+Σc/Σh, V = Σ h (r − mean)(r − old mean) / Σ h), updated with every piece's own count and time whether it
+was merged or not (``core.c:2423, 2450``): five counts on five consecutive quanta give their time-weighted
+variance, not the variance of one merged measurement (0). Tintin's σ is that of the cumulative count; mpx reports per
 read window ``std = √V · (ΔE − ΔR)`` (the same rule applied to the window's own unmonitored time, V as of
 the window's end) so that it is scored for calibration like fusion's and BayesPerf's std.
 
-**Integer arithmetic.** The kernel computes in u64: ``time·(rate − mean)·(rate − old_mean)`` wraps when a
-factor is negative and the products of counts and nanoseconds overflow after about 10 s of realistic
-counts; the elastic scheduler's guard (``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶.
-mpx computes the intended mathematics in float64 (no wrap, no truncation).
+**Integer arithmetic.** The kernel computes in u64: ``time·(rate − mean)·(rate − old_mean)`` wraps when a factor is
+negative and the products of counts and nanoseconds overflow after about 10 s of realistic counts; the elastic
+scheduler's guard (``count > 1000000000ULL``, ``tintin_elastic.c:70-75``) divides count and weight by 10³ and 10⁶. mpx
+computes the intended mathematics in float64 (no wrap, no truncation).
 
 An event with no measurement before a read has no estimate there (not estimated, NaN); one that never ran
 is NaN everywhere. NaN counts in a quantum make that quantum count as not run.
@@ -86,8 +90,8 @@ def tam_steps(c0: np.ndarray, h0: np.ndarray, c1: np.ndarray, h1: np.ndarray, w:
 
 
 def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: np.ndarray) -> np.ndarray:
-    """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first
-    ``c·T/mon`` (``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
+    """The running count after each measurement (``tintin_interpolate_count_by_TAM`` summed): the first ``c·T/mon``
+    (``tintin_TAM_first_measurement``, ``tintin_estimation.c:91``), then ``tintin_TAM`` for each later one."""
     out = np.zeros(c.size)
     if c.size == 0:
         return out
@@ -99,8 +103,8 @@ def running_counts(c: np.ndarray, h: np.ndarray, t_end: np.ndarray, mon_at_end: 
 
 
 def welford_variance(c: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """The time-weighted population variance of the rates ``c/h`` after each measurement, as Welford's
-    update of ``tintin_uncertainty.c:365-382`` computes it (in real arithmetic)."""
+    """The time-weighted population variance of the rates ``c/h`` after each piece, as Welford's update of
+    ``tintin_uncertainty.c:199-218`` computes it (in real arithmetic)."""
     if c.size == 0:
         return np.zeros(0)
     r = c / h
@@ -116,8 +120,8 @@ class TintinScaler(Scaler):
     Parameters
     ----------
     merge:
-        Consecutive quanta on a counter form one measurement (the kernel's sched-out, issue 24); False:
-        one measurement per quantum.
+        Consecutive quanta on a counter form one measurement (``core.c:2401-2421``); False: one
+        measurement per quantum. Welford's variance is per quantum either way (``core.c:2423, 2450``).
     """
 
     name: ClassVar[str] = "tintin"
@@ -125,7 +129,7 @@ class TintinScaler(Scaler):
     causal: ClassVar[bool] = True
     source: ClassVar[str] = ("Tintin kernel (WUSTL-CSPL/tintin-kernel 7906262e): tintin_estimation.c:5-165 "
                              "(TAM to the midpoint, running count, extrapolated read, sigma), "
-                             "tintin_uncertainty.c:330-384 (weighted Welford)")
+                             "tintin_uncertainty.c:166-220 (weighted Welford per piece, core.c:2423, 2450)")
     param_constraints: ClassVar[dict] = {"merge": "boolean"}
 
     def __init__(self, merge: bool = True) -> None:
@@ -144,18 +148,17 @@ class TintinScaler(Scaler):
             return value, sqrt_v
         t_end = t_q[e]
         run = running_counts(c, h, t_end, cum_run[e])
-        r = c / h
-        tw = np.cumsum(h)
-        cum_c = np.cumsum(c)
-        mean = cum_c / tw
-        cum_terms = np.cumsum(h * (r - mean) * (r - np.r_[0.0, mean[:-1]]))    # tw x Welford's V
+        pieces = np.flatnonzero(ran & (dur > 0))                     # Welford per piece (core.c:2423, 2450)
+        var_p = welford_variance(counts[pieces], dur[pieces])
+        n_p = np.searchsorted(pieces, reads, side="left")            # pieces ended by each read
+        has = n_p > 0
+        sqrt_v[has] = np.sqrt(np.maximum(var_p[n_p[has] - 1], 0.0))
         k = np.searchsorted(e, reads, side="right")                 # measurements closed by each read
         nxt = np.minimum(k, m - 1)
         cut = (k < m) & (s[nxt] < reads)                             # one in progress across the read
         closed = ~cut & (k > 0)
         last = k[closed] - 1
         value[closed] = run[last] + (t_q[reads[closed]] - t_end[last]) * c[last] / h[last]
-        sqrt_v[closed] = np.sqrt(np.maximum(cum_terms[last] / tw[last], 0.0))
         cum_obs = np.r_[0.0, np.cumsum(np.where(ran, counts, 0.0))]
         b, first = reads[cut], s[nxt[cut]]
         c1, h1 = cum_obs[b] - cum_obs[first], cum_dur[b] - cum_dur[first]
@@ -165,15 +168,9 @@ class TintinScaler(Scaler):
             v = np.where(cum_run[b] > 0, c1 * t_q[b] / cum_run[b], 0.0)
         p = np.maximum(kc - 1, 0)                                    # the last closed measurement
         step = tam_steps(c[p], h[p], c1, h1, t_q[b] - t_end[p])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = np.where(lone, v, run[p] + step)  # one more TAM step after the last closed measurement
-            tw1 = tw[p] + h1
-            r1 = c1 / h1
-            mean1 = (cum_c[p] + c1) / tw1
-            var = np.where(lone, 0.0, (cum_terms[p] + h1 * (r1 - mean1) * (r1 - mean[p])) / tw1)
+        v = np.where(lone, v, run[p] + step)  # one more TAM step after the last closed measurement
         value[cut] = v
-        sqrt_v[cut] = np.sqrt(np.maximum(var, 0.0))
-        return value, sqrt_v
+        return value, np.where(np.isfinite(value), sqrt_v, np.nan)
 
     def _estimate(self, observation: Any) -> Estimate:
         qv = observation.quanta

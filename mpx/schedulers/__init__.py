@@ -8,8 +8,9 @@ their ``pyproject.toml``::
     mine = "my_package.my_module:MyScheduler"
 
 A scheduler is a subclass of `mpx.schedulers.base.StaticScheduler` or
-`mpx.schedulers.base.OnlineScheduler` (read that module's docstring). A built-in name wins over an
-entry point of the same name; `register` adds one at run time (notebooks, tests).
+`mpx.schedulers.base.OnlineScheduler` (read that module's docstring). An entry point named like a
+built-in is an error naming both; `register` adds one at run time (notebooks, tests). How to write, register
+and check one: ``docs/extending.md``.
 
 ``get("round_robin", packing="first_fit")`` is a new scheduler *instance* built with those
 hyper-parameters (a name the class does not take is a `~mpx.errors.ConfigError` listing those it does);

@@ -47,11 +47,11 @@ Schedulers built on another one's schedule call its public function (`mpx.schedu
 `mpx.schedulers.round_robin.pack_round_robin`), never its ``_schedule``.
 
 Register a scheduler by adding ``name: "module:Class"`` to `mpx.schedulers.BUILTIN`, or from another
-package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`). Every registered
-scheduler must pass `mpx.conformance.schedulers.check_scheduler` (run over the registry by
-``tests/conformance/test_schedulers.py``: deterministic, parameters stored unchanged, never touches or
-reads the trace, configurations fit the PMU...); set ``example_params`` when the defaults cannot run its
-problems.
+package through the entry-point group ``mpx.schedulers`` (see `mpx.schedulers`, ``docs/extending.md``).
+Every registered scheduler must pass ``mpx.conformance.check("scheduler", ...)`` (run over the built-ins by
+``tests/conformance/test_all.py``: deterministic, parameters stored unchanged, never touches or reads the
+trace, configurations fit the PMU...); set ``example_params`` when the defaults cannot run its problems or
+the constructor needs an argument (the registry reads the tags from an instance built with them).
 
 What the `Problem` offers a scheduler (everything about the PMU goes through it): ``events``,
 ``groups`` (the user's groups, complete), ``metrics`` (hyperedges), ``weights``, ``free`` / ``free_mask``
@@ -355,9 +355,9 @@ class Scheduler(Params, ABC):
     kind: ClassVar[str] = ""
     source: ClassVar[str] = ""
     _contract_error: ClassVar[type[Exception]] = SchedulerError
-    #: hyper-parameters the registry-wide conformance test (``tests/conformance/test_schedulers.py``,
-    #: `mpx.conformance.schedulers.check_scheduler`) builds the scheduler with, when its defaults cannot run
-    #: the check's problems
+    #: hyper-parameters the conformance checks (`mpx.conformance.check`) and the registry's tags
+    #: (`mpx.registry.Registry.tags_of`) build the scheduler with, when its defaults cannot run the check's
+    #: problems or its constructor needs an argument
     example_params: ClassVar[dict[str, Any]] = {}
     #: True when the scheduler JIT-compiles kernels (numba) on first use; `warm_up` then compiles them
     jit: ClassVar[bool] = False
@@ -381,6 +381,11 @@ class Scheduler(Params, ABC):
         """The hyper-parameters this scheduler uses on ``problem``: `get_params` with the defaults it
         derives from the problem filled in (what a result row records; hperf's budget from its catalog)."""
         return self.get_params()
+
+    def tool_figures(self, problem: Problem) -> dict[str, Any] | None:
+        """The scheduler's own tool's figures of merit on ``problem`` (utilization, sampling ratio, by the
+        tool's definitions), reported beside mpx's; None (the default) for a tool that defines none."""
+        return None
 
     @classmethod
     def warm_up(cls) -> None:

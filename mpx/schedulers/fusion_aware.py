@@ -39,8 +39,12 @@ read window at a time, from what was counted so far (never the truth):
      most uncertain other events (``s_e`` / (1 + its samples already placed in this window)²).
 
    Every group, hence every event, is sampled at least once in every read window whenever there are no
-   more groups than quanta per window (quantum-level spreading); otherwise a rotating window of ``h``
-   groups runs in each read window (one quantum each).
+   more groups than quanta per window (quantum-level spreading). Otherwise (the gem5 catalog's 46 events on
+   4 counters: 11 groups, windows of 8 or 10 quanta) the time shares work *across* windows: each window runs
+   ``h`` groups, one quantum each, chosen by the cost their events accrue while waiting, ``a_g (age_g + 1)³``
+   (the bridge's ``L³`` with ``L`` the windows since the group last ran), a group waiting ``2 ceil(n_g / h)``
+   windows first (`_stale_groups`). Before issue 34 this case was a plain rotation of the groups, the
+   ``hypergraph`` scheduler's schedule bit for bit.
 
 mpx choices (not in the sources): the Brownian-bridge cost ignores the observation noise and the
 cross-event covariances the estimator learns; a window's decision uses only the quanta observed before
@@ -174,6 +178,7 @@ class FusionAwareScheduler(OnlineScheduler):
         self._seen = 0
         self._periods = 0
         self.quanta_ = np.zeros(masks.shape[0], dtype=int)
+        self._last_run = np.full(masks.shape[0], -1, dtype=np.int64)  # the window each group last ran in
 
     # -- what was counted ---------------------------------------------------------------------------
 
@@ -235,10 +240,10 @@ class FusionAwareScheduler(OnlineScheduler):
             pos = [int((g + 0.5) * h / n_g) for g in range(n_g)]
             block[pos] = masks
             self.quanta_ += 1
-        else:  # fewer quanta than groups: a rotating window of h groups, one quantum each
-            start = (self._periods * h) % n_g
-            order = np.array([(start + j) % n_g for j in range(h)], dtype=np.intp)
+        else:  # fewer quanta than groups: time shares over the groups across windows (module docstring)
+            order = self._stale_groups(masks.astype(float) @ w, h)
             self.quanta_[order] += 1
+            self._last_run[order] = self._periods
             block = masks[order].copy()
         if self.fill_spare and self.shares == "groups":
             placed = block.sum(axis=0).astype(float)
@@ -248,6 +253,21 @@ class FusionAwareScheduler(OnlineScheduler):
             self._place_events(block, w)
         self._periods += 1
         return block
+
+    def _stale_groups(self, a: np.ndarray, h: int) -> np.ndarray:
+        """The ``h`` groups to run in this window when there are more groups than quanta: the Brownian-bridge
+        cost a group's events accrue while it waits, ``a_g · (age_g + 1)³`` (age: windows since it last ran;
+        ``a_g`` floored at 10⁻⁶ of the mean so a group estimated steady still ages), largest first; a group
+        that waited ``2 · ceil(n_g / h)`` windows runs first (every group runs at least that often). Before
+        anything is known every ``a_g`` is equal and the choice is the rotation's (ties: longest waiting, then
+        lowest index)."""
+        n_g = a.size
+        age = (self._periods - self._last_run).astype(float)
+        floor = 1e-6 * float(a.mean()) if a.size and a.mean() > 0 else 1e-12
+        cost = np.maximum(a, floor) * (age + 1.0) ** 3
+        overdue = age >= 2 * -(-n_g // h)
+        order = np.lexsort((np.arange(n_g), -age, -cost, ~overdue))
+        return order[:h].astype(np.intp)
 
     def _place_events(self, block: np.ndarray, a: np.ndarray) -> None:
         """Event-level time shares: repeatedly give one more quantum to the event with the largest

@@ -23,9 +23,12 @@ metrics whose events never fit the PMU together, and metrics with no programmabl
 (0, 0 and 1) and left out of the objective (listed in the notes). Groups other
 than pinned ones are not constraints here: co-scheduling is the objective.
 
-Instances with more than ``max_variables`` binary variables are refused with a `ConfigError` before
-building anything, and a solve that does not prove optimality within ``time_limit`` seconds is an
-error too: a number that is not the optimum would mislead the comparison.
+The work is bounded by counts, never by seconds, so the same problem gets the same answer on an idle and
+on a busy machine (issue 39: a 60 s wall-clock limit made busy machines skip cells idle ones solved):
+instances with more than ``max_variables`` binary variables are refused with a `ConfigError` before
+building anything (a size rule decided before solving), and a solve that does not prove optimality within
+``node_limit`` branch-and-bound nodes of HiGHS is an error too, naming that bound: a number that is not the
+optimum would mislead the comparison. HiGHS's MIP search is deterministic for a given model and options.
 """
 
 from __future__ import annotations
@@ -61,9 +64,10 @@ class OptimalScheduler(StaticScheduler):
     cover_all:
         Require every event to run at least once per cycle.
     max_variables:
-        Refuse instances with more binary variables than this.
-    time_limit:
-        Seconds given to the solver.
+        Refuse instances with more binary variables than this (before solving).
+    node_limit:
+        Branch-and-bound nodes HiGHS may explore to prove optimality; more is an error naming this bound.
+        No wall-clock limit: the answer never depends on the machine's speed or load.
     """
 
     name: ClassVar[str] = "optimal"
@@ -72,15 +76,16 @@ class OptimalScheduler(StaticScheduler):
                              "'Optimal formulations'), solved by scipy.optimize.milp / HiGHS")
 
     param_constraints: ClassVar[dict] = {"length": [None, Interval(int, 1, None)], "objective": StrOptions(_OBJECTIVES),
-                                         "cover_all": "boolean"}
+                                         "cover_all": "boolean", "max_variables": Interval(int, 1, None),
+                                         "node_limit": Interval(int, 1, None)}
 
     def __init__(self, length: int | None = None, objective: str = "maxmin", cover_all: bool = True,
-                 max_variables: int = 4000, time_limit: float = 60.0) -> None:
+                 max_variables: int = 4000, node_limit: int = 20_000) -> None:
         self.length = length
         self.objective = objective
         self.cover_all = cover_all
         self.max_variables = max_variables
-        self.time_limit = time_limit
+        self.node_limit = node_limit
 
     def _prepare(self, problem: Problem) -> tuple[dict[str, str], list[str], set[str], dict[str, list[str]]]:
         free = problem.free
@@ -200,15 +205,20 @@ class OptimalScheduler(StaticScheduler):
             for (q, j), v in yi.items():
                 c[v] = -scale * metrics[j][2]
         res = milp(c, constraints=LinearConstraint(a.tocsr(), lo, hi), integrality=integrality,
-                   bounds=Bounds(lb, ub), options={"time_limit": float(self.time_limit)})
+                   bounds=Bounds(lb, ub), options={"node_limit": int(self.node_limit)})
         if res.status == 2 and self.length is None and self.cover_all and length < len(sched):
             return self._solve(problem, length + 1)
         if res.status == 2:
             raise ConfigError(f"optimal: no schedule of {length} quanta can run every event once "
                               f"({n_s} events, {n_ctr} counters); give a longer length")
         if res.status != 0 or res.x is None:
-            raise ConfigError(f"optimal: the solver did not prove optimality within {self.time_limit} s "
-                              f"({res.message}); the instance is too big for an exact answer")
+            nodes = getattr(res, "mip_node_count", None)
+            # HiGHS reports the node limit as its status 16 ("solution limit"), which scipy maps to 4
+            hit = res.status == 1 or (nodes is not None and nodes >= self.node_limit)
+            bound = f"node_limit = {self.node_limit} branch-and-bound nodes" if hit else f"status {res.status}"
+            raise ConfigError(f"optimal: the solver stopped at {bound} without proving optimality ({res.message}; "
+                              f"{nodes} nodes, {n_bin} binary variables); the instance is too big for an exact "
+                              "answer (raise node_limit to search longer)")
         sol = np.round(res.x).astype(int)
         configs = [[e for e in sched if sol[xi[(q, e)]]] for q in range(length)]
         covered = np.array([[sol[yi[(q, j)]] for j in range(n_m)] for q in range(length)]).reshape(length, n_m)

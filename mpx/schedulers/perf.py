@@ -71,18 +71,27 @@ class PerfScheduler(StaticScheduler):
     open_sees_reserved:
         Whether the open-time check knows the counters held by others (NMI watchdog). False is x86's
         behaviour (``validate_group`` uses a fake, empty cpuc): a group can open and then never run.
+    groups:
+        ``"problem"`` (the default): the problem's groups as they stand (a catalog's metric groups);
+        ``"single"``: every event opened alone (``perf stat -e a,b,c``, no braces), so the rotation moves
+        one event per tick, as Tintin's paper ran its perf baseline (24 single events, figure 13).
     """
 
     name: ClassVar[str] = "perf"
     source: ClassVar[str] = "Linux kernel/events/core.c (ctx_sched_in, merge_sched_in, rotate_ctx); tools/perf builtin-stat.c"
 
-    param_constraints: ClassVar[dict] = {"assignment": StrOptions(ASSIGNMENTS), "open_sees_reserved": "boolean"}
+    param_constraints: ClassVar[dict] = {"assignment": StrOptions(ASSIGNMENTS), "open_sees_reserved": "boolean",
+                                         "groups": StrOptions(("problem", "single"))}
 
-    def __init__(self, assignment: str = "matching", open_sees_reserved: bool = False) -> None:
+    def __init__(self, assignment: str = "matching", open_sees_reserved: bool = False,
+                 groups: str = "problem") -> None:
         self.assignment = assignment
         self.open_sees_reserved = open_sees_reserved
+        self.groups = groups
 
     def _schedule(self, problem: Problem) -> Schedule:
+        if self.groups == "single":
+            problem = problem.replace(groups=tuple(EventGroup((e,)) for e in problem.events))
         return perf_rotation(problem, assignment=self.assignment, open_sees_reserved=self.open_sees_reserved)
 
 

@@ -5,46 +5,61 @@ Sources: the authors' kernel (github WUSTL-CSPL/tintin-kernel at 7906262e, Linux
 cited below as file:line) and the paper (Li, Sudvarg, Li, Baruah, Gill, Zhang, "Tintin: A Unified Hardware
 Performance Profiling Infrastructure to Uncover and Manage Uncertainty", OSDI 2025).
 
-``layout="kernel"`` (the default) follows ``tintin_schedule`` (``tintin_scheduler.c:221-290``), called at
-every timer tick by ``tintin_mux_hrtimer_handler`` (``tintin_sched_event_handler.c:256-324``):
+``layout="kernel"`` (the default) follows the kernel's ``core.c`` (``kernel-events-core.c.excerpts``, cited
+as ``core.c:N`` with N the original line) and ``tintin_schedule`` (``tintin_scheduler.c:221-290``):
 
-1. **Uncertainty** per event, every tick: σ = √V · (time enabled − time on counters)
-   (``tintin_uncertainty.c:324-328``; ``tintin_sched_event_handler.c:297-308``), V the time-weighted
-   *population* variance of the measurements' rates by Welford's method (``tintin_uncertainty.c:330-384``),
-   a measurement being one stay on a counter (`mpx.scalers.tintin`).
-2. **Warm-up** (``warmup``, in hyperperiods of counter time; kernel ``MIN_WARMUP_TIMESLICES 20``,
+1. **The tick** (``tick="quantum"``, the default): ``perf_mux_hrtimer_handler`` calls
+   ``tintin_rotate_context`` and then forwards the timer by ``tintin_sched_quantum`` at every tick
+   (``core.c:1186-1200``; the quantum is H / ``U_MIN_RATIO``, ``core.c:1237``). The scheduler's returned
+   ``next_schedule`` is stored in ``tintin_sched_remaining_time`` (``core.c:4534``) and used only when a
+   stopped timer restarts (``core.c:1263-1281``), which a replay never does. ``tick="next_schedule"``
+   follows the return value instead (mpx's reading before issue 35), as the line the authors commented out
+   wired it (``tintin_sched_quantum = tintin_mux_hrtimer_handler(hr)``, ``core.c:4533``) and as the paper
+   describes the scheduler ("activated when TintinMonitor detects the end of a hyperperiod", section 6).
+2. **Record, then solve**: at each tick every event on a counter is scheduled out
+   (``ctx_sched_out``, ``core.c:4522-4525``) and ``event_sched_out`` stores its reading
+   (``tintin_store_new_reading``, ``core.c:2479-2487``) before ``tintin_mux_hrtimer_handler`` runs the
+   scheduler (``core.c:4534``). A reading back to back with the event's last measurement (time enabled
+   since its end = the piece's time on the counter, ``core.c:2401``) is merged into it: its count and
+   time grow, the running count is re-interpolated (``core.c:2404-2421``) and the budget is charged the
+   merged measurement's whole time (``core.c:2416-2418``), so k consecutive one-quantum ticks spend
+   k(k+1)/2 quanta; otherwise a new measurement is charged its own time (``core.c:2434-2449``). Budgets
+   stop at 0 (``core.c:2416, 2446``). ``merge=False`` makes every piece a measurement.
+3. **Welford per piece**: each stored piece (its own count and time, merged or not) updates the
+   time-weighted *population* variance of the rates (``core.c:2423, 2450``;
+   ``tintin_update_variance_by_Welfords_method``, ``tintin_uncertainty.c:166-220``). Then, every tick,
+   σ = √V · (time enabled − time on counters) (``tintin_sched_event_handler.c:297-308``;
+   ``tintin_update_uncertainty``, ``tintin_uncertainty.c:160-164``).
+4. **Warm-up** (``warmup``, in hyperperiods of counter time; kernel ``MIN_WARMUP_TIMESLICES 20``,
    ``tintin_scheduler.c:219, 234``): while any event has had less than ``warmup · hyperperiod`` on a
-   counter, the least monitored run first (priority = time on counters, ``:241``) and the timer is set to a
-   whole hyperperiod (``:249-255``).
-3. **Elastic budgets**, re-solved only when every event's budget is spent (``resolve="spent"``,
-   ``tintin_scheduler.c:237, 258-260``), by the one-pass elastic algorithm ``tintin_elastic``
-   (``tintin_elastic.c:313-408``, `kernel_elastic`): ceiling ``u_max = ⌈n/m⌉ · H`` (``:320-321``), minimum
-   one quantum (``u_min`` · H; ``tintin_sched_quantum``, ``:329``), elasticity ``x²/(w·V)`` with x the
-   running count estimate extrapolated to now (``:350-373``; `mpx.scalers.tintin`); the solution equals
-   water filling's (`water_fill`) on the same inputs.
-4. **Layout**: the events sorted by remaining budget, then uncertainty, descending
+   counter, the least monitored run first (``priority = total_time_monitored``, ``tintin_scheduler.c:241``).
+5. **Elastic budgets** (``policy="elastic"``), re-solved only when every event's budget is spent
+   (``resolve="spent"``; ``new_hyperperiod``, ``tintin_scheduler.c:237, 258-260``), by the one-pass elastic algorithm
+   ``tintin_elastic`` (``tintin_elastic.c:24-119``, `kernel_elastic`): ceiling ``u_max = ⌈n/m⌉ · H``
+   (``tintin_elastic.c:31-32``), minimum one quantum (``u_min = tintin_sched_quantum``,
+   ``tintin_elastic.c:40``), elasticity ``x²/(w·V)`` with x the running count extrapolated to now
+   (``tintin_elastic.c:61-76``; `mpx.scalers.tintin`); the solution equals water filling's (`water_fill`)
+   on the same inputs.
+6. **Layout**: the events sorted by remaining budget, then uncertainty, descending
    (``event_time_uncertainty_desc``, ``tintin_scheduler.c:139-155, 263-268``) go onto the counters in that
    order as perf's flexible sched-in does, which stops at the first event that does not fit (Linux 5.15
-   ``merge_sched_in`` sets ``can_add_hw = 0`` after a failure). The next tick comes after the smallest
-   positive remaining budget among the first m (``:274``), clamped to [one quantum, H] (``:281-283``),
-   rounded to whole quanta (``tick="quantum"``: every quantum).
-5. **Measurements and budget burn** (``merge``): back-to-back stays on a counter are one measurement, and
-   each tick charges the measurement's whole time so far to the budget, so k consecutive one-quantum ticks
-   spend k(k+1)/2 quanta. This is issue 24's reading of the sched-in / sched-out path in
-   ``kernel/events/core.c``, which is not in the shared copy (not re-read here); ``merge=False`` closes every
-   measurement at every tick and charges only the tick's time. Budgets are clamped at 0 (the kernel's u64
-   would wrap below 0).
-6. **m** = ``NUM_HPCS`` = 6 whatever the PMU (``tintin_event.h:14``, passed at
+   ``merge_sched_in`` sets ``can_add_hw = 0`` after a failure).
+7. **Uncertainty-first** (``policy="uncertainty_first"``, ``tintin_schedule_uncertainty_first``,
+   ``tintin_scheduler.c:183-217``): no budgets; every tick the events sorted by σ descending go on in that
+   order (ties: the least monitored first; see `TintinScheduler._order_uncertainty_first`). With
+   ``tick="next_schedule"`` it returns the hyperperiod, the paper's description ("the scheduled event
+   occupies the HPC until the next hyperperiod", section 8, figure 13).
+8. **m** = ``NUM_HPCS`` = 6 whatever the PMU (``tintin_event.h:14``, passed at
    ``tintin_sched_event_handler.c:321``): the budgets are computed for 6 counters and the layout stops when
    the PMU is full. ``m=None`` uses the unit's counters.
 
 The kernel's u64 arithmetic wraps (negative Welford products; count·time products after ~10 s) and
 divides by 10³ / 10⁶ to avoid it (``tintin_elastic.c:70-75``): mpx computes the intended mathematics in
 float64. Infinite elasticity (V = 0: ``e = U64_MAX``, ``tintin_elastic.c:79-80``) compresses to the minimum.
-The priority ordering of the red-black tree insert (``tintin_sched_event_handler.c:161-188``) compares
+The priority ordering of the red-black tree insert (``tintin_sched_event_handler.c:161-168``) compares
 ``a > b``, the opposite of the comments' "lower priority serviced first" (``tintin_scheduler.c:240, 264``);
-mpx follows the comments (whether the tree is walked from either end is in ``core.c``). The Hopcroft-Karp
-file (``tintin_hopcroft-karp.c``) is not called by the scheduler. Event groups are not kept together.
+mpx follows the comments. The Hopcroft-Karp file (``tintin_hopcroft-karp.c``) is not called by the
+scheduler. Event groups are not kept together.
 
 ``layout="mcnaughton"``: the paper's appendix variant as mpx first wrote it from the paper alone (kept as a
 named option; ``m``, ``warmup``, ``merge``, ``resolve``, ``tick`` do not apply):
@@ -201,15 +216,15 @@ def quantize(shares: Sequence[float], slots: int, capacity: int, order: Sequence
 
 
 def kernel_elastic(elasticity: Sequence[float], m: int, timeslice: float, u_min: float) -> np.ndarray:
-    """``tintin_elastic`` (``tintin_elastic.c:313-408``) in real arithmetic: the budget of each event over
+    """``tintin_elastic`` (``tintin_elastic.c:24-119``) in real arithmetic: the budget of each event over
     the next ``⌈n/m⌉`` hyperperiods of length ``timeslice``. ``elasticity[i] = x_i²/(w_i V_i)`` (``inf``
     where ``w_i V_i = 0``: such an event does not add to the total and is compressed to ``u_min``).
 
-    ``u_max = ⌈n/m⌉·timeslice``, ``u_bound = m·u_max``, ``u_sum = n·u_max`` (``:320-325``); n <= m: every
-    event gets ``u_max`` (``:332-338``); no finite elasticity: every event ``u_bound/n`` (``:376-383``);
-    else in decreasing elasticity (``:385-386``) each event is compressed by
-    ``(u_sum − u_bound + delta)·e/e_sum``, or, when that would take it below ``u_min``, set to ``u_min``
-    and taken out of the sums (``:388-406``)."""
+    ``u_max = ⌈n/m⌉·timeslice``, ``u_bound = m·u_max``, ``u_sum = n·u_max`` (``tintin_elastic.c:31-36``);
+    n <= m: every event gets ``u_max`` (``tintin_elastic.c:43-49``); no finite elasticity: every event
+    ``u_bound/n`` (``tintin_elastic.c:88-94``); else in decreasing elasticity (``tintin_elastic.c:97``) each
+    event is compressed by ``(u_sum − u_bound + delta)·e/e_sum``, or, when that would take it below
+    ``u_min``, set to ``u_min`` and taken out of the sums (``tintin_elastic.c:99-117``)."""
     e = np.asarray(elasticity, dtype=float)
     n = e.size
     out = np.zeros(n)
@@ -246,7 +261,7 @@ class TintinScheduler(OnlineScheduler):
         Quanta per hyperperiod H (kernel: 4 ms, ``DEFAULT_SCHED_INTERVAL``, ``tintin_event.h:17``, over the
         paper's 0.4 ms quantum = 10).
     u_min:
-        Minimum budget as a share of H (kernel: one quantum, ``tintin_elastic.c:329``, = 1/10 of H).
+        Minimum budget as a share of H (kernel: one quantum, ``tintin_elastic.c:40``, = 1/10 of H).
     layout:
         ``"kernel"`` (largest remaining budget first, perf's stop at the first event that does not fit)
         or ``"mcnaughton"`` (the paper's appendix: water filling and McNaughton's wrap-around per H).
@@ -257,29 +272,43 @@ class TintinScheduler(OnlineScheduler):
         Hyperperiods of counter time every event gets before the elastic schedule starts (kernel:
         ``MIN_WARMUP_TIMESLICES`` = 20, ``tintin_scheduler.c:219``); 0: none.
     merge:
-        Back-to-back stays are one measurement whose time so far is charged at every tick (issue 24's
-        reading of ``core.c``); False: one measurement per tick, charged the tick's time.
+        Back-to-back stays are one measurement whose time so far is charged at every tick
+        (``core.c:2401-2421``); False: one measurement per tick, charged the tick's time.
     resolve:
-        ``"spent"``: re-solve when every budget is spent (``tintin_scheduler.c:237, 258``);
+        ``"spent"``: re-solve when every budget is spent (``new_hyperperiod``, ``tintin_scheduler.c:237, 258``);
         ``"hyperperiod"``: every H.
     tick:
-        ``"kernel"``: next tick after the smallest positive budget among the first m, in [1, H] quanta
-        (``tintin_scheduler.c:274-283``); ``"quantum"``: every quantum.
+        ``"quantum"`` (core.c): the timer is forwarded one quantum at every tick whatever the scheduler
+        returns (``hrtimer_forward_now``, ``core.c:1198-1200``); ``"next_schedule"``: the next tick after the
+        scheduler's returned ``next_schedule``, in [1, H] quanta (``tintin_scheduler.c:273-283``), which core.c
+        stores (``tintin_sched_remaining_time``, ``core.c:4534``) and uses only when a stopped timer restarts
+        (``core.c:1263-1264``).
+    policy:
+        ``"elastic"`` (``tintin_scheduling_policy`` 0, ``tintin_sched_event_handler.c:319-321``) or
+        ``"uncertainty_first"`` (policy 2, ``tintin_schedule_uncertainty_first``,
+        ``tintin_sched_event_handler.c:322-323``; the paper's figure 13 "Uncertainty-First").
+    uf_warmup:
+        Ticks of round robin before uncertainty-first orders by σ (``policy="uncertainty_first"`` only). 0: as
+        the kernel's code runs, whose warm-up (``UNCERTAINTY_FIRST_WARMUP 48``, ``tintin_scheduler.c:179``)
+        sets priorities that the sort right after it overwrites (``tintin_scheduler.c:189-206``); 48: the
+        warm-up that code intended (priority ``(i + ticks) % n``, a window sliding one event per tick).
     """
 
     name: ClassVar[str] = "tintin"
-    source: ClassVar[str] = ("Tintin kernel (WUSTL-CSPL/tintin-kernel 7906262e): tintin_scheduler.c:221-290, "
-                             "tintin_elastic.c:313-408, tintin_uncertainty.c:324-384; layout='mcnaughton': "
-                             "the paper's appendix (Li et al., OSDI 2025)")
+    source: ClassVar[str] = ("Tintin kernel (WUSTL-CSPL/tintin-kernel 7906262e): core.c:1186-1200, 2366-2453, "
+                             "tintin_scheduler.c:183-290, tintin_elastic.c:24-119, tintin_uncertainty.c:166-220; "
+                             "layout='mcnaughton': the paper's appendix (Li et al., OSDI 2025)")
 
     param_constraints: ClassVar[dict] = {
         "hyperperiod": Interval(int, 1, None), "u_min": Interval(float, 0, 1),
         "layout": StrOptions(("kernel", "mcnaughton")), "m": [None, Interval(int, 1, None)],
         "warmup": Interval(float, 0, None), "merge": "boolean",
-        "resolve": StrOptions(("spent", "hyperperiod")), "tick": StrOptions(("kernel", "quantum"))}
+        "resolve": StrOptions(("spent", "hyperperiod")), "tick": StrOptions(("quantum", "next_schedule")),
+        "policy": StrOptions(("elastic", "uncertainty_first")), "uf_warmup": Interval(int, 0, None)}
 
     def __init__(self, hyperperiod: int = 10, u_min: float = 0.1, layout: str = "kernel", m: int | None = 6,
-                 warmup: float = 20.0, merge: bool = True, resolve: str = "spent", tick: str = "kernel") -> None:
+                 warmup: float = 20.0, merge: bool = True, resolve: str = "spent", tick: str = "quantum",
+                 policy: str = "elastic", uf_warmup: int = 0) -> None:
         self.hyperperiod = hyperperiod
         self.u_min = u_min
         self.layout = layout
@@ -288,6 +317,8 @@ class TintinScheduler(OnlineScheduler):
         self.merge = merge
         self.resolve = resolve
         self.tick = tick
+        self.policy = policy
+        self.uf_warmup = uf_warmup
 
     def _start(self, problem: Problem) -> None:
         n = problem.n_events
@@ -310,12 +341,13 @@ class TintinScheduler(OnlineScheduler):
         # the kernel's per-event state (tintin_event.h:29-90)
         self._mon = np.zeros(n)                 # total_time_monitored
         self.remaining_ = np.zeros(n)           # remaining_time (budget)
-        self._cur_c = np.zeros(n)               # the measurement in progress
-        self._cur_h = np.zeros(n)
-        self._prev = np.zeros(n, dtype=bool)
+        self._prev = np.zeros(n, dtype=bool)    # on the counters during the tick that just ran
+        self._t_prev = 0.0                      # time enabled at the previous tick
         self._n_meas = np.zeros(n, dtype=int)
         self._run = np.zeros(n)                 # running_count
         self._last = np.zeros((n, 3))           # last measurement: count, on-time, time enabled at its end
+        self._before = np.zeros((n, 3))         # the measurement before it (tintin_TAM's m_prev)
+        self._run_base = np.zeros(n)            # running count before the last measurement
         self._wc = np.zeros(n)                  # Welfords_total, _total_weight, _mean, _variance_running
         self._wt = np.zeros(n)
         self._wmean = np.zeros(n)
@@ -325,29 +357,48 @@ class TintinScheduler(OnlineScheduler):
         self.warm_up_quanta_ = None
         self._next_resolve = 0
         self.resolves_ = 0
+        self._uf_ticks = 0
 
     # -- the kernel ------------------------------------------------------------------------------------
 
-    def _close(self, j: int, t_now: float) -> None:
-        """A measurement ends (sched-out): the running count (`mpx.scalers.tintin`) and Welford's update
-        (``tintin_uncertainty.c:361-382``)."""
-        c, h = self._cur_c[j], self._cur_h[j]
-        self._cur_c[j] = self._cur_h[j] = 0.0
-        if h <= 0:
-            return
-        if self._n_meas[j] == 0:
-            self._run[j] = c * t_now / self._mon[j]
-        else:
-            lc, lh, lt = self._last[j]
-            self._run[j] += tam_area(c, t_now, h, lc, lt, lh)
-        self._last[j] = (c, h, t_now)
-        self._n_meas[j] += 1
+    def _welford(self, j: int, c: float, h: float) -> None:
+        """``tintin_update_variance_by_Welfords_method`` (``tintin_uncertainty.c:166-220``) with one piece's
+        count ``c`` and time ``h``: weight ``h``, mean = Σc/Σh, V = Σ h (r − mean)(r − old mean) / Σ h."""
         r, old = c / h, self._wmean[j]
         self._wc[j] += c
         self._wt[j] += h
         self._wmean[j] = self._wc[j] / self._wt[j]
         self._wvr[j] += h * (r - self._wmean[j]) * (r - old)
         self.variance_[j] = max(self._wvr[j] / self._wt[j], 0.0)
+
+    def _interpolate(self, j: int) -> float:
+        """``tintin_interpolate_count_by_TAM`` (``tintin_estimation.c:72-104``) of the newest measurement."""
+        lc, lh, lt = self._last[j]
+        if self._n_meas[j] == 1:  # tintin_TAM_first_measurement with the event's times now (:91)
+            return lc * lt / self._mon[j]
+        pc, ph, pt = self._before[j]
+        return tam_area(lc, lt, lh, pc, pt, ph)
+
+    def _store(self, j: int, c: float, h: float, t_prev: float, t_now: float) -> None:
+        """``tintin_store_new_reading`` (``core.c:2366-2453``), run at the sched-out that ends a piece of
+        ``h`` on the counter: merged into the last measurement when back to back (``core.c:2401``), its
+        running count re-interpolated and the budget charged the merged time (``core.c:2404-2421``), else a
+        new measurement charged the piece (``core.c:2434-2449``); Welford gets the piece either way
+        (``core.c:2423, 2450``)."""
+        self._mon[j] += h
+        if self.merge and self._n_meas[j] > 0 and self._last[j, 2] == t_prev:
+            lc, lh, _ = self._last[j]
+            self._last[j] = (lc + c, lh + h, t_now)
+            self._run[j] = self._run_base[j] + self._interpolate(j)
+            self.remaining_[j] = max(self.remaining_[j] - self._last[j, 1], 0.0)
+        else:
+            self._before[j] = self._last[j]
+            self._run_base[j] = self._run[j]
+            self._last[j] = (c, h, t_now)
+            self._n_meas[j] += 1
+            self._run[j] += self._interpolate(j)
+            self.remaining_[j] = max(self.remaining_[j] - h, 0.0)
+        self._welford(j, c, h)
 
     def running_count(self, t_now: float) -> np.ndarray:
         """``tintin_running_count_extrapolated`` (``tintin_estimation.c:112-152``) of every event at time
@@ -356,6 +407,40 @@ class TintinScheduler(OnlineScheduler):
         with np.errstate(divide="ignore", invalid="ignore"):
             ext = np.where(self._n_meas > 0, (t_now - lt) * lc / np.where(lh > 0, lh, 1.0), 0.0)
         return np.where(self._n_meas > 0, self._run + ext, 0.0)
+
+    def _order_elastic(self, idx: np.ndarray, m: int, hyper: float, quantum: float, t_now: float,
+                       resolve_now: bool) -> tuple[list[int], float]:
+        """``tintin_schedule`` (``tintin_scheduler.c:221-290``): the priority order of one unit's events and
+        the scheduler's ``next_schedule`` (time)."""
+        if (self._mon[idx] < float(self.warmup) * hyper).any():  # tintin_scheduler.c:229-255
+            return sorted(idx.tolist(), key=lambda j: (self._mon[j], j)), hyper
+        if self.warm_up_quanta_ is None:
+            self.warm_up_quanta_ = self._seen
+        if (self.resolve == "spent" and not (self.remaining_[idx] > 0).any()) or resolve_now:
+            weight = self.variance_[idx] * np.asarray(self.problem_.weights, dtype=float)[idx]
+            x = self.running_count(t_now)[idx]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                e = np.where(weight > 0, x * x / np.where(weight > 0, weight, 1.0), np.inf)
+            self.remaining_[idx] = kernel_elastic(e, m, hyper, float(self.u_min) * hyper)
+            self.utilization_[idx] = self.remaining_[idx] / (-(-idx.size // m) * hyper)
+            self.resolves_ += 1
+        order = sorted(idx.tolist(), key=lambda j: (-self.remaining_[j], -self.sigma_[j], j))
+        nxt = hyper
+        for j in order[:m]:
+            if self.remaining_[j] > 0:
+                nxt = self.remaining_[j]
+        return order, min(max(nxt, quantum), hyper)
+
+    def _order_uncertainty_first(self, idx: np.ndarray) -> list[int]:
+        """``tintin_schedule_uncertainty_first`` (``tintin_scheduler.c:183-217``): the most uncertain first
+        (``event_uncertainty_desc``, ``tintin_scheduler.c:105-120``). Ties (σ = 0 before an event has two pieces) go
+        to the least monitored, then opening order: the kernel's heapsort leaves them in no defined order and the
+        round robin of its warm-up (``uf_warmup_count``, ``tintin_scheduler.c:189-197``) is overwritten by the sort
+        (``sort``, ``tintin_scheduler.c:199-206``); ``uf_warmup`` > 0 runs that round robin first."""
+        if self._uf_ticks < int(self.uf_warmup):
+            n, c = idx.size, self._uf_ticks
+            return [int(idx[(p - c) % n]) for p in range(n)]  # priority (i + c) % n, the lowest first
+        return sorted(idx.tolist(), key=lambda j: (-self.sigma_[j], self._mon[j], j))
 
     def _decide_kernel(self, observed: Observed) -> np.ndarray:
         problem = self.problem_
@@ -366,58 +451,39 @@ class TintinScheduler(OnlineScheduler):
         quantum = float(observed.quantum)
         hyper = h_q * quantum
         t_now = float(edges[q1] - edges[0]) if q1 else 0.0
-        if q1 > self._seen:  # the tick just run: one constant set of events
+        if q1 > self._seen:  # the tick just ended: every event on a counter is scheduled out and stored
             dur = float(edges[q1] - edges[self._seen])
             cnt = np.nansum(np.asarray(observed.counts[self._seen:q1], dtype=float), axis=0)
-            on = self._prev
-            self._cur_c[on] += cnt[on]
-            self._cur_h[on] += dur
-            self._mon[on] += dur
-            self.remaining_[on] -= self._cur_h[on] if self.merge else dur
-            np.maximum(self.remaining_, 0.0, out=self.remaining_)
+            if dur > 0:
+                for j in np.flatnonzero(self._prev):
+                    self._store(int(j), float(cnt[j]), dur, self._t_prev, t_now)
             self._seen = q1
-        self.sigma_ = np.sqrt(self.variance_) * np.maximum(t_now - self._mon, 0.0)
+        self._t_prev = t_now
+        self.sigma_ = np.sqrt(self.variance_) * np.maximum(t_now - self._mon, 0.0)  # the handler, :297-308
         row = np.zeros(n, dtype=bool)
-        k = h_q if self.tick == "kernel" else 1
         resolve_now = self.resolve == "hyperperiod" and q1 >= self._next_resolve
         if resolve_now:
             self._next_resolve = q1 + h_q
-        w = np.asarray(problem.weights, dtype=float)
+        nxt = hyper
         for unit, idx in self._units.items():
             m = int(self.m) if self.m is not None else problem.n_counters(unit)
             if idx.size == 0:
                 continue
-            if (self._mon[idx] < float(self.warmup) * hyper).any():  # tintin_scheduler.c:229-255
-                order = sorted(idx.tolist(), key=lambda j: (self._mon[j], j))
-                k_unit = h_q
+            if self.policy == "uncertainty_first":
+                order, nxt_unit = self._order_uncertainty_first(idx), hyper
             else:
-                if self.warm_up_quanta_ is None:
-                    self.warm_up_quanta_ = q1
-                if (self.resolve == "spent" and not (self.remaining_[idx] > 0).any()) or resolve_now:
-                    weight = self.variance_[idx] * w[idx]
-                    x = self.running_count(t_now)[idx]
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        e = np.where(weight > 0, x * x / np.where(weight > 0, weight, 1.0), np.inf)
-                    self.remaining_[idx] = kernel_elastic(e, m, hyper, float(self.u_min) * hyper)
-                    self.utilization_[idx] = self.remaining_[idx] / (-(-idx.size // m) * hyper)
-                    self.resolves_ += 1
-                order = sorted(idx.tolist(), key=lambda j: (-self.remaining_[j], -self.sigma_[j], j))
-                nxt = hyper
-                for j in order[:m]:
-                    if self.remaining_[j] > 0:
-                        nxt = self.remaining_[j]
-                k_unit = int(min(max(round(min(max(nxt, quantum), hyper) / quantum), 1), h_q))
+                order, nxt_unit = self._order_elastic(idx, m, hyper, quantum, t_now, resolve_now)
+            nxt = min(nxt, nxt_unit)
             chosen: list[str] = []
             for j in order:  # perf's flexible sched-in: stop at the first that does not fit
                 if not problem.fits(chosen + [problem.events[j]]):
                     break
                 chosen.append(problem.events[j])
                 row[j] = True
-            k = min(k, k_unit) if self.tick == "kernel" else 1
-        for j in np.flatnonzero(self._prev & (~row if self.merge else True)):
-            self._close(int(j), t_now)
         self._prev = row
-        return np.repeat(row[None, :], max(int(k), 1), axis=0)
+        self._uf_ticks += 1
+        k = 1 if self.tick == "quantum" else int(min(max(round(nxt / quantum), 1), h_q))
+        return np.repeat(row[None, :], k, axis=0)
 
     def _decide(self, observed: Observed) -> np.ndarray:
         if self.layout == "kernel":

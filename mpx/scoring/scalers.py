@@ -151,13 +151,15 @@ def learned_scalers(names: Iterable[str]) -> list[str]:
 def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
     """The traces learned scalers are fitted on for ``mpx evaluate`` (``--train``: comma-separated
     trace files or dataset names), and how they were chosen; never the scored workload. Without
-    ``--train``, a shipped dataset trains on the other shipped datasets of its simulator (each records
-    one workload; callgrind and gem5 traces have different events)."""
+    ``--train``, a shipped dataset trains on the other shipped datasets of its simulator and collection (each
+    records one workload; callgrind and gem5 traces have different events, and a collection one grain: the
+    ``gem5-long`` datasets trained on none when only the main collection was looked in)."""
     if text is None:
-        sims = [sim for sim in datasets.SIMULATORS if scored in datasets.names(sim)]
-        if not sims:
+        if scored not in datasets.names(None, None):
             return [], "none (give --train for learned scalers)"
-        names = other_workloads(datasets.names(sims[0]), scored, workload_of=lambda n: n)
+        e = datasets.entry(scored)
+        sim = (e.get("recipe") or {}).get("simulator", "callgrind")
+        names = other_workloads(datasets.names(sim, datasets.collection(e)), scored, workload_of=lambda n: n)
         return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
     items = [t.strip() for t in text.split(",") if t.strip()]
     traces = [resolve_trace(t) for t in items]
@@ -188,18 +190,18 @@ class ScalerResult:
 
 
 def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], catalog: Any = None, *,
-                  train: Sequence[Trace] | Callable[[], Sequence[Trace]] | None = None,
+                  train: Sequence[Trace] | None = None,
                   catch_errors: bool = False, memory_check: bool = True,
                   no_train: str = "give it traces of other workloads") -> Iterator[ScalerResult]:
     """Each scaler ``(name, params)`` of ``specs`` estimates from ``obs``, scored against ``trace`` with
     ``catalog``'s metrics; one `ScalerResult` per scaler, yielded as it is done. Learned scalers are
-    fitted on ``train`` (a list, or a function returning it, called once when first needed); none given:
-    a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
+    fitted on ``train`` (traces of other workloads, which the caller loads: scoring never calls back up);
+    none given: a `ConfigError` ending in ``no_train``. A `MpxError` marks the scaler skipped; other exceptions
     propagate unless ``catch_errors`` (a long run records them and goes on). The truth is binned once
     per replay (per set of estimated events and window edges, normally one) and shared by every score. With
     ``memory_check`` a scaler that would need more memory than is available (`memory_refusal`) is skipped
     with the reason."""
-    traces: Sequence[Trace] | None = None
+    traces = list(train or [])
     truths: dict[tuple, Any] = {}
     for name, params in specs:
         res = ScalerResult(name, "done")
@@ -209,8 +211,6 @@ def score_scalers(obs: Any, trace: Trace, specs: Iterable[tuple[str, dict]], cat
             if why:
                 raise ConfigError(why)
             if s.tags().learned:
-                if traces is None:
-                    traces = list(train() if callable(train) else (train or []))
                 if not traces:
                     raise ConfigError(f"{name} is a learned scaler: {no_train}")
                 s.fit(traces)

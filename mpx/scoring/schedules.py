@@ -213,8 +213,7 @@ def score_schedulers(problem: Problem, names: list[str], *, quanta: int | None =
                 row["errors"] = dict(s.errors)
                 row["notes"] = list(s.notes)
                 row["event_groups"] = len(s.groups)
-                if hasattr(sched, "tool_figures"):
-                    row["tool"] = sched.tool_figures(problem)
+                row["tool"] = sched.tool_figures(problem)
         except ConfigError as exc:
             row["skipped"] = str(exc)
             rows.append(row)

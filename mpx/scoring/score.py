@@ -247,12 +247,49 @@ def score(
     scored with several scalers bins them once); ``truth_metrics``: a dict the scores of one replay
     (same trace, windows, catalog and literals) share, where the true metric values are kept once
     evaluated."""
-    import mpx
+    meta, notes = _checked_inputs(estimate, trace, check_trace, floor_abs, floor_rel, metric_floor_abs)
+    events = list(estimate.events)
+    edges = np.asarray(estimate.edges, dtype=np.float64)
+    truth = true_windows(trace, events, edges) if truth is None else np.asarray(truth, dtype=np.float64)
+    est = np.asarray(estimate.counts, dtype=np.float64)
+    if truth.shape != est.shape:
+        raise ConfigError(f"score: the true windows have shape {truth.shape}, the estimate {est.shape}")
+    w, e = est.shape
+    flagged = np.asarray(estimate.not_estimated, dtype=bool)
+    ran = np.asarray(estimate.ran, dtype=bool) if estimate.ran is not None else ~flagged
+    std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)
+    windows, per_event = _window_errors(estimate, est, truth, std, flagged, ran, floor_abs, floor_rel)
+    cal50, cal90, per_event["calibration_50"], per_event["calibration_90"] = _calibration(est, truth, std)
+    if std is None:
+        notes.append("the estimate has no std: calibration not applicable")
+    sets = window_sets(ran)
+    per_event.update(_set_measures(est, truth, sets, per_event["floor"], windows["meaningful"], floor_abs))
+    never = per_event["never_estimated"]
+    notes += _left_out_notes(events, never, per_event["window_mape"], per_event["total_true"])
+
+    m_names, m_windows, m_table, metric_mape, metric_missing, metric_sets = _score_metrics(
+        catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
+        notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None), truth_metrics)
+
+    verdict_cols, verdicts = _score_verdicts(catalog, m_names, m_windows, events, per_event["total_true"],
+                                             per_event["total_estimate"], edges, meta, literals, seconds_per_unit,
+                                             getattr(trace, "time_unit", None))
+    summary = _summary(per_event, windows, sets, {"metric_mape": metric_mape, "metric_missing_share": metric_missing},
+                       cal50, cal90, {"fallback_share": _finite_or_none(meta.get("fallback_share")), **metric_sets,
+                                      **verdict_cols})
+    return Scores(summary=summary, provenance=_provenance(estimate, meta, config_hash), event_names=tuple(events),
+                  edges=edges, windows=windows, per_event=per_event, metric_names=tuple(m_names),
+                  metric_windows=m_windows, per_metric=m_table, notes=tuple(notes), verdicts=verdicts)
+
+
+def _checked_inputs(estimate: Any, trace: Any, check_trace: bool, *floors: float) -> tuple[dict, list[str]]:
+    """The estimate's meta and the first notes, after checking the estimate's type, the floors and that the
+    trace is the one the observation was made from."""
     from mpx.scalers.base import Estimate
 
     if not isinstance(estimate, Estimate):
         raise ConfigError(f"score expects a mpx.scalers.base.Estimate, got {type(estimate).__name__}")
-    for k, v in (("floor_abs", floor_abs), ("floor_rel", floor_rel), ("metric_floor_abs", metric_floor_abs)):
+    for k, v in zip(("floor_abs", "floor_rel", "metric_floor_abs"), floors):
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
             raise ConfigError(f"score: {k} must be a finite number >= 0, got {v!r}")
     meta = dict(estimate.meta)
@@ -263,18 +300,17 @@ def score(
                               f"({meta['trace_checksum'][:12]}...): scoring against the wrong truth")
     elif check_trace:
         notes.append("the estimate carries no trace checksum: the trace could not be checked")
+    return meta, notes
 
-    events = list(estimate.events)
-    edges = np.asarray(estimate.edges, dtype=np.float64)
-    truth = true_windows(trace, events, edges) if truth is None else np.asarray(truth, dtype=np.float64)
-    est = np.asarray(estimate.counts, dtype=np.float64)
-    if truth.shape != est.shape:
-        raise ConfigError(f"score: the true windows have shape {truth.shape}, the estimate {est.shape}")
+
+def _window_errors(estimate: Any, est: np.ndarray, truth: np.ndarray, std: np.ndarray | None, flagged: np.ndarray,
+                   ran: np.ndarray, floor_abs: float, floor_rel: float
+                   ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The per-window arrays (truth, estimate, std, flags, errors) and the per-event errors on meaningful
+    windows (above the floor) and of the whole-run totals."""
     w, e = est.shape
-    flagged = np.asarray(estimate.not_estimated, dtype=bool)
     has = np.isfinite(est)
     missing = ~has
-
     med = np.median(truth, axis=0) if w else np.zeros(e)
     floor = np.maximum(floor_abs, floor_rel * med)
     meaningful = truth >= floor[None, :]
@@ -283,12 +319,7 @@ def score(
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = np.where(meaningful & has, abs_err / np.where(truth > 0, truth, 1.0), np.nan)
     scored = meaningful & has
-    ev_mape = masked_mean(rel, scored)
-    ran = np.asarray(estimate.ran, dtype=bool) if estimate.ran is not None else ~flagged
-    ev_mape_ran = masked_mean(rel, scored & ran)
-    ev_flag_mape = masked_mean(rel, scored & flagged)
     small = ~meaningful
-    ev_small_mae = masked_mean(abs_err, small & has)
     tot_true = truth.sum(axis=0)
     tot_est = np.nan_to_num(estimate.totals(), nan=0.0)  # the tool's own whole-run count; none printed: 0
     tot_windows = estimate.window_totals()
@@ -296,35 +327,63 @@ def score(
         denom = np.where(tot_true > 0, tot_true, 1.0)
         ev_total = np.where(tot_true > 0, np.abs(tot_est - tot_true) / denom, np.nan)
         ev_total_windows = np.where(tot_true > 0, np.abs(tot_windows - tot_true) / denom, np.nan)
+    windows = {"truth": truth, "estimate": est, "std": std if std is not None else np.full((w, e), np.nan),
+               "flagged": flagged, "missing": missing, "meaningful": meaningful, "abs_error": abs_err,
+               "rel_error": rel}
+    per_event = {
+        "floor": floor,
+        "n_windows": np.full(e, w),
+        "n_meaningful": meaningful.sum(axis=0),
+        "n_small": small.sum(axis=0),
+        "n_flagged": flagged.sum(axis=0),
+        "never_estimated": flagged.all(axis=0) if w else np.zeros(e, dtype=bool),
+        "n_missing": missing.sum(axis=0),
+        "window_mape": masked_mean(rel, scored),
+        "window_mape_ran": masked_mean(rel, scored & ran),
+        "flagged_mape": masked_mean(rel, scored & flagged),
+        "small_mae": masked_mean(abs_err, small & has),
+        "total_true": tot_true,
+        "total_estimate": tot_est,
+        "total_error": ev_total,
+        "total_windows": tot_windows,
+        "total_error_windows": ev_total_windows,
+    }
+    return windows, per_event
 
-    never = flagged.all(axis=0) if w else np.zeros(e, dtype=bool)
 
-    # every measure on the common window sets (missing values charged, coverage beside)
-    sets = window_sets(ran)
+def _set_measures(est: np.ndarray, truth: np.ndarray, sets: dict[str, np.ndarray], floor: np.ndarray,
+                  meaningful: np.ndarray, floor_abs: float) -> dict[str, np.ndarray]:
+    """Every measure per event on the common window sets (missing values charged, coverage beside), and
+    Mathur & Cook's share of meaningful windows off by more than 10 % (``over10_all``)."""
     measured = set_measures(est, truth, sets, floor, c=max(floor_abs, 1e-12))
     ev_sets = {f"{m}_{name}": v for name, got in measured.items() for m, v in got.items()}
-    with np.errstate(invalid="ignore", divide="ignore"):  # Mathur & Cook's share of intervals off by > 10 %
+    with np.errstate(invalid="ignore", divide="ignore"):
         charged_rel = np.abs(charge(est) - truth) / np.where(truth > 0, truth, 1.0)
     ev_sets["over10_all"] = masked_mean((charged_rel > 0.1).astype(float), meaningful)
+    return ev_sets
 
-    # calibration
-    std = None if estimate.std is None else np.asarray(estimate.std, dtype=np.float64)
-    cal50 = cal90 = None
-    ev_cal50 = ev_cal90 = np.full(e, np.nan)
-    if std is not None:
-        ok = has & np.isfinite(std)
-        d = np.abs(est - truth)
-        in50 = np.where(std > 0, d <= Z50 * std, d == 0)
-        in90 = np.where(std > 0, d <= Z90 * std, d == 0)
-        ev_cal50 = masked_mean(in50.astype(float), ok)
-        ev_cal90 = masked_mean(in90.astype(float), ok)
-        if ok.any():
-            cal50 = float(in50[ok].mean())
-            cal90 = float(in90[ok].mean())
-    else:
-        notes.append("the estimate has no std: calibration not applicable")
 
-    prov = {
+def _calibration(est: np.ndarray, truth: np.ndarray, std: np.ndarray | None
+                 ) -> tuple[float | None, float | None, np.ndarray, np.ndarray]:
+    """Share of truths inside the 50 % and 90 % intervals of the reported std: overall, then per event
+    (None and NaN without a std)."""
+    e = est.shape[1]
+    if std is None:
+        return None, None, np.full(e, np.nan), np.full(e, np.nan)
+    ok = np.isfinite(est) & np.isfinite(std)
+    d = np.abs(est - truth)
+    in50 = np.where(std > 0, d <= Z50 * std, d == 0)
+    in90 = np.where(std > 0, d <= Z90 * std, d == 0)
+    cal50 = float(in50[ok].mean()) if ok.any() else None
+    cal90 = float(in90[ok].mean()) if ok.any() else None
+    return cal50, cal90, masked_mean(in50.astype(float), ok), masked_mean(in90.astype(float), ok)
+
+
+def _provenance(estimate: Any, meta: dict, config_hash: str | None) -> dict[str, Any]:
+    """Where the scores come from: configuration hash, trace checksum, code version, scaler and replay."""
+    import mpx
+
+    return {
         "config_hash": config_hash or _config_hash(meta),
         "dataset_checksum": meta.get("trace_checksum"),
         "code_version": mpx.__version__,
@@ -339,31 +398,11 @@ def score(
         "time_unit": meta.get("time_unit"),
     }
 
-    windows = {"truth": truth, "estimate": est, "std": std if std is not None else np.full((w, e), np.nan),
-               "flagged": flagged, "missing": missing, "meaningful": meaningful, "abs_error": abs_err,
-               "rel_error": rel}
-    per_event = {
-        "floor": floor,
-        "n_windows": np.full(e, w),
-        "n_meaningful": meaningful.sum(axis=0),
-        "n_small": small.sum(axis=0),
-        "n_flagged": flagged.sum(axis=0),
-        "never_estimated": never,
-        "n_missing": missing.sum(axis=0),
-        "window_mape": ev_mape,
-        "window_mape_ran": ev_mape_ran,
-        "flagged_mape": ev_flag_mape,
-        "small_mae": ev_small_mae,
-        "total_true": tot_true,
-        "total_estimate": tot_est,
-        "total_error": ev_total,
-        "total_windows": tot_windows,
-        "total_error_windows": ev_total_windows,
-        "calibration_50": ev_cal50,
-        "calibration_90": ev_cal90,
-        **ev_sets,
-    }
 
+def _left_out_notes(events: list[str], never: np.ndarray, ev_mape: np.ndarray, tot_true: np.ndarray) -> list[str]:
+    """What the summary means leave out, and why: events never estimated, without a meaningful window, with a
+    true total of 0."""
+    notes = []
     if never.any():
         notes.append(f"{int(never.sum())} event(s) flagged not estimated in every window (never counted, nothing "
                      f"to go on), left out of every summary mean: {[ev for ev, n in zip(events, never) if n][:10]}")
@@ -375,47 +414,48 @@ def score(
     zero_total = [ev for ev, t, k in zip(events, tot_true, keep) if k and not t > 0]
     if zero_total:
         notes.append(f"{len(zero_total)} event(s) with a true total of 0, left out of total_error: {zero_total[:10]}")
+    return notes
 
-    m_names, m_windows, m_table, metric_mape, metric_missing, metric_sets = _score_metrics(
-        catalog, metrics, literals, events, est, truth, edges, meta, seconds_per_unit, floor_rel, metric_floor_abs,
-        notes, {ev for ev, n in zip(events, never) if n}, ran, getattr(trace, "time_unit", None), truth_metrics)
 
-    verdict_cols, verdicts = _score_verdicts(catalog, m_names, m_windows, events, tot_true, tot_est, edges, meta,
-                                             literals, seconds_per_unit, getattr(trace, "time_unit", None))
-
+def _summary(per_event: dict[str, np.ndarray], windows: dict[str, np.ndarray], sets: dict[str, np.ndarray],
+             metric: dict[str, Any], cal50: float | None, cal90: float | None, extra: dict[str, Any]
+             ) -> dict[str, float | int | None]:
+    """One number per measure: the means over the events estimated at least once (every event for the
+    window-set measures: their denominator never shrinks), shares of cells, calibration, metric and verdict
+    columns."""
+    w, e = windows["estimate"].shape
+    never = per_event["never_estimated"]
+    keep = ~never
     n_cells = max(w * e, 1)
     summary: dict[str, float | int | None] = {
         "n_events": e,
         "n_windows": w,
         "n_events_never_estimated": int(never.sum()),
-        "window_mape": _nanmean_or_none(ev_mape[keep]),
-        "window_mape_ran": _nanmean_or_none(ev_mape_ran[keep]),
-        "flagged_mape": _nanmean_or_none(ev_flag_mape[keep]),
-        "total_error": _nanmean_or_none(ev_total[keep]),
-        "total_error_windows": _nanmean_or_none(ev_total_windows[keep]),
-        "metric_mape": metric_mape,
-        "metric_missing_share": metric_missing,
-        "meaningful_share": float(meaningful.sum() / n_cells),
-        "small_share": float(small.sum() / n_cells),
-        "flagged_share": float(flagged.sum() / n_cells),
-        "missing_share": float(missing.sum() / n_cells),
+        "window_mape": _nanmean_or_none(per_event["window_mape"][keep]),
+        "window_mape_ran": _nanmean_or_none(per_event["window_mape_ran"][keep]),
+        "flagged_mape": _nanmean_or_none(per_event["flagged_mape"][keep]),
+        "total_error": _nanmean_or_none(per_event["total_error"][keep]),
+        "total_error_windows": _nanmean_or_none(per_event["total_error_windows"][keep]),
+        **metric,
+        "meaningful_share": float(windows["meaningful"].sum() / n_cells),
+        "small_share": float((~windows["meaningful"]).sum() / n_cells),
+        "flagged_share": float(windows["flagged"].sum() / n_cells),
+        "missing_share": float(windows["missing"].sum() / n_cells),
         "calibration_50": _finite_or_none(cal50),
         "calibration_90": _finite_or_none(cal90),
-        **metric_sets,
-        **verdict_cols,
+        **extra,
     }
+    has = ~windows["missing"]
     for name, mask in sets.items():  # every event, never-counted ones too: the denominator never shrinks
         for m in MEASURES:
-            summary[f"{m}_{name}"] = _nanmean_or_none(ev_sets[f"{m}_{name}"])
+            summary[f"{m}_{name}"] = _nanmean_or_none(per_event[f"{m}_{name}"])
         n_set = int(mask.sum())
         summary[f"coverage_{name}"] = (float((has & mask).sum() / n_set) if n_set else None)
-    summary["over10_all"] = _nanmean_or_none(ev_sets["over10_all"])
+    summary["over10_all"] = _nanmean_or_none(per_event["over10_all"])
     for k, v in summary.items():
         if isinstance(v, float) and not math.isfinite(v):  # pragma: no cover - guarded above
             raise AssertionError(f"non-finite summary value {k}={v}")
-    return Scores(summary=summary, provenance=prov, event_names=tuple(events), edges=edges, windows=windows,
-                  per_event=per_event, metric_names=tuple(m_names), metric_windows=m_windows, per_metric=m_table,
-                  notes=tuple(notes), verdicts=verdicts)
+    return summary
 
 
 def _score_verdicts(catalog: Any, names: tuple, m_windows: dict, events: list[str], tot_true: np.ndarray,

@@ -153,7 +153,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
             raise ConfigError(f"bench: {name} must be an integer >= {lo}, got {v!r}")
     if events_n <= events_cap:
         raise ConfigError(f"bench: the event instance needs more events ({events_n}) than the cap ({events_cap})")
-    names = scalers_use or scalers.available()
+    names = scalers_use or scalers.REGISTRY.select("all")
     unknown = [n for n in names if n not in scalers.available()]
     if unknown:
         raise ConfigError(f"bench: unknown scaler(s) {unknown}; available: {', '.join(scalers.available())}")
@@ -180,7 +180,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
                         "events": ne, "read_windows": int(obs.reads.n_reads), "quanta_per_s": nq / best, "event_quanta_per_s": nq * ne / best}
 
     # -- scalers -----------------------------------------------------------------------------------
-    names = scalers_use or scalers.available()
+    names = scalers_use or scalers.REGISTRY.select("all")
     rows = []
     for name in names:
         say(f"scaler {name} ...")

@@ -49,14 +49,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mpx.studies.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, floored_rows, hard_share, headline, headline_methods,
-                         measure_intervals, paired_bootstrap, per_workload, ranking_stability, select_best,
-                         varying_settings)
+from mpx.studies.compare import (BOOT, FLOOR_MEDIAN, HARD, TIE_LEVEL, floored_rows, hard_share, headline,
+                                 headline_methods, measure_intervals, null_baselines, paired_bootstrap, per_workload,
+                                 ranking_stability, select_best, varying_settings)
+from mpx.studies.fair import _collapse_note, _mark_pivot, _own_methods, fair_table, merge_identical, null_nulls, null_table
 from mpx.scoring.measures import HEADLINE, HEADLINE_COLUMN
+from mpx.studies.verdict_tables import verdict_tables
 
-__all__ = ["LINUX_DEFAULT", "event_class_tables", "floor_table", "headline_table", "incomplete_text", "kind_sections",
-           "protocol_tables", "rank_pairs", "regime_text", "runs_table", "scaler_tables", "summary_tables",
-           "summary_text", "winner_text"]
+__all__ = ["LINUX_DEFAULT", "event_class_tables", "floor_table", "headline_table",
+           "incomplete_text", "kind_sections", "protocol_tables",
+           "rank_pairs", "regime_text", "runs_table", "scaler_tables", "summary_tables", "summary_text",
+           "winner_text"]
 
 #: the baseline pair of the winner text: Linux's default, perf's rotation (scheduler ``perf``) with perf's
 #: linear scaling (scaler ``linear``): what a user gets without choosing anything
@@ -292,13 +295,17 @@ def scaler_tables(ok: pd.DataFrame, baseline: tuple[str, str] = LINUX_DEFAULT, w
     def title(text: str) -> str:
         return text + where
 
-    ok = ok.copy()
+    ok, same = merge_identical(ok.copy())
     measure = f"{HEADLINE[0].upper()} {HEADLINE[1]}"
+    nt = pd.DataFrame()
     if HEADLINE_COLUMN in ok:
         ok[HEADLINE_COLUMN] = pd.to_numeric(ok[HEADLINE_COLUMN], errors="coerce")
+        nt = null_baselines(ok, null_nulls(ok))
         piv = ok.pivot_table(index="scaler", columns="scheduler", values=HEADLINE_COLUMN, aggfunc="mean")
-        out[title(f"headline measure ({measure} windows, %), mean over workloads: scaler x scheduler")] = \
-            (piv * 100).round(2)
+        out[title(f"headline measure ({measure} windows, %), mean over workloads: scaler x scheduler"
+                  + _collapse_note(piv, nt, same))] = _mark_pivot(piv, nt)
+    if not nt.empty:
+        out.update(null_table(nt, where))
     text = winner_text(ok, baseline, events, partial)
     if text:
         regime = regime_text(ok, baseline[0])
@@ -402,6 +409,10 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
     if not scores.empty and "window_mape" in scores:
         ok = scores[scores["status"] == "done"].copy()
         ok["window_mape"] = pd.to_numeric(ok["window_mape"], errors="coerce")
+        ok, same = merge_identical(ok)
+        if same and not events.empty and "cell_key" in events:   # the events of a folded scheduler follow it
+            cell = ok.drop_duplicates("cell_key").set_index("cell_key")["scheduler"]
+            events = events[events["cell_key"].isin(cell.index)].assign(scheduler=lambda e: e["cell_key"].map(cell))
         if not ok.empty:
             varying = varying_settings(ok)
             if not varying:
@@ -412,6 +423,7 @@ def summary_tables(store: Any, experiment: str | None = None, run_id: int | None
                     where = ", ".join(f"{k} = {v}" for k, v in zip(varying, values))
                     out.update(scaler_tables(part, baseline, f" [{where}]", events, partial))
         methods = headline_methods(store, experiment, run_id)
+        out.update(fair_table(ok, methods or _own_methods(ok)))
         if methods:
             out.update(headline_table(ok, methods))
         out.update(verdict_tables(ok))
@@ -473,54 +485,6 @@ def incomplete_text(store: Any, experiment: str | None, run_id: int | None, cell
     return "; ".join(said) or None
 
 
-#: the verdict columns of a score row (`mpx.scoring.verdicts.SUMMARY_KEYS`) as the report names them
-VERDICT_COLUMNS = {"verdict_l1_agreement": "L1 %", "verdict_l2_agreement": "L2 %", "verdict_l1_serious": "serious %",
-                   "verdict_no_verdict": "none %", "verdict_out_of_range": "outside %",
-                   "verdict_out_of_range_true": "true outside %", "verdict_run_l1": "run L1 %",
-                   "verdict_run_l2": "run L2 %"}
-
-
-def verdict_tables(ok: pd.DataFrame, preferred: str = "perf") -> dict[str, Any]:
-    """The top-down verdicts (`mpx.scoring.verdicts`) of the ``done`` score rows of a catalog with a hierarchy:
-    the level-1 bottleneck's agreement per scaler × scheduler, and for one scheduler (perf's rotation when
-    present) every verdict measure per scaler with a 95 % bootstrap interval over workloads on the level-1
-    agreement. Means over workloads (seeds averaged first); a swept setting gets its own tables. Empty when no
-    row carries verdicts (callgrind's catalog declares no hierarchy)."""
-    if "verdict_l1_agreement" not in ok:
-        return {}
-    v = ok[pd.to_numeric(ok["verdict_l1_agreement"], errors="coerce").notna()]
-    if v.empty:
-        return {}
-    out: dict[str, Any] = {}
-    varying = varying_settings(v)
-    groups = v.groupby(varying, dropna=False) if varying else [((), v)]
-    for values, part in groups:
-        values = values if isinstance(values, tuple) else (values,)
-        where = f" [{', '.join(f'{k} = {x}' for k, x in zip(varying, values))}]" if varying else ""
-        per = per_workload(part, "verdict_l1_agreement", ("scaler", "scheduler"))
-        mean = (100 * per.mean(axis=1)).unstack("scheduler").round(1)
-        mean = mean.loc[mean.mean(axis=1).sort_values(ascending=False).index]
-        n_w = part["workload"].nunique()
-        out[f"top-down verdicts: level-1 bottleneck right, % of read windows (mean over {n_w} workloads): scaler x "
-            f"scheduler{where}"] = mean
-        sched = preferred if preferred in set(part["scheduler"]) else sorted(set(part["scheduler"]))[0]
-        one = part[part["scheduler"] == sched]
-        cols = [c for c in VERDICT_COLUMNS if c in one]
-        t = pd.DataFrame({VERDICT_COLUMNS[c]: 100 * per_workload(one, c).mean(axis=1) for c in cols}).round(1)
-        l1 = per_workload(one, "verdict_l1_agreement").loc[t.index]
-        boot = paired_bootstrap(l1)  # a scaler without a verdict on some workload: NaN, no interval
-        with np.errstate(invalid="ignore"):
-            lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
-        t.insert(1, "95% CI", [f"[{100 * a:.1f}, {100 * b:.1f}]" if np.isfinite(a) else "n/a" for a, b in zip(lo, hi)])
-        t = t.sort_values("L1 %", ascending=False)
-        out[f"top-down verdicts, scheduler {sched}: % of read windows whose verdict is right (L1: the level-1 "
-            "node with the largest share, with its 95% paired bootstrap interval over workloads; L2: and its "
-            "largest child), wrong by more than 10 points of true share (serious), without a verdict (none); % of "
-            "node values outside [0, 1], estimated and true; run: % of workloads whose whole-run verdict is right; "
-            f"means over {n_w} workloads (docs/verdicts.md){where}"] = t
-    return out
-
-
 def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
     """The headline table of the module docstring (`mpx.studies.compare.headline`) from the ``done`` score rows."""
     h = headline(ok, methods)
@@ -534,8 +498,9 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
         "in 90% band %": (100 * h["calibration_90"]).round(1)})
     t = t.set_index(["workloads", "scheduler", "counters", *varying_settings(h, exclude=("counters",)), "method"])[
         ["causal", "method %", "best baseline", "baseline %", "ratio", "95% CI", "in 90% band %"]]
-    return {f"headline: {', '.join(methods)} against the best other scaler ({HEADLINE_COLUMN}, mean over workloads; "
-            "ratio with a 95% paired bootstrap interval over workloads)": t}
+    return {f"headline: {', '.join(methods)} against the best other scaler under the SAME SCHEDULER (per scheduler; "
+            f"{HEADLINE_COLUMN}, mean over workloads; ratio with a 95% paired bootstrap interval over workloads; the "
+            "fair-terms headline above puts each side on its own best schedule)": t}
 
 
 def kind_sections(store: Any, experiment: str | None = None, run_id: int | None = None) -> dict[str, Any]:
@@ -579,9 +544,14 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
     """The summary tables as text for the terminal; a store holding several experiments gets one section
     per experiment. Lines fit ``width`` columns (None: no limit, ``--wide``): sentences are wrapped, a
     table wider than that is written to ``wide_dir/<title>.txt`` (when given) and named in its place."""
-    if experiment is None and run_id is None:
+    named = experiment  # wide tables' files are named after the experiment, whoever asks (mpx run or mpx report)
+    if experiment is None:
         names = list(dict.fromkeys(store.experiments()))
-        if len(names) > 1:
+        if run_id is not None:
+            runs = store.runs()
+            names = list(runs.loc[runs["run_id"] == run_id, "experiment"]) or names
+        named = names[0] if len(names) == 1 else None
+        if len(names) > 1 and run_id is None:
             return "\n".join(f"\n######## experiment {name}\n"
                              f"{summary_text(store, name, width=width, wide_dir=wide_dir)}" for name in names)
     tables = summary_tables(store, experiment, run_id)
@@ -602,7 +572,7 @@ def summary_text(store: Any, experiment: str | None = None, run_id: int | None =
             lines += wrap(f"== {title}", subsequent_indent="   ")
             cols = max(len(line) for line in text.splitlines())
             if width and cols > width:
-                where = _write_wide(wide_dir, experiment, title, text)
+                where = _write_wide(wide_dir, named, title, text)
                 lines += wrap(f"({cols} columns wide: " + (f"written to {where}; " if where else "")
                               + "mpx report --wide prints it)", subsequent_indent=" ", break_on_hyphens=False,
                               break_long_words=False)

@@ -14,6 +14,8 @@ interval, values the counter saw whole shown as counted, and the top-down bottle
   gives one; otherwise from Tintin's uncertainty rule applied to the read windows (`tintin_sigma`: σ = √V ×
   the time the counter was enabled but not running, V the time-weighted variance of the rates measured so
   far; OSDI 2025, ``../shared/peers/tintin``) — causal, and said in the notes (``interval_from``);
+- **the interval is one a user can trust** (`trusted_interval`): it holds the estimate and perf's counted
+  extrapolation, and never reaches below the count already seen in the interval (nor 0);
 - **negative values** (a derived or scaled value below 0, as papi#539 and pmu-tools#488 report) are
   counted and noted, never clipped silently;
 - **units**: a value perf prints with an amount unit (``msec`` of a clock, ``Joules``, ``MiB``) adds up over
@@ -35,7 +37,7 @@ import numpy as np
 from mpx.metrics.catalog import evaluate_metrics
 from mpx.metrics.topdown import TopDown
 
-__all__ = ["TrustReport", "is_rate_unit", "tintin_sigma", "trust_report"]
+__all__ = ["TrustReport", "is_rate_unit", "tintin_sigma", "previous_rate_count", "trust_report", "trusted_interval"]
 
 
 @dataclass
@@ -142,12 +144,59 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     rate[rates] = True
     std = np.where(rate[None, :], np.nan, std)
     z = float(norm.ppf(0.5 + level / 2))
+    counted_raw = np.where(counted_cells, np.asarray(view.raw, dtype=np.float64), np.nan)
+    lo, hi = trusted_interval(est, est - z * std, est + z * std, counted_raw, perf,
+                              previous_rate_count(view.raw, view.enabled, view.running))
     rep = TrustReport(np.asarray(run.timestamps, dtype=np.float64), labels, perf, est, raw_est, coverage, whole,
-                      est - z * std, est + z * std, level, interval_from=source, notes=notes, rate=rate)
+                      lo, hi, level, interval_from=source, notes=notes, rate=rate)
     td = TopDown.from_catalog(catalog) if catalog is not None else None
     if td is not None:
         _bottlenecks(rep, td, catalog, std, draws, seed)
     return rep
+
+
+def trusted_interval(estimate: Any, lo: Any, hi: Any, counted: Any, extrapolated: Any,
+                     previous: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """The interval a user can trust around ``estimate`` from a band ``[lo, hi]`` (docs/verdicts.md, "Intervals
+    a user can trust"): it holds the estimate and the counted extrapolation (perf's ``counted * enabled /
+    running``: where a scaler departs from what was counted, as at a phase change, the band spans the gap
+    instead of being narrowest there), and never reaches below what was counted in the interval (nor 0: a
+    count cannot be smaller than the events already seen). NaN bands (no uncertainty known) stay NaN;
+    cells without a count or an extrapolation keep the band, floored at 0. ``previous`` (optional, causal): the
+    count the previous window's measured rate gives this window (counted + that rate x the time not running);
+    a rate that changed within the window puts the truth between the two rates, so the band holds it too."""
+    est = np.asarray(estimate, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    ext = np.asarray(extrapolated, dtype=np.float64)
+    seen = np.nan_to_num(np.asarray(counted, dtype=np.float64), nan=0.0)
+    known = np.isfinite(lo) & np.isfinite(hi)
+    with np.errstate(invalid="ignore"):
+        new_lo = np.fmin(np.fmin(lo, est), ext)
+        new_hi = np.fmax(np.fmax(hi, est), ext)
+        if previous is not None:
+            prev = np.asarray(previous, dtype=np.float64)
+            new_lo, new_hi = np.fmin(new_lo, prev), np.fmax(new_hi, prev)
+        new_lo = np.maximum(new_lo, np.maximum(seen, 0.0))
+        new_hi = np.maximum(new_hi, new_lo)
+    return np.where(known, new_lo, np.nan), np.where(known, new_hi, np.nan)
+
+
+def previous_rate_count(raw: Any, enabled: Any, running: Any) -> np.ndarray:
+    """[T, E] the count of each window if the unseen time ran at the rate last measured before it: counted +
+    rate(previous measured window) x (enabled - running). NaN where no earlier window measured the event."""
+    raw = np.asarray(raw, dtype=np.float64)
+    ena = np.asarray(enabled, dtype=np.float64)
+    run = np.asarray(running, dtype=np.float64)
+    ok = np.isfinite(raw) & (run > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(ok, raw / np.where(ok, run, 1.0), np.nan)
+    last = np.full(rate.shape, np.nan)
+    carry = np.full(rate.shape[1], np.nan)
+    for t in range(rate.shape[0]):
+        last[t] = carry
+        carry = np.where(ok[t], rate[t], carry)
+    return np.nan_to_num(raw) + last * np.maximum(ena - run, 0.0)
 
 
 def tintin_sigma(raw: Any, enabled: Any, running: Any) -> np.ndarray:

@@ -90,6 +90,40 @@ if HAVE_NUMBA:
     _install_locator()
 
 
+def kernel_folder(py_file: str | Path) -> Path | None:
+    """The cache folder of the kernels of source ``py_file`` (None: numba's own place, or not mpx's)."""
+    root = cache_root()
+    src = Path(py_file).resolve()
+    if root is None or not src.is_relative_to(PACKAGE):
+        return None
+    stamp = hashlib.sha256(src.read_bytes()).hexdigest()
+    return root / f"{'_'.join(src.relative_to(PACKAGE.parent).with_suffix('').parts)}-{stamp[:16]}"
+
+
+def compile_notice(source: str | Path, what: str, show: bool = True) -> bool:
+    """One line on stderr before the kernels of ``source`` (a module, or every module of a folder that uses
+    this one) are compiled for the first time on this machine (a kernel module with no index in its cache
+    folder): a user sees why the first call is slow. Shown where progress bars are (`mpx.util.progress`:
+    a terminal, or ``MPX_PROGRESS=1``; never with ``show`` False). Returns whether something is to be compiled."""
+    if not HAVE_NUMBA:
+        return False
+    src = Path(source)
+    files = ([f for f in sorted(src.rglob("*.py")) if "mpx.util.jit" in f.read_text(errors="replace")]
+             if src.is_dir() else [src])
+    folders = [kernel_folder(f) for f in files]
+    cold = [f for f in folders if f is not None and not any(f.glob("*.nbi"))]
+    if not cold:
+        return False
+    from mpx.util.progress import enabled
+
+    if show and enabled():
+        import sys
+
+        print(f"mpx: compiling {what} once for this machine (numba, up to a few minutes; cached under "
+              f"{cold[0].parent})", file=sys.stderr, flush=True)
+    return True
+
+
 def njit(fn: Callable[..., Any] | None = None, *, inline: bool = False) -> Any:
     """Compile ``fn`` in nopython mode with an on-disk cache (identity when numba is unavailable).
 

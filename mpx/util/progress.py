@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 #: seconds of work before a bar is drawn
 DELAY = 1.0
@@ -55,27 +56,42 @@ def interrupt_requested() -> bool:
 
 def close_all() -> None:
     """Close (and so clear) every bar still drawn: a line printed after a Ctrl-C starts on a clean line."""
-    for b in list(getattr(tqdm, "_instances", ())):
+    tqdm = sys.modules.get("tqdm.std")  # no bar was ever made when tqdm is not imported (the command's start)
+    for b in list(getattr(getattr(tqdm, "tqdm", None), "_instances", ())):
         try:
             b.close()
         except Exception:  # noqa: BLE001 - a bar half torn down by the interrupt: nothing more to clear
             pass
 
 
-class _Bar(tqdm):
-    def update(self, n: float | None = 1) -> Any:
-        if _interrupt[0]:
-            raise KeyboardInterrupt
-        return super().update(n)
+def _bar_class() -> type:
+    """tqdm's bar that raises KeyboardInterrupt at the update after a noted Ctrl-C (tqdm is imported here, not
+    with this module: the command's SIGINT handler imports it first thing)."""
+    global _Bar
+    if _Bar is None:
+        from tqdm import tqdm
+
+        class Bar(tqdm):
+            def update(self, n: float | None = 1) -> Any:
+                if _interrupt[0]:
+                    raise KeyboardInterrupt
+                return super().update(n)
+
+        _Bar = Bar
+    return _Bar
+
+
+_Bar: type | None = None
 
 
 def bar(total: float | None = None, desc: str = "", unit: str = "it", wanted: bool | None = None,
         **options: Any) -> tqdm:
     """A tqdm bar on stderr following the rule of this module (``options`` go to tqdm, e.g.
     ``unit_scale=True`` for bytes)."""
-    tqdm.monitor_interval = 0  # no monitor thread: a program forked meanwhile must not inherit a live thread
+    cls = _bar_class()
+    cls.__mro__[1].monitor_interval = 0  # tqdm's: no monitor thread: a program forked meanwhile must not inherit a live thread
     on = enabled(wanted)
     forced = os.environ.get("MPX_PROGRESS", "").strip().lower() in ON
     options.setdefault("delay", 0 if forced or not on else DELAY)
-    return _Bar(total=total, desc=desc, unit=unit, disable=not on, file=sys.stderr, dynamic_ncols=True,
-                leave=False, **options)
+    return cls(total=total, desc=desc, unit=unit, disable=not on, file=sys.stderr, dynamic_ncols=True,
+               leave=False, **options)

@@ -234,3 +234,30 @@ def test_report_latex_labels_are_unique_when_titles_coincide(tmp_path, capsys, m
     assert main(["report", str(tmp_path), "--latex"]) == 0
     labels = re.findall(r"\\label\{([^}]*)\}", capsys.readouterr().out)
     assert len(labels) == 2 and labels[1] == labels[0] + "-2"
+
+
+def test_mpx_run_parses_its_config_once_and_expands_its_sweep_once(tmp_path, monkeypatch, capsys):
+    """issue 37: the TOML was read twice (suite or not, then the config) and the sweep expanded twice (the
+    kind's checks, then the cells) per `mpx run`."""
+    from mpx.experiment import config, grid
+
+    calls = {"toml": 0, "variants": 0}
+    toml_load, variants = config._toml_load, grid.variants
+
+    def counted_toml(path):
+        calls["toml"] += 1
+        return toml_load(path)
+
+    def counted_variants(raw, where):
+        calls["variants"] += 1
+        return variants(raw, where)
+
+    monkeypatch.setattr(config, "_toml_load", counted_toml)
+    monkeypatch.setattr(config, "variants", counted_variants)
+    cfg = tmp_path / "q.toml"
+    cfg.write_text('[experiment]\nname = "q"\n[data]\ndatasets = ["sqlite"]\n[hardware]\npmu = "generic-N"\n'
+                   'counters = 4\nmetrics = "callgrind"\n[multiplex]\nquantum_intervals = 1\n[sweep]\n'
+                   '"multiplex.read_every" = [10, 25]\n[schedulers]\nuse = ["perf"]\n[scalers]\nuse = ["linear"]\n')
+    assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run"]) == 0
+    assert "q: 2 cells" in capsys.readouterr().out
+    assert calls == {"toml": 1, "variants": 1}

@@ -249,12 +249,12 @@ def test_jit_schedulers_are_warmed_aside_and_their_cells_run_last():
     from mpx import scalers, schedulers
     from mpx.experiment.runner import warm_up_aside
 
-    jit = [n for n in schedulers.available() if schedulers.get_class(n).jit]
+    jit = [n for n in schedulers.REGISTRY.builtin if schedulers.REGISTRY.tags(n).jit]
     assert "hypergraph" in jit
     for n in jit:  # the hook compiles (or loads from numba's cache) without error
         schedulers.get_class(n).warm_up()
-    for n in scalers.available():
-        if scalers.get_class(n).jit:
+    for n in scalers.REGISTRY.builtin:
+        if scalers.REGISTRY.tags(n).jit:
             scalers.get_class(n).warm_up()
     cells = [{"kind": "scaling", "scheduler": {"name": n, "params": {}}, "i": i}
              for i, n in enumerate(["hypergraph", "perf", "hypergraph", "round_robin"])]
@@ -379,3 +379,16 @@ def test_multiplex_runs_a_given_schedule_like_its_own():
     assert np.array_equal(own.quanta.running, given.quanta.running)
     with pytest.raises(ConfigError, match="static scheduler"):
         multiplex(trace, problem, "tintin", 10.0, 2, schedule=given.schedule)
+
+
+def test_the_training_set_is_loaded_by_the_cell_not_called_back_from_scoring():
+    """issue 37: scoring took a closure that called `load_dataset` back up a floor; the cell now loads its
+    training workloads and hands scoring the traces (or why there are none)."""
+    from mpx.experiment.scaling import training_set
+
+    spec = {"kind": "synthetic", "name": "tma", "preset": "tma", "intervals": 50, "seed": 3}
+    traces, _ = training_set({"train": [{"dataset": spec, "checksum": "-"}]})
+    assert len(traces) == 1 and traces[0].n_intervals == 50
+    assert training_set({"train": []})[0] == []
+    none, why = training_set({"train": [{"dataset": {"kind": "nosuch", "name": "x"}, "checksum": "-"}]})
+    assert none == [] and why.startswith("its training datasets did not load") and "nosuch" in why

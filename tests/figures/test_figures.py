@@ -78,11 +78,11 @@ def gem5_store(tmp_path_factory):
 
 
 def test_paper_figs_readme_matches_the_registry():
-    from mpx.figures import available, get
+    from mpx.figures import REGISTRY, get
 
     rows = re.findall(r"^\| `(\w+)` \|.*\| `(experiments/[\w.]+)` \|$", (REPO / "paper_figs" / "README.md").read_text(), re.M)
-    assert rows == [(n, get(n).experiment) for n in available()]
-    for n in available():
+    assert rows == [(n, get(n).experiment) for n in REGISTRY.builtin]  # the shipped figures, not what is installed
+    for n in REGISTRY.builtin:
         assert (REPO / get(n).experiment).is_file(), n
 
 
@@ -133,13 +133,16 @@ def test_figs_command_and_missing_data(store, tmp_path, capsys):
 
 def test_a_method_keeps_its_look_in_every_figure():
     from mpx.figures.style import COLORS, METHODS, hatch, look
-    from mpx.scalers import available
+    from mpx.scalers import REGISTRY
 
     looks = [(look(m)["color"], look(m)["marker"], str(look(m)["linestyle"]), hatch(m)) for m in METHODS]
     assert len(set(looks)) == len(METHODS)  # told apart
     assert all(c != "#000000" for c, *_ in looks)  # black is the truth's
     assert look("my_scaler") == look("my_scaler") and look("linear") != look("my_scaler")
-    assert set(available()) <= set(METHODS) == set(COLORS)  # every registered scaler has a fixed colour
+    assert set(METHODS) == set(COLORS) <= set(REGISTRY.builtin)  # fixed entries name built-ins only
+    # every built-in its own colour, fixed or (one added later) from the palette no fixed one uses; plugins
+    # installed or not
+    assert len({look(m)["color"] for m in REGISTRY.builtin}) == len(REGISTRY.builtin)
     for part in ("color", "marker"):  # no two methods share a colour, nor a marker
         assert len({look(m)[part] for m in METHODS}) == len(METHODS), part
     assert len({hatch(m) for m in METHODS}) == len(METHODS)  # nor a bar hatch
@@ -239,12 +242,13 @@ def test_scaler_per_workload_ranks_as_the_report(store):
 
 @pytest.mark.slow
 def test_figs_without_names_draws_what_the_data_supports(store, tmp_path, capsys):
-    from mpx.figures import available, draw_supported
+    from mpx.figures import REGISTRY, draw_supported
     from mpx.experiment.store import ResultsStore
 
+    available = REGISTRY.installed
     with ResultsStore(tmp_path / "empty.sqlite") as st:
         written, skipped = draw_supported(st, tmp_path / "none")
-    assert written == [] and list(skipped) == available()
+    assert written == [] and list(skipped) == available()  # installed figures too: `mpx figs` draws those
     assert main(["figs", str(store), "--out", str(tmp_path / "all")]) == 0
     drawn = {p.stem for p in (tmp_path / "all").glob("*.pdf")}
     assert drawn and drawn <= set(available())

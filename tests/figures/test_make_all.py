@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mpx.figures import available, get
+from mpx.figures import REGISTRY, get
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def test_make_all_dry_run_plans_every_figure_and_suite(tmp_path):
     runs = [ln.split() for ln in lines if ln.startswith("mpx run ")]
     figs = [ln.split() for ln in lines if ln.startswith("mpx figs ")]
     drawn = [n for f in figs for n in f[3:f.index("--out")]]
-    assert sorted(drawn) == sorted(available())  # every figure drawn once
+    assert sorted(drawn) == sorted(REGISTRY.builtin)  # every shipped figure drawn once
     # the claims figure draws from a suite: run into results/<suite name>, as `mpx run` does
     claims = [r for r in runs if r[2].endswith("claims.toml")]
     assert len(claims) == 1 and claims[0][4] == str(tmp_path / "results" / "claims")
@@ -68,3 +68,29 @@ def test_a_failed_step_skips_what_needs_it_and_the_rest_is_drawn(monkeypatch, ca
     out, err = capsys.readouterr()
     assert "skipped (a step it needs failed): mpx figs A fa" in out
     assert "2 step(s) failed or skipped" in err and "mpx run a.toml" in err
+
+
+def test_a_foreign_figure_is_skipped_with_a_line(monkeypatch, capsys):
+    """A figure of another package names no config of this repository (or none at all): it is not planned,
+    one line says so, and naming it makes the script fail; the shipped figures are planned as before."""
+    from mpx import figures
+    from mpx.figures import Figure
+
+    ma = _make_all()
+    monkeypatch.setattr(ma, "plan", lambda *a: [])  # nothing is run: the dry run's plan is tested above
+    figures.register("third_party", Figure("third_party", "a figure of another package", None, lambda s, e: None))
+    figures.register("elsewhere", Figure("elsewhere", "another", "/nonexistent/exp.toml", lambda s, e: None))
+    try:
+        assert ma.foreign(["third_party", "elsewhere", "headline"]) == {
+            "third_party": "it names no experiment", "elsewhere": "its experiment '/nonexistent/exp.toml' is not a "
+                                                                  "config file"}
+        assert ma.main(["--dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert "skipped figure third_party (not regenerated here: it names no experiment)" in out
+        assert "skipped figure elsewhere" in out and "skipped figure headline" not in out
+        assert ma.main(["--dry-run", "third_party"]) == 1
+    finally:
+        figures.unregister("third_party")
+        figures.unregister("elsewhere")
+    real = _make_all()
+    assert real.config_of("headline") == REPO / "experiments" / "headline.toml"

@@ -42,9 +42,9 @@ def test_toy_conforms(kind, check):
 
 
 def test_toys_come_after_the_builtins():
-    for kind in TOYS:
+    for kind in TOYS:  # then entry points, when a package adds some
         names = registry(kind).available()
-        assert names[-1] == "toy" and names.index("toy") == len(registry(kind).builtin)
+        assert names[:names.index("toy")] == list(registry(kind).builtin)
 
 
 def _files(tmp: Path) -> tuple[Path, Path, Trace]:

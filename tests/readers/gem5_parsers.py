@@ -1,5 +1,5 @@
-"""Reading a gem5 file through each of the reader's parsers: the compiled tokenizer (the default where
-numba is installed), the Python fast parser, and the strict line-by-line parser. They must agree on every
+"""Reading a gem5 file through each of the reader's parsers: the compiled tokenizer (where numba is
+installed, from the first line here; by default after `mpx.readers.gem5.scan.COMPILE_AFTER_LINES`), the Python fast parser, and the strict line-by-line parser. They must agree on every
 input: same trace, or the same `FormatError`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from mpx.errors import FormatError
 from mpx.readers import gem5
 from mpx.readers.gem5 import lines as grammar
-from mpx.readers.gem5 import tokens
+from mpx.readers.gem5 import scan, tokens
 
 PARSERS = ("compiled", "python", "strict")
 
@@ -22,6 +22,8 @@ PARSERS = ("compiled", "python", "strict")
 def parser(which: str) -> Iterator[None]:
     """Force ``which`` of `PARSERS` for the reads inside the block."""
     with pytest.MonkeyPatch.context() as mp:
+        if which == "compiled":
+            mp.setattr(scan, "COMPILE_AFTER_LINES", 0)
         if which in ("python", "strict"):
             mp.setattr(tokens, "available", False)
         if which == "strict":

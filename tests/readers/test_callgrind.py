@@ -358,7 +358,7 @@ def test_mutated_real_combined_dump_raises_only_format_error(tmp_path_factory, o
 def test_absurd_values_are_format_errors(tmp_path: Path):
     p = tmp_path / "cg.out"
     p.write_text(synthetic(GOOD).replace("totals: 6000", "totals: " + "9" * 5000, 1))
-    with pytest.raises(FormatError, match="at most 24 digits"):
+    with pytest.raises(FormatError, match="0..2..64-1"):
         callgrind.read(p)
     p.write_text(synthetic(GOOD).replace("events: Ir Dr", "events: Ir bb_start"))
     with pytest.raises(FormatError, match="not make a valid trace"):

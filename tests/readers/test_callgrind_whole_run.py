@@ -73,3 +73,23 @@ def test_another_runs_default_output_beside_is_not_part_of_the_run(tmp_path: Pat
             re.sub(r"^pid: \d+", f"pid: {pid}", text.replace("part: 27", "part: 1"), flags=re.M))
     tr = callgrind.read(tmp_path / "callgrind.out.7541")
     assert tr.n_intervals == 1 and tr.meta["files"] == 1
+
+
+def test_cachegrind_and_other_profilers_are_named(tmp_path):
+    """Issue 38: a cachegrind output and a callgrind-format file of another profiler say what they are and what
+    mpx needs instead (not 'unknown format' or 'truncated file?')."""
+    import pytest
+
+    from mpx.errors import FormatError
+    from mpx.readers import read_trace
+
+    cg = tmp_path / "cachegrind.out.1"
+    cg.write_text("desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./a.out\nevents: Ir Dr\n"
+                  "fl=/tmp/a.c\nfn=main\n3 4 1\nsummary: 4 1\n")
+    with pytest.raises(FormatError, match="cachegrind output.*mpx record"):
+        read_trace(cg)
+    other = tmp_path / "prof.callgrind"
+    other.write_text("version: 1\ncreator: perf-to-callgrind 0.1\ncmd: ./a.out\nevents: cycles\n"
+                     "fl=a.c\nfn=main\n3 100\n")
+    with pytest.raises(FormatError, match="written by 'perf-to-callgrind 0.1'.*mpx record"):
+        read_trace(other)

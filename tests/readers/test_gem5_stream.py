@@ -122,3 +122,22 @@ def test_the_compiled_conversion_is_pythons_float(token):
     if ok:
         want = float(token)
         assert (np.isnan(value) and np.isnan(want)) or (value == want and np.signbit(value) == np.signbit(want)), token
+
+
+def test_a_small_file_never_compiles_the_tokenizer(tmp_path, monkeypatch):
+    """Issue 39: the compiled tokenizer takes over after `scan.COMPILE_AFTER_LINES` lines, a count decided
+    before reading; a small file is read by the Python parser alone (a first `mpx trace info` of a 5-line
+    file compiled for 47 s), and both give the same trace."""
+    path = tmp_path / "stats.txt"
+    path.write_text("".join(f"\n---------- Begin Simulation Statistics ----------\nsimTicks {1000 * d} # t\n"
+                            f"finalTick {1000 * d} # t\nsystem.cpu.numCycles {10 * d} # c\n"
+                            "---------- End Simulation Statistics   ----------\n" for d in (1, 2, 3)))
+    made = []
+    real = tokens.NameTable
+    monkeypatch.setattr(tokens, "NameTable", lambda: made.append(1) or real())
+    small = gem5.read(path)
+    assert made == [] and small.counts.shape[0] == 3 and "system.cpu.numCycles" in small.events
+    monkeypatch.setattr(scan, "COMPILE_AFTER_LINES", 0)
+    compiled = gem5.read(path)
+    assert made == ([1] if tokens.available else [])
+    assert compiled == small and compiled.meta == small.meta

@@ -150,7 +150,15 @@ def test_wrong_version(tmp_path, version, match):
 def test_truncated_last_line(tmp_path):
     full = json.dumps(rec(10, 20))
     p = write(tmp_path, HEADER, rec(0, 10), raw_tail=full[: len(full) // 2])
-    error(p, line=3, match="truncated last line")
+    error(p, line=3, match="truncated file: the last line has no newline")
+
+
+def test_a_whole_last_record_without_its_newline_is_truncation_too(tmp_path):
+    """Issue 40, item 10: the perf and LIKWID readers refused a last line without a newline, this one loaded it:
+    one end-of-file rule for every text reader (`mpx.readers.textio.require_final_newline`)."""
+    p = write(tmp_path, HEADER, rec(0, 10), raw_tail=json.dumps(rec(10, 20)))
+    error(p, line=3, match="truncated file: the last line has no newline")
+    assert jsonl.read(write(tmp_path, HEADER, rec(0, 10), rec(10, 20))).n_intervals == 2
 
 
 def test_garbage_line(tmp_path):
@@ -188,7 +196,7 @@ def test_garbage_line(tmp_path):
         ('{"start": 10, "end": 20, "start": 1, "stats": {}}', "duplicate key 'start'"),
         ('{"start": 10, "end": 20, "stats": {"a": 1e400, "v": {}, "d": {}, "g": 1}}', "not finite"),
         ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
-        ('{"start": 10, "end": 20, "stats": {"a": ' + "9" * 5000 + "}}", "not valid JSON"),
+        ('{"start": 10, "end": 20, "stats": {"a": ' + "9" * 5000 + "}}", "not a 64-bit integer as Python writes it"),
         ("[1, 2]", "must be a JSON object"),
     ],
 )

@@ -86,7 +86,8 @@ def test_integers_beyond_u64_are_format_errors(tmp_path: Path):
     _raises(_mutant(tmp_path, "real_summary_semicolon.csv", ";99448323;", f";{'9' * 5000};"), 4, "run time")
     _raises(_mutant(tmp_path, "real_summary_semicolon.csv", ";99448323;", f";{2**64};"), 4, "run time")
     huge = str(10**400)
-    _raises(_mutant(tmp_path, "real_summary.jsonl", '"1454.000000"', huge), 12, "counter-value", "not finite")
+    _raises(_mutant(tmp_path, "real_summary.jsonl", '"1454.000000"', huge), 12, "counter-value", "as perf prints it")
     _raises(_mutant(tmp_path, "real_summary.jsonl", '"event-runtime" : 17319089', f'"event-runtime" : {2**70}'),
             12, "event-runtime", "2**64")
-    _raises(_mutant(tmp_path, "real_summary.jsonl", '"1454.000000"', "9" * 5000), 12, "not a JSON object")
+    _raises(_mutant(tmp_path, "real_summary.jsonl", '"1454.000000"', "9" * 5000), 12, "counter-value",
+            "as perf prints it")

@@ -1,5 +1,6 @@
 """CounterMiner's cleaning over a read-window scaler: the Gumbel test on a hand case, filling, and the rule
-Tintin's code intended (../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240, lines 141-196)."""
+Tintin's code intended (../shared/peers/tintin/kernel/arch-x86-events-core.c.lines40-240, original lines
+arch/x86/events/core.c:180-235)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def test_gumbel_test_hand_case():
 
 
 def test_tintin_rule_replaces_above_mean_plus_5_sigma_after_10_values():
-    """:142 (more than 10 values), :178-181 (> mean + 5σ → mean), :183 (the cleaned value enters the history);
+    """arch/x86/events/core.c:181 (more than 10 values), :217-220 (> mean + 5σ → mean), :222 (the cleaned
+    value enters the history);
     a spike among the first 11 values is kept. With a trailing window of 6 (all 100: σ = 0) the second
     spike is replaced; with 8 the window holds the first spike (mean 212.5, σ 297.6: bound 1700) and it is kept."""
     x = np.r_[np.full(5, 100.0), 1000.0, np.full(6, 100.0), 1000.0, 100.0]
@@ -49,3 +51,39 @@ def test_wrapper_fills_missing_and_replaces_outliers():
     assert cm.not_estimated[10, 1] and not cm.causal
     tt = get("counterminer", variant="tintin").estimate(obs)
     assert np.isnan(tt.counts[10, 1]) and tt.causal                # no filling
+
+
+@pytest.mark.parametrize("scale", [2.0**-10, 2.0**20])
+def test_tintin_variant_is_unit_free(scale):
+    """The same counts on a time axis in another unit (ns for intervals, say): the same estimate. The
+    (max − min)/√n window rule runs on counts, which have no time unit (on rates it gave a window of 0 or
+    of the whole history, depending on the unit)."""
+    rng = np.random.default_rng(3)
+    counts = rng.poisson(100.0, (60, 3)).astype(float)
+    counts[45, 0] = 20000.0
+    running = rng.random((60, 3)) < 0.6
+    def est(edges):
+        obs = Observation.from_quanta(["a", "b", "c"], edges, np.where(running, counts, np.nan), running, 2,
+                                      time_unit="intervals")
+        return get("counterminer", variant="tintin").estimate(obs).counts
+    base = est(np.arange(61.0))
+    other = est(np.arange(61.0) * scale)
+    assert np.allclose(base, other, rtol=1e-9, equal_nan=True)
+
+
+def test_fill_variant_fills_like_the_paper_and_replaces_no_outlier():
+    """variant='fill' (the fill-matched baseline of issue 34): the missing windows filled as the paper variant
+    fills them, the outlier left as linear scaling gives it."""
+    counts = np.full((40, 2), 100.0)
+    counts[17, 0] = 5000.0
+    running = np.ones((40, 2), bool)
+    running[20:24, 1] = False
+    obs = Observation.from_quanta(["a", "b"], np.arange(41.0), np.where(running, counts, np.nan), running, 2,
+                                  time_unit="intervals")
+    lin = get("linear").estimate(obs)
+    cm = get("counterminer", alpha=0.01).estimate(obs)
+    fill = get("counterminer", variant="fill").estimate(obs)
+    assert fill.counts[8, 0] == pytest.approx(lin.counts[8, 0]) == pytest.approx(5100.0)   # kept
+    assert fill.counts[10, 1] == pytest.approx(cm.counts[10, 1]) == pytest.approx(200.0)   # filled
+    np.testing.assert_allclose(fill.counts[:, 1], cm.counts[:, 1])
+    assert "0 outlier windows replaced, 2 missing windows filled" in fill.notes[-1]

@@ -202,9 +202,11 @@ def test_causal_window_unchanged_when_later_windows_change():
     pert[cut:] *= np.random.default_rng(0).uniform(0.2, 5.0, pert[cut:].shape)
     obs_p = _observe(Trace(EV, np.round(pert), test.edges, "us", meta={"workload": "syn4"}))
     train = [_synthetic(1)]
-    for cls, same in ((FusionScaler, True), (FusionSmoother, False)):
-        a = cls().fit(train).estimate(obs)
-        b = cls().fit(train).estimate(obs_p)
+    # the model without its coverage guard (levels of these random walks differ tenfold between seeds), and with it
+    for cls, same, kw in ((FusionScaler, True, {}), (FusionScaler, True, {"coverage_margin": None}),
+                          (FusionSmoother, False, {"coverage_margin": None})):
+        a = cls(**kw).fit(train).estimate(obs)
+        b = cls(**kw).fit(train).estimate(obs_p)
         assert np.array_equal(a.counts[:50], b.counts[:50]) is same
         assert np.array_equal(a.std[:50], b.std[:50]) is same
 
@@ -245,3 +247,45 @@ def test_bad_input():
         FusionScaler().fit([_observe(_synthetic(1))])
     with pytest.raises(ConfigError, match="fit"):
         FusionScaler().estimate(_observe(_synthetic(1)))
+
+
+EV5 = ("a", "b", "c", "d", "e")
+
+
+def _steady(levels, seed: int, n: int = 400):
+    """A trace of five steady events at ``levels`` (lognormal noise 5 %) and its observation: a always on, the
+    others two at a time in alternate quanta."""
+    rng = np.random.default_rng(seed)
+    counts = np.round(np.asarray(levels)[None, :] * rng.lognormal(0.0, 0.05, (n, len(levels))))
+    tr = Trace(EV5, counts, np.arange(n + 1, dtype=float), "us", meta={"workload": f"steady{seed}"})
+    run = np.zeros((n, 5), dtype=bool)
+    run[:, 0] = True
+    run[np.arange(n) % 2 == 0, 1:3] = True
+    run[np.arange(n) % 2 == 1, 3:5] = True
+    return tr, observation_from_quanta(EV5, tr.edges, tr.counts, run, 4, meta={"workload": tr.meta["workload"]})
+
+
+def test_coverage_guard_falls_back_per_event_outside_the_training_levels():
+    """Issue 34: an event whose observed rate is outside the training programs' whole-run rates (x10) takes its
+    counts from the named baseline (linear_carry for the filter), and the estimate says how much."""
+    from mpx import scalers
+
+    base = np.array([2000.0, 6000.0, 500.0, 800.0, 300.0])
+    train = [_steady(base, 1)[0], _steady(base * 1.2, 2)[0]]
+    est = FusionScaler().fit(train).estimate(_steady(base * 1.1, 3)[1])
+    assert est.meta["fallback_share"] == 0.0 and not any(n.startswith("coverage") for n in est.notes)
+
+    outside = _steady(base * np.array([1.1, 1.1, 1000.0, 1.1, 1.1]), 4)[1]   # c a thousand times the training's
+    est = FusionScaler().fit(train).estimate(outside)
+    fb = scalers.get("linear_carry").estimate(outside)
+    assert est.meta["fallback_share"] == pytest.approx(1 / 5)
+    np.testing.assert_allclose(est.counts[:, 2], fb.counts[:, 2])
+    assert any(n.startswith("coverage guard") and n.endswith(": c") for n in est.notes)
+    off = FusionScaler(coverage_margin=None).fit(train).estimate(outside)
+    assert off.meta["fallback_share"] == 0.0
+
+    # more than RUN_SHARE of the events outside: the whole run falls back, the smoother to linear_interpolate
+    far = _steady(base / 1000, 5)[1]
+    est = FusionSmoother().fit(train).estimate(far)
+    assert est.meta["fallback_share"] == 1.0
+    np.testing.assert_allclose(est.counts, scalers.get("linear_interpolate").estimate(far).counts)

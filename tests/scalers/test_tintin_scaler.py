@@ -69,7 +69,7 @@ def test_merged_measurement_and_active_read():
 
 
 def test_sigma_is_sqrt_weighted_population_variance_times_unmonitored_time():
-    """tintin_uncertainty.c:365-382: rates 100 (h=1) and 400 (h=1): mean 250, V = (1·0·... Welford) = 22500;
+    """tintin_uncertainty.c:199-218: rates 100 (h=1) and 400 (h=1): mean 250, V = (1·0·... Welford) = 22500;
     σ of the window = 150 · (time off the counter in it)."""
     v = welford_variance(np.array([100.0, 400.0]), np.array([1.0, 1.0]))
     assert v[-1] == pytest.approx(np.var([100.0, 400.0]))  # population, not sample
@@ -96,3 +96,12 @@ def test_event_never_run_is_not_estimated():
     est = get("tintin").estimate(_obs(counts, ran, 3))
     assert est.not_estimated[:, 1].all() and not est.not_estimated[:, 0].any()
     assert est.counts[:, 0] == pytest.approx([3.0, 3.0])
+
+
+def test_sigma_from_the_pieces_of_a_merged_measurement():
+    """core.c:2423, 2450: Welford gets every piece (one quantum) whether merged or not. Counts 10..50 on
+    quanta 0-4 (one merged measurement), off on 5-9, one read window: V = var(10..50) = 200, std = √200 · 5."""
+    counts = np.array([10.0, 20, 30, 40, 50, 60, 70, 80, 90, 100])
+    ran = np.arange(10) < 5
+    est = get("tintin").estimate(_obs(counts, ran, 10))
+    assert est.std[0, 0] == pytest.approx(np.sqrt(200.0) * 5)

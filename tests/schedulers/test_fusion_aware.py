@@ -148,3 +148,26 @@ def test_decisions_ignore_counts_it_did_not_see():
 def test_bad_parameters(params):
     with pytest.raises(ConfigError):
         FusionAwareScheduler(**params).start(Problem(["a", "b"], "generic-1"))
+
+
+def test_more_groups_than_quanta_time_shares_across_windows():
+    """Issue 34: with more groups than quanta per window the groups get time shares across windows (not the
+    hypergraph rotation): a volatile group runs more often, and every group runs within 2 ceil(n_g / h)
+    windows."""
+    rng = np.random.default_rng(3)
+    n_events, window = 12, 2                         # packed on generic-2: 6 groups > 2 quanta per window
+    counts = np.full((400, n_events), 1000.0)
+    counts[:, :2] = rng.lognormal(7.0, 1.5, size=(400, 2))   # group 0 (e0, e1) volatile, the others constant
+    names = [f"e{i}" for i in range(n_events)]
+    sched = get("fusion_aware", window=window, grouping="packed")
+    obs = multiplex(_trace(counts, names), Problem(names, "generic-2"), sched, quantum=1.0, read_every=window)
+    run = np.asarray(obs.quanta.running)
+    share = run.mean(axis=0)
+    assert share[0] > 1.5 * share[2:].max()          # the volatile group runs more than a rotation's 1/6
+    bound = 2 * -(-6 // window)                      # windows
+    for e in range(n_events):
+        gaps = np.diff(np.flatnonzero(run[:, e]))
+        assert gaps.max() <= (bound + 1) * window
+    rotation = multiplex(_trace(counts, names), Problem(names, "generic-2"), get("round_robin"), quantum=1.0,
+                         read_every=window)
+    assert not np.array_equal(run, np.asarray(rotation.quanta.running))

@@ -110,3 +110,27 @@ def test_too_big_is_a_clear_error():
     p = Problem(names, "generic-4", metrics=[(f"m{i}", names[i:i + 3]) for i in range(50)])
     with pytest.raises(ConfigError, match="too big for the exact ILP"):
         OptimalScheduler().schedule(p)
+
+
+def _needs_branching() -> Problem:
+    """Nine events, ten random 3-event metrics, 3 counters: HiGHS needs 38 nodes for 4 quanta (scipy 1.17)."""
+    rng = np.random.default_rng(1)
+    names = [f"e{i}" for i in range(9)]
+    return Problem(names, "generic-3", metrics=[(f"m{k}", list(rng.choice(names, size=3, replace=False)))
+                                                 for k in range(10)])
+
+
+def test_work_is_bounded_by_nodes_not_seconds():
+    """Issue 39: no wall-clock parameter; a node limit too small to prove the optimum is an error naming it,
+    and the same problem gives the same schedule every time."""
+    import inspect
+
+    assert "time_limit" not in inspect.signature(OptimalScheduler).parameters
+    p = _needs_branching()
+    with pytest.raises(ConfigError, match="node_limit = 1 branch-and-bound nodes"):
+        OptimalScheduler(length=4, node_limit=1).schedule(p)
+    a, b = OptimalScheduler(length=4), OptimalScheduler(length=4)
+    sa, sb = a.schedule(p), b.schedule(p)
+    assert a.optimum_ == b.optimum_ and a.metric_ratios_ == b.metric_ratios_
+    assert [list(c) for c in sa.configs] == [list(c) for c in sb.configs]
+    assert np.array_equal(sa.cycle, sb.cycle)

@@ -333,8 +333,9 @@ def test_problem_validation():
 def test_registry_get_and_available():
     assert {"perf", "round_robin"} <= set(schedulers.available())
     s = schedulers.get("perf", assignment="perf")
-    assert isinstance(s, PerfScheduler) and s.get_params() == {"assignment": "perf", "open_sees_reserved": False}
-    assert repr(s) == "PerfScheduler(assignment='perf', open_sees_reserved=False)"
+    assert isinstance(s, PerfScheduler) and s.get_params() == {"assignment": "perf", "open_sees_reserved": False,
+                                                                   "groups": "problem"}
+    assert repr(s) == "PerfScheduler(assignment='perf', open_sees_reserved=False, groups='problem')"
     with pytest.raises(ConfigError, match="unknown scheduler"):
         schedulers.get("nope")
     with pytest.raises(ConfigError, match="no parameter"):
@@ -454,3 +455,11 @@ def test_real_skylake_topdown_metrics_like_perf_stat(shared):
 
     sc = schedule_scores(s, p)
     assert sc.utilization == 1.0 and (sc.sampling_ratio > 0).all()
+
+
+def test_single_events_rotate_one_per_tick_as_tintins_baseline():
+    """groups="single" opens every event alone (perf stat -e a,b,c,d): the groups {a,b},{c,d} on 2 counters
+    alternate whole groups; as single events the window of 2 slides by one event per tick."""
+    assert perf("{a,b},{c,d}", "generic-2", 3) == [{"a", "b"}, {"c", "d"}, {"a", "b"}]
+    assert perf("{a,b},{c,d}", "generic-2", 5, groups="single") == [
+        {"a", "b"}, {"b", "c"}, {"c", "d"}, {"d", "a"}, {"a", "b"}]

@@ -21,9 +21,17 @@ prefetchers, caches and TLBs warm up on the detailed core; ``scheduleInstStop``)
 and the periodic dumps start; the intervals are W instructions past the switch. The caches, buses and
 their stats keep the names they have without fast-forward (children of ``system.cpu``); the script prints
 one ``se_periodic.py: measured from`` line with what was skipped.
+
+**Checkpoint** (``--checkpoint-dir D``, with a fast-forward): the first run stops at the end of the
+fast-forward, writes a gem5 checkpoint into D (``m5.checkpoint``) and exits; every recording then restores
+it (``m5.instantiate(D)``) and goes on from the switch to the out-of-order core, so a recording killed after
+the fast-forward restarts from D and gives the same dumps. gem5's classic caches are not in a checkpoint
+(they are written back, then empty after the restore): with a checkpoint, the caches are warmed by the
+warm-up on the out-of-order core alone, not by the fast-forward, so a recipe that uses one says so.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -43,6 +51,7 @@ p.add_argument("--cwd", default=None)
 p.add_argument("--stdin", default=None)
 p.add_argument("--stdout", default=None)
 p.add_argument("--env", action="append", default=[])
+p.add_argument("--checkpoint-dir", default=None)
 p.add_argument("cmd", nargs=argparse.REMAINDER)
 a = p.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -52,6 +61,9 @@ if a.fast_forward_insts < 0 or a.warmup_insts < 0 or (a.warmup_insts and not a.f
     sys.exit("se_periodic.py: --fast-forward-insts and --warmup-insts must be >= 0, warm-up only after a "
              "fast-forward")
 ff = a.fast_forward_insts > 0
+if a.checkpoint_dir and not ff:
+    sys.exit("se_periodic.py: --checkpoint-dir needs --fast-forward-insts (the checkpoint is taken at its end)")
+restoring = bool(a.checkpoint_dir) and os.path.isfile(os.path.join(a.checkpoint_dir, "m5.cpt"))
 with open(a.hardware) as fh:
     hw = json.load(fh)
 
@@ -108,7 +120,8 @@ else:
     # The same hierarchy as addTwoLevelCacheHierarchy builds, owned by system.cpu (same stat names) but
     # connected to the atomic CPU, which starts; switchCpus moves the ports to the O3 core (takeOverFrom).
     ff_class = X86AtomicSimpleCPU if a.ff_cpu == "atomic" else X86TimingSimpleCPU
-    ffc = ff_class(max_insts_any_thread=a.fast_forward_insts, cpu_id=0)
+    # restored at the end of the fast-forward: no instruction limit left to run
+    ffc = ff_class(cpu_id=0) if restoring else ff_class(max_insts_any_thread=a.fast_forward_insts, cpu_id=0)
     ffc.mmu.itb.size = hw["tlb"]["itb_entries"]
     ffc.mmu.dtb.size = hw["tlb"]["dtb_entries"]
     system.ff_cpu = ffc
@@ -153,14 +166,21 @@ cpu.workload = proc
 cpu.createThreads()
 
 root = Root(full_system=False, system=system)
-m5.instantiate()
+m5.instantiate(a.checkpoint_dir if restoring else None)
 if ff:
     t0 = time.time()
-    ev = m5.simulate()
+    if restoring:
+        print(f"se_periodic.py: restored the checkpoint {a.checkpoint_dir} at tick {m5.curTick()}")
+    else:
+        ev = m5.simulate()
+        if ev.getCause() != "a thread reached the max instruction count":
+            sys.exit(f"se_periodic.py: the program ended during the fast-forward of {a.fast_forward_insts} "
+                     f"instructions (tick {m5.curTick()}: {ev.getCause()})")
+        if a.checkpoint_dir:
+            m5.checkpoint(a.checkpoint_dir)
+            print(f"se_periodic.py: checkpoint written to {a.checkpoint_dir} at tick {m5.curTick()}")
+            sys.exit(0)
     t1 = time.time()
-    if ev.getCause() != "a thread reached the max instruction count":
-        sys.exit(f"se_periodic.py: the program ended during the fast-forward of {a.fast_forward_insts} "
-                 f"instructions (tick {m5.curTick()}: {ev.getCause()})")
     switch_tick = m5.curTick()
     m5.switchCpus(system, [(ffc, cpu)])
     if a.warmup_insts:

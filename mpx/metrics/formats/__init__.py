@@ -27,5 +27,5 @@ available, get, get_class, register, unregister = REGISTRY.verbs()
 
 def detection_order() -> list[str]:
     """Format names in the order they are asked to claim a file: the built-ins in their fixed order
-    (specific formats before mpx's TOML), then plugins by name."""
-    return REGISTRY.available()
+    (specific formats before mpx's TOML), then plugins by name that load (`mpx.registry.Registry.installed`)."""
+    return REGISTRY.installed()

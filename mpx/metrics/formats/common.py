@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mpx import strict_json
 from mpx.errors import FormatError
 from mpx.readers.textio import read_text
 
@@ -26,7 +27,7 @@ def read_source(path: str | os.PathLike) -> tuple[str, Any]:
     obj = None
     if text.lstrip()[:1] in ("[", "{"):
         try:
-            obj = json.loads(text)
+            obj = strict_json.loads(text)
         except json.JSONDecodeError as exc:
             if not (".toml" in Path(path).name or _TOML_HEADER.match(text)):
                 raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None

@@ -57,6 +57,7 @@ from mpx.metrics.catalog import Catalog, Metric
 from mpx.metrics.eventinfo import EventInfo, Group
 from mpx.metrics.formats.common import read_source
 from mpx.metrics.problems import LoadProblem
+from mpx.readers.textio import require_final_newline
 
 NAME = "likwid"
 
@@ -129,8 +130,7 @@ def _check_complete(path: str | os.PathLike, text: str, section: str | None) -> 
     if section != "LONG":
         raise FormatError(path, n_lines, "truncated file: no LONG section (a LIKWID group file ends with "
                                          "its LONG section)")
-    if not text.endswith("\n"):
-        raise FormatError(path, n_lines, "truncated file: the last line has no newline")
+    require_final_newline(path, text, n_lines)
 
 
 def load(path: str | os.PathLike) -> Catalog:

@@ -160,6 +160,25 @@ class Build:
                            "kept in aux instead",
                 })
                 additive[c], reasons[c] = False, "reclassified_nonfinite_or_negative"
+        # without a unit or description only the value can tell a formula (a rate) from a count: a count is whole
+        named = [c for c in cols if reasons[c] == "counter_by_name" and additive[c]]
+        if named:
+            step = max(1, (1 << 19) // len(named))
+            for k0 in range(0, self.n, step):
+                block, _ = self.table.cells(named, fill=0.0, rows=np.arange(k0, min(self.n, k0 + step)))
+                with np.errstate(invalid="ignore"):
+                    frac = np.isfinite(block) & (block != np.floor(block))
+                for j in np.flatnonzero(frac.any(axis=0)).tolist():
+                    c = named[j]
+                    if not additive[c]:
+                        continue
+                    k = k0 + int(np.argmax(frac[:, j]))
+                    self.dropped.append({
+                        "what": f"event {self.stats.names[c]}",
+                        "why": f"no unit or description, and prints the non-integer {float(block[k - k0, j])!r} at "
+                               f"line {self.where(k, c)}: a formula (a rate or ratio), not a count; kept in aux",
+                    })
+                    additive[c], reasons[c] = False, "reclassified_non_integer"
 
     def exact_differences(self, cum: list[int], keep: list[int], add_cols: list[int]
                           ) -> dict[tuple[int, int], tuple[int, int]]:
@@ -274,6 +293,21 @@ class Build:
                 "pass mode='delta', mode='cumulative' or one mode per dump"))
         wanted = self.mode if isinstance(self.mode, list) else [self.mode] * n
         modes = ["first"] + [wanted[k] for k in range(1, n)]
+        if c_sim is not None and c_fin is None:  # sim_ticks is exact where sim_seconds is rounded (%g)
+            ticks, have = self.table.column(c_sim)
+            if have.all():
+                length = np.array([ticks[k] - ticks[k - 1] if modes[k] == "cumulative" else ticks[k]
+                                   for k in range(n)])
+                bad = np.flatnonzero(~(length > 0))
+                if bad.size:
+                    k = int(bad[0])
+                    raise FormatError(self.path, self.where(k, c_sim), (
+                        f"{self.dump_label(k)} would last {float(length[k]):g} ticks by {self.stats.names[c_sim]} "
+                        f"and mode {modes[k]!r}: intervals must have positive length"))
+                edges = np.concatenate([[0.0], np.cumsum(length)])
+                axis = (f"gem5 ticks from {self.stats.names[c_sim]} (no finalTick/final_tick in the file): the first "
+                        "dump is assumed to start at 0 and the dumps to be contiguous")
+                return list(range(n)), modes, edges, "ticks", axis
         c_sec = self.find("simSeconds", "sim_seconds")
         window, present = self.table.column(c_sec) if c_sec is not None else (None, None)
         if c_sec is not None and present.all():

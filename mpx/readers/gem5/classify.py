@@ -42,7 +42,8 @@ NONADDITIVE_NAME = re.compile(
     r"""(^|_)(avg|average|rate|ratio|ipc|cpi|pct|percent|util|utilization|fraction|bandwidth|voltage
         |clock|frequency)(_|$)
       | [a-z0-9](Avg|Average|Rate|Ratio|Pct|Percent|Util|Utilization|Fraction|BW|Bandwidth)([A-Z_]|$)
-      | ^(avg|average)[A-Z]""",
+      | ^(avg|average)[A-Z]
+      | ^bw_(read|write|total|inst_read)$""",
     re.VERBOSE,
 )
 

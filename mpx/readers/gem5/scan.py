@@ -13,6 +13,7 @@ from typing import IO, Any
 import numpy as np
 
 from mpx.errors import FormatError
+from mpx.util.jit import compile_notice
 from mpx.util.progress import bar as progress_bar
 from mpx.readers.gem5 import lines as grammar
 from mpx.readers.gem5 import tokens
@@ -101,12 +102,22 @@ def read_blocks(fh: IO[bytes], path: Any) -> Iterator[tuple[bytes, int, int]]:
         fh.close()
 
 
+#: lines the Python parser reads before the compiled tokenizer takes over (a size rule, not a timer; the
+#: rows are the same either way): a small file never pays numba's compilation of the tokenizer (13 s of CPU
+#: on an empty cache; issue 39: a first ``mpx trace info`` of a 5-line file took 47 s), a large one pays it
+#: once per machine after ~1 s of Python parsing
+COMPILE_AFTER_LINES = 1_000_000
+
+
 def tokenized(blocks: Iterator[tuple[bytes, int, int]], stats: Stats, path: Any) -> Iterator[tuple[Chunk, int]]:
     """The parsed rows of each block and its number of lines (see `rows`)."""
-    names = tokens.NameTable() if tokens.available else None
+    names = None
     first = 1
     try:
         for data, start, end in blocks:
+            if names is None and tokens.available and first > COMPILE_AFTER_LINES:
+                compile_notice(tokens.__file__, "the gem5 tokenizer")
+                names = tokens.NameTable()
             chunk, n_lines = rows(data, first, stats, names, path, start, end)
             first += n_lines
             yield chunk, n_lines

@@ -1,6 +1,7 @@
 """Reader of ``perf stat -I`` output: real measurements to re-estimate (no ground truth, so not a Trace).
 
-Modules: `parse` (`read_perf_stat`, `sniff`), `run` (the `PerfStatRun` model), `view` (the run as a
+Modules: `parse` (`read_perf_stat`, `sniff`), `forms` and `plain` (every other form: the human-readable
+layout, ``-x``/``-j`` of a whole run), `run` (the `PerfStatRun` model), `view` (the run as a
 scaler's read view, `PerfStatRun.read_view`, which `mpx.observation.Observation.from_read_view` turns
 into an Observation).
 
@@ -24,9 +25,10 @@ CSV (``perf stat -I MS -x SEP``), one row per counter and read interval::
   perf ran with ``--no-scale``; or ``<not counted>`` (running time 0 in this interval, or enabled 0: percent
   ``0.00`` without CPU aggregation, ``100.00`` under ``-A``/``--per-*`` since perf 6.2, which zeroes a failed
   aggregate's times) or ``<not supported>``.
-- ``run``: ``time_running`` of the interval in ns. ``pct``: ``100 * run / enabled`` computed by perf in
-  **integer** arithmetic (``u64``), printed ``%.2f``, so it is always a whole number (``33.00``); exactly
-  ``100.00`` iff run == enabled. Enabled time itself is not printed.
+- ``run``: ``time_running`` of the interval in ns. ``pct``: ``100 * run / enabled``, printed ``%.2f``;
+  perf 6.2+ computes it in **integer** arithmetic (``u64``: a whole number, ``33.00``), perf 6.1 and earlier
+  in floating point (``33.33``: fractions, which `PerfStatRun.raw_bounds` brackets too); ``100.00`` when
+  run == enabled. Enabled time itself is not printed.
 - ``variance`` (``-r N``): relative standard deviation over the runs, ``%.2f%%``.
 - metric: the "shadow" metric perf derives (``insn per cycle``, ``CPUs utilized``, ``K/sec``...), both fields
   empty when there is none. Extra metrics of the same counter come on continuation rows whose counter fields
@@ -46,7 +48,8 @@ perf 6.12), ``metric-unit``. JSON CPU ids (``"cpu" : "3"``) become ``CPU3`` as i
 `PerfStatRun.dropped`.
 
 Skipped: ``#`` comment lines (``# started on ...`` of ``-o``) and blank lines. Not read (a clear
-`FormatError`): ``--metric-only`` output, the human-readable layout, ``perf stat`` without ``-I``.
+`FormatError`): ``--metric-only`` output. The other forms — the human-readable layout (whole run or ``-I``),
+``-x`` and ``-j`` without ``-I`` — are read by `mpx.readers.perfstat.forms` (a whole run is one interval).
 
 Semantics (see ``../shared/reference/multiplexing-methods.md``): perf takes per-interval deltas of raw count,
 enabled and running time and scales each interval. Here:

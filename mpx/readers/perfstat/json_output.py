@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import math
 
+from mpx import strict_json
 from mpx.readers.perfstat.run import COUNTED, PerfStatRow
 from mpx.readers.perfstat.rows import (
     INT,
@@ -15,11 +15,17 @@ from mpx.readers.perfstat.rows import (
     check_pct,
     check_cpu_count,
     check_u64,
+    parse_int,
     parse_number,
     parse_value,
 )
 
 __all__ = ["JsonParser"]
+
+class _Raw(str):
+    """A JSON number token as written (``json.loads``'s hook): read with perf's grammar where its key is known
+    (`parse_number`, `parse_int`)."""
+
 
 class JsonParser(RowParser):
     """Objects of ``perf stat -I -j`` output, one per line."""
@@ -28,7 +34,7 @@ class JsonParser(RowParser):
 
     def feed(self, lineno: int, raw: str) -> None:
         try:
-            obj = json.loads(raw)
+            obj = strict_json.loads(raw, parse_float=_Raw, parse_int=_Raw)
         except (ValueError, RecursionError) as exc:
             hint = (" (perf stat --metric-only output is not supported: re-run without --metric-only)"
                     if "}{" in raw.replace(" ", "") else "")
@@ -71,6 +77,7 @@ class JsonParser(RowParser):
         n_agg = None
         if "aggregate-number" in obj:
             n = obj["aggregate-number"]
+            n = parse_int(n, "aggregate-number") if isinstance(n, _Raw) and not n.startswith("-") else n
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 raise RowError(f"aggregate-number {n!r} is not a non-negative integer")
             n_agg = check_cpu_count(n, "aggregate-number")
@@ -78,16 +85,23 @@ class JsonParser(RowParser):
             if k not in obj:
                 raise RowError(f"no {k!r} key")
         cv = obj["counter-value"]
-        if isinstance(cv, str):
+        if isinstance(cv, _Raw):  # perf writes it as a string; a number token is read by the same grammar
+            if cv.startswith("-"):
+                raise RowError(f"counter-value {cv[:40]!r} is negative: perf counts are unsigned")
+            value, status = parse_number(cv, "counter-value"), COUNTED
+        elif isinstance(cv, str):
             value, status = parse_value(cv.strip())
         elif isinstance(cv, (int, float)) and not isinstance(cv, bool):
             value, status = self._num(obj, "counter-value"), COUNTED
+            if math.copysign(1.0, value) < 0:
+                raise RowError(f"counter value {cv!r} is negative: perf counts are unsigned")
         else:
             raise RowError(f"counter-value {cv!r} is neither a number nor a string")
         event = self._str(obj, "event")
         if not event:
             raise RowError("empty event name")
         run = obj["event-runtime"]
+        run = parse_int(run, "event-runtime") if isinstance(run, _Raw) and not run.startswith("-") else run
         if not isinstance(run, int) or isinstance(run, bool) or run < 0:
             raise RowError(f"event-runtime {run!r} is not a non-negative integer (ns)")
         check_u64(run, "event-runtime")
@@ -108,6 +122,8 @@ class JsonParser(RowParser):
     @staticmethod
     def _num(obj: dict, key: str) -> float:
         v = obj[key]
+        if isinstance(v, _Raw):
+            return parse_number(v, key)
         if isinstance(v, str):
             return parse_number(v.strip(), key)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -123,14 +139,14 @@ class JsonParser(RowParser):
     @staticmethod
     def _str(obj: dict, key: str) -> str:
         v = obj[key]
-        if not isinstance(v, str):
-            raise RowError(f"{key} {v!r} is not a string")
+        if not isinstance(v, str) or isinstance(v, _Raw):
+            raise RowError(f"{key} {v!s} is not a string")
         return v
 
     def _metric_value(self, obj: dict) -> float:
         if "metric-value" not in obj:
             return math.nan
         v = obj["metric-value"]
-        if isinstance(v, str) and v.strip() in ("", "none"):
+        if isinstance(v, str) and not isinstance(v, _Raw) and v.strip() in ("", "none"):
             return math.nan
         return self._num(obj, "metric-value")

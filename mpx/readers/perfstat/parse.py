@@ -9,8 +9,9 @@ import os
 from typing import Literal
 
 from mpx.errors import ConfigError, FormatError
-from mpx.readers.textio import read_text
+from mpx.readers.textio import read_text, require_final_newline
 from mpx.readers.perfstat.csv_output import CsvParser
+from mpx.readers.perfstat.forms import form_of, read_form
 from mpx.readers.perfstat.json_output import JsonParser
 from mpx.readers.perfstat.rows import CSV_START, INT, PCT, RowError, RowParser
 from mpx.readers.perfstat.run import PerfStatRun
@@ -33,7 +34,7 @@ def sniff(path: str | os.PathLike, head: str) -> bool:
                     and any(k in obj for k in ("counter-value", "event-runtime", "pcnt-running")))
         m = CSV_START.match(raw)
         if not m:
-            return False
+            return form_of(head.split("\n")[:50]) is not None
         fields = [f.strip() for f in raw.rstrip("\r").split(m.group(2))]
         return any(INT.match(a) and PCT.match(b) for a, b in zip(fields[3:], fields[4:]))
     return False
@@ -63,6 +64,11 @@ def read_perf_stat(
         raise ConfigError(f"missing must be 'error' or 'record', got {missing!r}")
     text = read_text(path)
     lines = text.split("\n")
+    form = form_of(lines)
+    if form is not None:  # plain, human -I, or -x/-j of a whole run (mpx.readers.perfstat.forms)
+        if not text.endswith("\n"):
+            raise FormatError(path, len(lines), "truncated file: the last line has no newline")
+        return read_form(path, lines, form, missing=missing, scaled=scaled, sep=sep, cgroup=cgroup)
     first = None
     for i, raw in enumerate(lines):
         s = raw.strip()
@@ -90,8 +96,7 @@ def read_perf_stat(
         elif sep == "" or sep.isspace() and sep != "\t":
             raise ConfigError(f"sep must be a non-blank string (or tab), got {sep!r}")
         parser = CsvParser(path, scaled, sep, cgroup)
-    if not text.endswith("\n"):  # the truncation rule: perf ends every line, blank or not, with a newline
-        raise FormatError(path, len(lines), "truncated file: the last line has no newline")
+    require_final_newline(path, text, len(lines))  # perf ends every line, blank or not, with a newline
     for i in range(lineno - 1, len(lines)):
         raw = lines[i].rstrip("\r")
         s = raw.strip()

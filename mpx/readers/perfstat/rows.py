@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from mpx.errors import FormatError
+from mpx.readers.numbers import NumberError, perf_decimal
 from mpx.readers.perfstat.run import (
     COUNTED,
     MISSING,
@@ -92,17 +93,12 @@ def check_cpu_count(v: int, what: str) -> int:
 
 
 def parse_number(text: str, what: str) -> float:
-    """``text`` as a finite number in perf's notation (else `RowError` naming ``what``)."""
+    """``text`` as a number in perf's notation (`mpx.readers.numbers.perf_decimal`; else `RowError` naming
+    ``what``)."""
     try:
-        v = float(text)
-    except ValueError:
-        raise RowError(f"{what} {text!r} is not a number") from None
-    # float() also takes "nan", "inf", "1_000" and non-ASCII digits: perf prints none of them
-    if not math.isfinite(v):
-        raise RowError(f"{what} {text!r} is not finite")
-    if not NUM.match(text):
-        raise RowError(f"{what} {text!r} is not a number")
-    return v
+        return perf_decimal(text, what, signed=True)
+    except NumberError as exc:
+        raise RowError(str(exc)) from None
 
 
 def parse_value(text: str) -> tuple[float, int]:
@@ -111,10 +107,12 @@ def parse_value(text: str) -> tuple[float, int]:
         return math.nan, STATUS_NOT_COUNTED
     if text == NOT_SUPPORTED:
         return math.nan, STATUS_NOT_SUPPORTED
-    value = parse_number(text, "counter value")
-    if value < 0:  # counts are u64 (tools/perf/util/counts.h); perf prints them with %.0f or %.2f
-        raise RowError(f"counter value {text!r} is negative: perf counts are unsigned")
-    return value, COUNTED
+    if text.startswith("-"):  # counts are u64 (tools/perf/util/counts.h); perf prints them with %.0f or %.2f
+        raise RowError(f"counter value {text[:40]!r} is negative: perf counts are unsigned")
+    try:
+        return perf_decimal(text, "counter value"), COUNTED
+    except NumberError as exc:
+        raise RowError(str(exc)) from None
 
 
 def value_like(text: str) -> bool:

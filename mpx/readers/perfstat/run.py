@@ -87,7 +87,7 @@ class PerfStatRun:
     """
 
     source: str | None
-    format: Literal["csv", "json"]
+    format: Literal["csv", "json", "plain"]
     separator: str | None  # CSV field separator (None for JSON)
     aggregation: str  # "global", "cpu", "core", "cache", "die", "socket", "node" or "thread"
     timestamps: np.ndarray  # [T] interval ends, s since start, strictly increasing

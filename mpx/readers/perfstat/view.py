@@ -33,7 +33,8 @@ def read_view(run: Any) -> PerfStatReadView:
     `mpx.observation.Observation.from_read_view`), in ns:
 
     - ``running`` = perf's ``time_running`` of the interval;
-    - ``enabled`` = the interval length (times the CPUs perf aggregated), which is ``time_enabled`` for
+    - ``enabled`` = ``running`` where perf printed 100 % (it prints that exactly when the two are equal); else
+      the interval length (times the CPUs perf aggregated), which is ``time_enabled`` for
       system-wide counting; where that contradicts perf's printed (integer-truncated) running
       percentage (per-task counting: an event is enabled only while the task runs), the largest
       enabled time the percentage allows, ``100 * running / pct``, instead (said in ``notes``);
@@ -48,8 +49,11 @@ def read_view(run: Any) -> PerfStatReadView:
     running = np.where(counted, np.nan_to_num(np.asarray(run.running_ns, dtype=np.float64)), 0.0)
     enabled = np.nan_to_num(run.enabled_ns(), nan=0.0)
     lo, hi = run.enabled_ns_bounds()
+    # perf prints 100 % exactly when running == enabled: those cells need no approximation (and no note)
+    whole = counted & (running > 0) & (np.nan_to_num(np.asarray(run.pct_running, dtype=np.float64)) >= 100.0)
+    enabled = np.where(whole, running, enabled)
     with np.errstate(invalid="ignore"):
-        bad = (counted & (running > 0) & np.isfinite(hi)
+        bad = (counted & ~whole & (running > 0) & np.isfinite(hi)
                & ~((enabled > lo * (1 - 1e-12)) & (enabled <= hi * (1 + 1e-12))))
     if bad.any():
         enabled = np.where(bad, hi, enabled)

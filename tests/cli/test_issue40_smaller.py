@@ -1,0 +1,54 @@
+"""Issue 40, item 11: the smaller findings of a new user's run."""
+
+from __future__ import annotations
+
+import pytest
+
+from mpx.cli import main
+from tests._exp_helpers import write_config
+
+
+def test_datasets_list_fits_120_columns(capsys):
+    assert main(["datasets", "list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) > 10 and max(map(len, out)) <= 120, max(map(len, out))
+
+
+def test_trace_takes_the_dataset_names_evaluate_takes(capsys):
+    """`mpx trace plot` refused the dataset names `mpx evaluate` accepts."""
+    assert main(["trace", "info", "xz"]) == 0
+    assert "Trace('xz'" in capsys.readouterr().out
+    assert main(["trace", "info", "no-such-dataset-or-file"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "neither an existing trace file nor a shipped dataset" in err[0]
+
+
+def test_gem5_long_datasets_train_on_their_collection():
+    """`mpx evaluate gem5-long-*` trained no learned scaler ("trained on: none")."""
+    from mpx.datasets import shipped
+    from mpx.scoring.scalers import training_traces
+
+    long = shipped.names("gem5", "gem5-long")
+    if len(long) < 2:
+        pytest.skip("fewer than two gem5-long datasets shipped")
+    traces, how = training_traces(None, long[0], None)
+    assert len(traces) == len(long) - 1 and long[0] not in how and long[1] in how
+
+
+def test_a_second_experiment_in_one_folder_is_said_and_the_export_is_its_own(tmp_path, capsys):
+    """A second config run into an existing results folder was accepted silently and left a stale series.csv of
+    the first in csv/; `mpx run` and `mpx report` wrote the same wide tables under two names."""
+    out = tmp_path / "out"
+    a = write_config(tmp_path, "first")
+    assert main(["run", str(a), "--out", str(out), "--jobs", "1", "--no-progress", "--no-figures"]) == 0
+    assert "note:" not in capsys.readouterr().out
+    tables = sorted(p.name for p in (out / "tables").iterdir())
+    assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in (out / "tables").iterdir()) == tables  # the same names
+    (out / "csv" / "series.csv").write_text("stale\n")
+    b = write_config(tmp_path, "second")
+    assert main(["run", str(b), "--out", str(out), "--jobs", "1", "--no-progress", "--no-figures"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "note:" in text and "already holds experiment(s) first" in text
+    assert not (out / "csv" / "series.csv").exists()

@@ -1,0 +1,1 @@
+"""Test fixture package (see ``pyproject.toml``)."""
