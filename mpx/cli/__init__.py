@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one ``mpx`` command. The interrupt handling comes first: a Ctrl-C while the command's module is
     imported or its arguments parsed is one line too (Python's own KeyboardInterrupt before the handler is
     installed included)."""
-    previous, name = None, ""
+    previous, name, whole_process = None, "", argv is None
     try:
         previous = _note_interrupts()
         argv = sys.argv[1:] if argv is None else list(argv)
@@ -81,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         import signal
 
         for sig, handler in (previous or {}).items():
-            signal.signal(sig, handler)
+            # the command line's process ends here: a Ctrl-C in its exit would kill it silently (exit -2) after
+            # the command finished, so it is ignored; a caller in Python gets its handlers back
+            signal.signal(sig, signal.SIG_IGN if whole_process else handler)
 
 
 def _main(argv: list[str], command: str | None) -> int:

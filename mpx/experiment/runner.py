@@ -99,12 +99,8 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
     finished = store.finished_keys()
     todo = [c for c in cells if c["key"] not in finished]
     where = f"dask {dask_scheduler}" if dask_scheduler else f"{jobs} process(es)"
-    run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
-                             [c["key"] for c in cells], where)
     counts = {"cells": len(cells), "cached": len(cells) - len(todo), "computed": 0, "skipped": 0, "errors": 0}
-    if not dask_scheduler and any(_needs_jit(c) for c in todo):
-        compile_notice(PACKAGE / "partition", "the partitioner's kernels", show=progress)
-    bar = progress_bar(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", wanted=progress)
+    bar = None
 
     def done(result: dict) -> None:
         store.write(result)
@@ -114,7 +110,12 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
         counts["errors"] += st == "error" or any(r.get("status") == "error" for r in result.get("scores", []))
         bar.update(1)
 
-    try:
+    run_id = store.begin_run(exp.name, str(exp.path) if exp.path else None, exp.raw, code_version(),
+                             [c["key"] for c in cells], where)
+    try:  # from the run's row on: an interrupt anywhere (the compile notice included) marks the run interrupted
+        if not dask_scheduler and any(_needs_jit(c) for c in todo):
+            compile_notice(PACKAGE / "partition", "the partitioner's kernels", show=progress)
+        bar = progress_bar(total=len(cells), initial=counts["cached"], desc=exp.name, unit="cell", wanted=progress)
         if not todo:
             pass
         elif dask_scheduler:
@@ -131,7 +132,8 @@ def run_experiment(exp: Experiment, store: Any, *, jobs: int = 1, dask_scheduler
         else:
             _run_pool(todo, min(jobs, len(todo)), done)
     except BaseException as exc:
-        bar.close()
+        if bar is not None:
+            bar.close()
         store.end_run(run_id, "interrupted")
         if isinstance(exc, KeyboardInterrupt):  # one line for the command to print: what was kept
             # counted in the store: the signal may arrive between a committed write and its count
