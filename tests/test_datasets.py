@@ -115,7 +115,9 @@ def test_unknown_name():
 def test_shipped_traces_are_small():
     total = sum(ds.path(n).stat().st_size for n in CALLGRIND)
     assert total < 5 * 1024 * 1024
-    assert sum(ds.path(n).stat().st_size for n in GEM5) <= 25 * 1024 * 1024
+    # issue 36: the steady-state collection grows to 12+ programs and two 250 ms recordings (about 2 MB per
+    # 50 ms trace, ~10 MB per 250 ms one) within a checkout kept under 150 MB; the gem5 traces get 60 MB of it
+    assert sum(ds.path(n).stat().st_size for n in GEM5) <= 60 * 1024 * 1024
 
 
 @pytest.mark.parametrize("name,input_file", [("cc1", "prog.c"), ("sqlite", "workload.sql")])
