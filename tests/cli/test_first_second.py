@@ -38,6 +38,8 @@ def handler_installed(pid: int) -> bool:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return True  # gone: it finished
+    if re.search(r"^State:\s*Z", status, re.M):
+        return True  # finished, not yet reaped (a zombie catches nothing: waiting for its handler would never end)
     caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
     return bool(caught >> (signal.SIGTERM - 1) & 1)
 
