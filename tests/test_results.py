@@ -237,13 +237,21 @@ def test_one_run_at_a_time_per_store_and_killed_runs_are_marked(tmp_path):
         c.end_run(third)
 
 
-def test_a_killed_run_takes_its_pool_workers_with_it(tmp_path):
+def test_a_killed_run_takes_its_pool_workers_with_it(tmp_path, request):
     """SIGKILL of ``mpx run --jobs 2`` alone (not its process group): its workers must not live on."""
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux's")
     cfg = write_config(tmp_path, mux_extra="repetitions = 8\nnoise = {rel_sigma = 0.05}")
     db = tmp_path / "r" / "results.sqlite"
     p = _run(cfg, tmp_path / "r", "--jobs", "2")
+
+    def no_leftovers() -> None:  # a failed assertion below must not leave the run (blocked on its pipes) behind
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    request.addfinalizer(no_leftovers)
 
     def children(pid):
         out = []
