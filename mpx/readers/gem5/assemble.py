@@ -293,39 +293,33 @@ class Build:
                 "pass mode='delta', mode='cumulative' or one mode per dump"))
         wanted = self.mode if isinstance(self.mode, list) else [self.mode] * n
         modes = ["first"] + [wanted[k] for k in range(1, n)]
-        if c_sim is not None and c_fin is None:  # sim_ticks is exact where sim_seconds is rounded (%g)
-            ticks, have = self.table.column(c_sim)
-            if have.all():
-                length = np.array([ticks[k] - ticks[k - 1] if modes[k] == "cumulative" else ticks[k]
-                                   for k in range(n)])
-                bad = np.flatnonzero(~(length > 0))
-                if bad.size:
-                    k = int(bad[0])
-                    raise FormatError(self.path, self.where(k, c_sim), (
-                        f"{self.dump_label(k)} would last {float(length[k]):g} ticks by {self.stats.names[c_sim]} "
-                        f"and mode {modes[k]!r}: intervals must have positive length"))
-                edges = np.concatenate([[0.0], np.cumsum(length)])
-                axis = (f"gem5 ticks from {self.stats.names[c_sim]} (no finalTick/final_tick in the file): the first "
-                        "dump is assumed to start at 0 and the dumps to be contiguous")
-                return list(range(n)), modes, edges, "ticks", axis
+        if c_sim is not None and c_fin is None and self.table.column(c_sim)[1].all():
+            # sim_ticks is exact where sim_seconds is rounded (%g)
+            axis = (f"gem5 ticks from {self.stats.names[c_sim]} (no finalTick/final_tick in the file): the first "
+                    "dump is assumed to start at 0 and the dumps to be contiguous")
+            return list(range(n)), modes, self._window_edges(c_sim, modes, "ticks"), "ticks", axis
         c_sec = self.find("simSeconds", "sim_seconds")
-        window, present = self.table.column(c_sec) if c_sec is not None else (None, None)
-        if c_sec is not None and present.all():
-            length = np.array([window[k] - window[k - 1] if modes[k] == "cumulative" else window[k]
-                               for k in range(n)])
-            bad = np.flatnonzero(~(length > 0))
-            if bad.size:
-                k = int(bad[0])
-                raise FormatError(self.path, self.where(k, c_sec), (
-                    f"{self.dump_label(k)} would last {float(length[k]):g} s by {self.stats.names[c_sec]} "
-                    f"and mode {modes[k]!r}: intervals must have positive length"))
-            edges = np.concatenate([[0.0], np.cumsum(length)])
+        if c_sec is not None and self.table.column(c_sec)[1].all():
             axis = (f"seconds from {self.stats.names[c_sec]} (no finalTick/simTicks in the file): the first dump "
                     "is assumed to start at 0 and the dumps to be contiguous")
-            return list(range(n)), modes, edges, "s", axis
+            return list(range(n)), modes, self._window_edges(c_sec, modes, "s"), "s", axis
         axis = "dump index (no finalTick/simTicks and no simSeconds in the file)"
         return list(range(n)), modes, np.arange(n + 1, dtype=np.float64), "intervals", axis
 
+
+    def _window_edges(self, col: int, modes: list[str], unit: str) -> np.ndarray:
+        """Edges from a per-dump window stat (sim_ticks, sim_seconds): its value per dump, or the difference
+        from the previous dump where that dump is cumulative; a window that is not positive is an error."""
+        window, _ = self.table.column(col)
+        n = len(modes)
+        length = np.array([window[k] - window[k - 1] if modes[k] == "cumulative" else window[k] for k in range(n)])
+        bad = np.flatnonzero(~(length > 0))
+        if bad.size:
+            k = int(bad[0])
+            raise FormatError(self.path, self.where(k, col), (
+                f"{self.dump_label(k)} would last {float(length[k]):g} {unit} by {self.stats.names[col]} "
+                f"and mode {modes[k]!r}: intervals must have positive length"))
+        return np.concatenate([[0.0], np.cumsum(length)])
     def meta(self, keep: list[int], modes: list[str], add_cols: list[int], aux_cols: list[int],
              reasons: dict[int, str], axis: str) -> dict[str, Any]:
         stats = self.stats
