@@ -41,3 +41,19 @@ def running(token: str) -> list[int]:
         if token.encode() in cmd and state not in "ZX":
             pids.append(int(name))
     return pids
+
+
+class TableStore:
+    """The two calls the ledger and the study scripts make on a results store (`experiments`, `table`), over
+    hand-made tables keyed by (table name, experiment)."""
+
+    def __init__(self, tables):
+        self.tables = tables
+
+    def experiments(self):
+        return sorted({exp for _, exp in self.tables})
+
+    def table(self, name, experiment=None, run_id=None):
+        import pandas as pd
+
+        return self.tables.get((name, experiment), pd.DataFrame()).copy()

@@ -9,17 +9,7 @@ import pytest
 from mpx.studies.claims import CLAIMS, VERDICTS, ledger, ledger_markdown, ratio_verdict
 
 
-class Store:
-    """The two calls the ledger makes on a results store, over hand-made tables."""
-
-    def __init__(self, tables):
-        self.tables = tables
-
-    def experiments(self):
-        return sorted({exp for _, exp in self.tables})
-
-    def table(self, name, experiment=None, run_id=None):
-        return self.tables.get((name, experiment), pd.DataFrame()).copy()
+from tests._tools import TableStore as Store
 
 
 def test_every_claim_has_a_row_and_an_empty_store_measures_nothing():

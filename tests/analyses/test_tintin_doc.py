@@ -11,15 +11,7 @@ import pandas as pd
 SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "analyses" / "tintin_doc.py"
 
 
-class Store:
-    def __init__(self, tables):
-        self.tables = tables
-
-    def experiments(self):
-        return sorted({exp for _, exp in self.tables})
-
-    def table(self, name, experiment=None, run_id=None):
-        return self.tables.get((name, experiment), pd.DataFrame()).copy()
+from tests._tools import TableStore as Store
 
 
 def test_page_from_a_hand_made_store():
