@@ -95,7 +95,7 @@ class PerfStatRun:
     units: tuple[str, ...]  # [E] the event unit perf printed ("" for plain counts)
     value: np.ndarray  # [T, E] float64, as printed (scaled unless --no-scale)
     running_ns: np.ndarray  # [T, E] float64, time_running of the interval
-    pct_running: np.ndarray  # [T, E] float64, truncated integer percent
+    pct_running: np.ndarray  # [T, E] float64, as printed: whole since perf 6.2 (u64 arithmetic), %.2f before
     status: np.ndarray  # [T, E] int8
     n_aggregated: np.ndarray  # [T, E] int64, -1 where perf prints no CPU count
     variance_pct: np.ndarray | None  # [T, E] float64 with -r, else None
@@ -180,16 +180,21 @@ class PerfStatRun:
         return out
 
     def enabled_ns_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """[T, E] bracket ``(lo, hi]`` of ``time_enabled`` implied by run time and perf's truncated percent.
+        """[T, E] bracket ``(lo, hi]`` of ``time_enabled`` implied by run time and perf's printed percent.
 
-        pct = floor(100 run / enabled) gives ``100 run/(pct+1) < enabled <= 100 run/pct``; both are
-        ``run`` when pct is 100 (run == enabled exactly). ``hi`` is inf where pct is 0; both NaN where
-        run is 0 or the cell is missing.
+        perf 6.2+ truncates (u64: pct = floor(100 run / enabled)), so ``100 run/(pct+1) < enabled <= 100 run/pct``.
+        perf 6.1 and earlier print the float rounded to two decimals (``%.2f``: 68 distinct values in one real
+        file), so the true share lies within 0.005 of the printed one: in a file with any fractional percentage
+        every cell is bracketed by ``100 run/(pct ± 0.005)`` (its whole numbers, ``33.00``, are rounded too).
+        Both are ``run`` when pct is 100 (run == enabled exactly). ``hi`` is inf where pct is 0 (or below 0.005
+        when rounded); both NaN where run is 0 or the cell is missing.
         """
         run, pct = self.running_ns, self.pct_running
+        inner = pct[np.isfinite(pct) & (pct > 0) & (pct < 100)]
+        half = 0.005 if bool(np.any(inner != np.floor(inner))) else 0.0  # perf <= 6.1: rounded, not truncated
         with np.errstate(divide="ignore", invalid="ignore"):
-            lo = np.where(pct >= 100, run, 100.0 * run / (pct + 1.0))
-            hi = np.where(pct >= 100, run, np.where(pct > 0, 100.0 * run / pct, np.inf))
+            lo = np.where(pct >= 100, run, 100.0 * run / (pct + (half if half else 1.0)))
+            hi = np.where(pct >= 100, run, np.where(pct > half, 100.0 * run / (pct - half), np.inf))
         bad = ~(run > 0)
         lo[bad] = np.nan
         hi[bad] = np.nan

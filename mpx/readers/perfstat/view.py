@@ -57,8 +57,9 @@ def read_view(run: Any) -> PerfStatReadView:
                & ~((enabled > lo * (1 - 1e-12)) & (enabled <= hi * (1 + 1e-12))))
     if bad.any():
         enabled = np.where(bad, hi, enabled)
-        notes.append(f"{int(bad.sum())} of {int(counted.sum())} counted cells: the interval length contradicts "
-                     "perf's running percentage (per-task counting?); enabled = 100 * running / pct there")
+        notes.append(f"{int(bad.sum())} of {int(counted.sum())} counted cells: perf's running percentage says the "
+                     "counter was enabled for less than the interval (per-task counting enables it only while the task "
+                     "runs); enabled = 100 * running / pct there")
     not_supported = np.asarray(run.not_supported, dtype=bool) | ~present
     enabled = np.where(not_supported, 0.0, enabled)
     running = np.minimum(running, np.where(enabled > 0, enabled, running))
