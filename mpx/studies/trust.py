@@ -145,7 +145,11 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     std = np.where(rate[None, :], np.nan, std)
     z = float(norm.ppf(0.5 + level / 2))
     counted_raw = np.where(counted_cells, np.asarray(view.raw, dtype=np.float64), np.nan)
-    lo, hi = trusted_interval(est, est - z * std, est + z * std, counted_raw, perf,
+    extrapolated = perf  # perf's value is its own extrapolation; a tool that prints raw counts is extrapolated here
+    if not getattr(run, "scaled", True):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            extrapolated = np.where(counted_cells & (running > 0), counted_raw * enabled / running, np.nan)
+    lo, hi = trusted_interval(est, est - z * std, est + z * std, counted_raw, extrapolated,
                               previous_rate_count(view.raw, view.enabled, view.running))
     rep = TrustReport(np.asarray(run.timestamps, dtype=np.float64), labels, perf, est, raw_est, coverage, whole,
                       lo, hi, level, interval_from=source, notes=notes, rate=rate)

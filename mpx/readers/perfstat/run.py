@@ -87,7 +87,7 @@ class PerfStatRun:
     """
 
     source: str | None
-    format: Literal["csv", "json", "plain"]
+    format: Literal["csv", "json", "plain", "likwid-table", "likwid-csv", "likwid-timeline"]
     separator: str | None  # CSV field separator (None for JSON)
     aggregation: str  # "global", "cpu", "core", "cache", "die", "socket", "node" or "thread"
     timestamps: np.ndarray  # [T] interval ends, s since start, strictly increasing
@@ -106,6 +106,9 @@ class PerfStatRun:
     summary: tuple[PerfStatRow, ...] = ()  # --summary rows
     scaled: bool = True  # False when read with scaled=False (perf ran with --no-scale)
     dropped: tuple[dict, ...] = ()  # what the reader skipped on purpose: {"what": ..., "why": ...}
+    #: [T, E] time_enabled in ns where the tool prints it (likwid-perfctr: the runtimes of all its groups summed,
+    #: `mpx.readers.likwid_perfctr`); None for perf, which prints none (see `enabled_ns`)
+    enabled_printed: np.ndarray | None = None
 
     # -- shape and names ----------------------------------------------------------------------
 
@@ -168,8 +171,13 @@ class PerfStatRun:
         (``--per-core/-die/-socket/-node/-cache``), else by 1. Right for system-wide counting (``-a``); for
         the global row of ``-a`` without ``-A`` pass the number of CPUs. Per-task counting
         (``perf stat CMD``) enables an event only while the task runs, so the interval length over-states it
-        there; see `enabled_ns_bounds`. NaN where the cell is missing.
+        there; see `enabled_ns_bounds`. NaN where the cell is missing. A tool that prints it
+        (`enabled_printed`) gets its own values back.
         """
+        if self.enabled_printed is not None:
+            out = np.array(self.enabled_printed, dtype=np.float64)
+            out[~self.present] = np.nan
+            return out
         mult = np.where(self.n_aggregated > 0, self.n_aggregated, 1).astype(np.float64)
         if cpus is not None:
             if int(cpus) < 1:
@@ -190,6 +198,9 @@ class PerfStatRun:
         when rounded); both NaN where run is 0 or the cell is missing.
         """
         run, pct = self.running_ns, self.pct_running
+        if self.enabled_printed is not None:  # printed: exact
+            both = np.where(run > 0, np.asarray(self.enabled_printed, dtype=np.float64), np.nan)
+            return both, both.copy()
         inner = pct[np.isfinite(pct) & (pct > 0) & (pct < 100)]
         half = 0.005 if bool(np.any(inner != np.floor(inner))) else 0.0  # perf <= 6.1: rounded, not truncated
         with np.errstate(divide="ignore", invalid="ignore"):
