@@ -1,7 +1,9 @@
-"""``mpx estimate``: re-estimate a real ``perf stat -I`` run with any read-view scaler.
+"""``mpx estimate``: re-estimate a real ``perf stat`` or ``likwid-perfctr`` run with any read-view scaler.
 
-A real run has no ground truth: the output is each interval's estimate beside perf's own scaled value.
-The library does the work: `mpx.readers.perfstat.read_perf_stat` reads the CSV or JSON output,
+A real run has no ground truth: the output is each interval's estimate beside the tool's own value (perf's
+scaled value; LIKWID's raw count of its group's share of the run).
+The library does the work: `mpx.readers.perfstat.read_perf_stat` reads perf's output (every form) and
+`mpx.readers.likwid_perfctr.read_likwid_perfctr` LIKWID's (table, ``-O`` CSV, ``-t`` timeline),
 `~mpx.readers.perfstat.PerfStatRun.read_view` turns it into the read view a scaler sees (times in ns;
 how running, enabled and raw are chosen is documented there), and
 `mpx.observation.Observation.from_read_view` makes the Observation, on the PMU given with ``--pmu`` or,

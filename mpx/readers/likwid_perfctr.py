@@ -329,9 +329,21 @@ def _number(tok: str, line: int) -> tuple[float, int]:
     raise _Error(line, f"{tok!r} is not a number")
 
 
+def _digits(tok: str) -> int:
+    """Significant digits a printed number carries (``0.000002``: 1; ``2.132045e-06``: 7)."""
+    mantissa = tok.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+    return len(mantissa)
+
+
 def _seconds(block: _Block) -> tuple[list[str], str]:
-    for vals, what in ((block.runtime, "Runtime (RDTSC) [s] of the raw table"),
-                       (block.region_time, "RDTSC Runtime [s] of the Region Info table"),
+    """Each thread's runtime of the group as printed, the most precise of the three places LIKWID prints it
+    (all three are the same time: ``markerRegionTime`` in a region, ``getRuntimeOfGroup`` in a whole run)."""
+    if block.runtime is not None:
+        return block.runtime, "Runtime (RDTSC) [s] of the raw table"
+    if block.region_time is not None and block.metric_runtime is not None:
+        best = [m if _digits(m) > _digits(r) else r for r, m in zip(block.region_time, block.metric_runtime)]
+        return best, "RDTSC Runtime [s] of the Region Info table or the Metric table's, the more precise"
+    for vals, what in ((block.region_time, "RDTSC Runtime [s] of the Region Info table"),
                        (block.metric_runtime, "Runtime (RDTSC) [s] of the Metric table")):
         if vals is not None:
             return vals, what
@@ -392,8 +404,6 @@ def _whole(path: str | os.PathLike, form: str, blocks: list[_Block]) -> PerfStat
         pct = np.where(ena_a > 0, 100.0 * run_a / np.where(ena_a > 0, ena_a, 1.0), 0.0)
     pct = np.where(run_a >= ena_a, 100.0, pct)
     st_a = np.array([status], dtype=np.int8)
-    zero = np.array(st_a != COUNTED) & (run_a <= 0)
-    st_a = np.where(zero, STATUS_NOT_COUNTED, st_a).astype(np.int8)
     derived = sum(b.derived for b in blocks)
     dropped = [{"what": "interval length", "why": "a whole run (or region) as one interval; each cell's enabled time "
                 "is its region's (or the run's) runtimes of all groups summed", "count": 1},
