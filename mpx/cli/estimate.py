@@ -113,6 +113,16 @@ def _read_run(path: str) -> Any:
         text = ""
     if likwid_perfctr.form_of(text.split("\n")) is not None:
         return likwid_perfctr.read_likwid_perfctr(path)
+    from mpx.errors import ConfigError, FormatError
+    from mpx.readers import detect_format
+
+    try:
+        fmt = detect_format(path)
+    except (FormatError, OSError):
+        fmt = None
+    if fmt in ("mpx", "jsonl", "gem5", "callgrind"):  # ground truth: what mpx evaluate scores scalers on
+        raise ConfigError(f"{path} is a trace (ground truth, {fmt} format), not perf stat or likwid-perfctr output: "
+                          f"score scalers on it with mpx evaluate {path} --pmu PRESET")
     return read_perf_stat(path)
 
 
