@@ -64,8 +64,8 @@ FORMS = {"table": "likwid-perfctr table output", "csv": "likwid-perfctr -O (CSV)
          "timeline": "likwid-perfctr -t (timeline) output"}
 
 _TITLE = re.compile(r"^(?:Region (?P<region>.+), )?Group (?P<gid>\d+): (?P<name>\S.*?)$")
-_CSV_TABLE = re.compile(r"^TABLE,(?:Region (?P<region>[^,]*),)?Group (?P<gid>\d+) (?P<kind>Raw|Metric)(?P<stat> STAT| Stat)?,"
-                        r"(?P<name>[^,]*),(?P<rows>\d+)")
+_CSV_TABLE = re.compile(r"^TABLE,(?:Region (?P<region>[^,]*),)?Group (?P<gid>\d+) (?P<kind>Raw|Metric)"
+                        r"(?P<stat> STAT| Stat)?,(?P<name>[^,]*),(?P<rows>\d+)")
 _THREAD = re.compile(r"^(?:HWThread|Core|core) (\d+)$")
 _TL_HEAD = re.compile(r"^# GID(?P<d>[|, ])(?P<kind>EventCount|MetricsCount)(?P=d)CpuCount(?P=d)Total runtime \[s\]")
 _TL_CPUS = re.compile(r"^# (?:HWThreads|Cores)(?:: |[ ,])(?P<list>.*)$")
@@ -301,7 +301,8 @@ def _csv_blocks(lines: list[str]) -> list[_Block]:
         if m.group("kind") == "Raw" and not m.group("stat"):
             block = _new_block(blocks, seen, region, gid, name, start)
         elif block is None or (block.region, block.gid) != (region, gid):
-            raise _Error(start, f"a {m.group('kind')}{m.group('stat') or ''} table of group {gid} before its raw counts")
+            kind = m.group("kind") + (m.group("stat") or "")
+            raise _Error(start, f"a {kind} table of group {gid} before its raw counts")
         i += 1
         if region is not None and m.group("kind") == "Raw" and not m.group("stat"):
             header = row(i, None)

@@ -265,8 +265,8 @@ def test_real_quoted_outputs(tmp_path):
     with pytest.raises(FormatError, match="closing border"):
         read_likwid_perfctr(path)
     path = tmp_path / "thigas.txt"
-    path.write_text(THIGAS.replace("|  Runtime (RDTSC) [s] | 1.191932e-06 |\n",
-                                   "|  Runtime (RDTSC) [s] | 1.191932e-06 |\n+----------------------+--------------+\n"))
+    row = "|  Runtime (RDTSC) [s] | 1.191932e-06 |\n"
+    path.write_text(THIGAS.replace(row, row + "+----------------------+--------------+\n"))
     run = read_likwid_perfctr(path)
     col = {lab: i for i, lab in enumerate(run.labels)}
     assert run.value[0, col["LU:CPU3:CPU_CLK_UNHALTED_CORE"]] == 14952
