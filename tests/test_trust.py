@@ -106,3 +106,21 @@ def test_trusted_interval_holds_the_count_and_the_extrapolation():
     # the previous window's rate over this window's unseen time: 10/s x 50 s not running + 7 counted
     prev = previous_rate_count([[100.0], [7.0]], [[100.0], [60.0]], [[10.0], [10.0]])
     assert np.isnan(prev[0, 0]) and prev[1, 0] == 7.0 + 10.0 * 50.0
+
+
+def test_following_rate_holds_a_phase_change_the_reads_saw():
+    """At a window whose measured rates before and after differ by more than 2x (a phase change the reads saw),
+    the interval holds the count the next measured rate gives its unseen time; steady windows keep their band."""
+    import numpy as np
+
+    from mpx.studies.trust import following_rate_count, trusted_interval
+
+    # one counter, four windows of 100 s: rates 1/s, (counted 10 in 10 s), 50/s, then 60/s (no phase change)
+    raw, ena, run = [[100.0], [10.0], [5000.0], [600.0]], [[100.0]] * 4, [[100.0], [10.0], [100.0], [10.0]]
+    nxt = following_rate_count(raw, ena, run)
+    assert nxt[1, 0] == 10.0 + 50.0 * 90.0  # 1/s before, 50/s after: a change; 90 s unseen at 50/s
+    assert np.isnan(nxt[0, 0]) and np.isnan(nxt[3, 0])  # nothing before / nothing after
+    assert np.isnan(following_rate_count([[100.0], [10.0], [120.0]], [[100.0]] * 3, [[100.0], [10.0], [100.0]])[1, 0])
+    est = np.array([[100.0]])
+    lo, hi = trusted_interval(est, est - 5, est + 5, [[10.0]], [[100.0]], [[100.0]], nxt[1:2])
+    assert lo[0, 0] == 95.0 and hi[0, 0] == 4_510.0

@@ -1,7 +1,9 @@
-"""``mpx estimate``: re-estimate a real ``perf stat -I`` run with any read-view scaler.
+"""``mpx estimate``: re-estimate a real ``perf stat`` or ``likwid-perfctr`` run with any read-view scaler.
 
-A real run has no ground truth: the output is each interval's estimate beside perf's own scaled value.
-The library does the work: `mpx.readers.perfstat.read_perf_stat` reads the CSV or JSON output,
+A real run has no ground truth: the output is each interval's estimate beside the tool's own value (perf's
+scaled value; LIKWID's raw count of its group's share of the run).
+The library does the work: `mpx.readers.perfstat.read_perf_stat` reads perf's output (every form) and
+`mpx.readers.likwid_perfctr.read_likwid_perfctr` LIKWID's (table, ``-O`` CSV, ``-t`` timeline),
 `~mpx.readers.perfstat.PerfStatRun.read_view` turns it into the read view a scaler sees (times in ns;
 how running, enabled and raw are chosen is documented there), and
 `mpx.observation.Observation.from_read_view` makes the Observation, on the PMU given with ``--pmu`` or,
@@ -33,7 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "count per interval with a scaler that works from the read view, and print the estimates beside perf's "
         "own scaled values (no ground truth: a comparison, not a score).",
     )
-    p.add_argument("perfstat", metavar="PERF_STAT_OUTPUT", help="perf stat -I output file (CSV or JSON lines)")
+    p.add_argument("perfstat", metavar="PERF_STAT_OUTPUT", help="perf stat output file (-I CSV or JSON lines, the "
+                   "plain layout, a whole run), or likwid-perfctr output (table, -O CSV, -t timeline)")
     p.add_argument("--scaler", required=True, metavar="NAME", help="a read-view scaler (e.g. linear, papi, dira, "
                    "tam, dcam, cam)")
     p.add_argument("--relations", metavar="CATALOG", help="relations for a scaler that takes them (a catalog file "
@@ -98,6 +101,31 @@ def _split_events(text: str, labels: list[str]) -> list[str]:
     return out
 
 
+def _read_run(path: str) -> Any:
+    """The run in ``path``: likwid-perfctr output (`mpx.readers.likwid_perfctr`) or perf stat output."""
+    from mpx.readers import likwid_perfctr
+    from mpx.readers.perfstat import read_perf_stat
+    from mpx.readers.textio import read_text
+
+    try:
+        text = read_text(path)
+    except Exception:  # noqa: BLE001 - the perf reader says what is wrong with the file
+        text = ""
+    if likwid_perfctr.form_of(text.split("\n")) is not None:
+        return likwid_perfctr.read_likwid_perfctr(path)
+    from mpx.errors import ConfigError, FormatError
+    from mpx.readers import detect_format
+
+    try:
+        fmt = detect_format(path)
+    except (FormatError, OSError):
+        fmt = None
+    if fmt in ("mpx", "jsonl", "gem5", "callgrind"):  # ground truth: what mpx evaluate scores scalers on
+        raise ConfigError(f"{path} is a trace (ground truth, {fmt} format), not perf stat or likwid-perfctr output: "
+                          f"score scalers on it with mpx evaluate {path} --pmu PRESET")
+    return read_perf_stat(path)
+
+
 def run(args: argparse.Namespace) -> int:
     import json
 
@@ -106,7 +134,6 @@ def run(args: argparse.Namespace) -> int:
     from mpx import scalers
     from mpx.errors import ConfigError
     from mpx.observation import Observation
-    from mpx.readers.perfstat import read_perf_stat
 
     if args.scaler not in scalers.available():
         raise ConfigError(f"unknown scaler {args.scaler!r}; available: {', '.join(scalers.available())}")
@@ -127,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
     if magic[:4] == b"PK\x03\x04" or magic.startswith(b"\x93NUMPY"):
         raise ConfigError(f"{args.perfstat} is a trace (ground truth), not perf stat output: score scalers on it with "
                           f"mpx evaluate {args.perfstat} --pmu PRESET")
-    run_ = read_perf_stat(args.perfstat)
+    run_ = _read_run(args.perfstat)
+    tool = "likwid" if str(run_.format).startswith("likwid") else "perf"
     labels = list(run_.labels)
     view = run_.read_view()
     notes = list(view.notes)
@@ -137,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
 
         pmu = pmu_arg(args.pmu)
     obs = Observation.from_read_view(view, pmu=pmu, meta={"workload": str(args.perfstat), "scheduler": None,
-                                                          "source": "perf stat -I"})
+                                                          "source": "likwid-perfctr" if tool == "likwid"
+                                                          else "perf stat -I"})
     est = scalers.get(args.scaler, **params).estimate(obs)
     if not 0 < args.level < 1:
         raise ConfigError(f"--level must be between 0 and 1, got {args.level}")
@@ -188,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
             return "<not counted>"
         return f"{v:,.0f}" if abs(v) >= 100 or v == round(v) else f"{v:,.3f}"
 
-    head = ("time", "counter", "cov%", "perf", args.scaler, f"{100 * args.level:.0f} % interval")
+    head = ("time", "counter", "cov%", tool, args.scaler, f"{100 * args.level:.0f} % interval")
     table = [head]
     for t in range(times.size):
         for i in show:

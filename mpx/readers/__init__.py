@@ -7,8 +7,8 @@ through `REGISTRY` (built-ins, and plugins from the entry-point group ``mpx.read
 transparently. Every malformed input raises `mpx.errors.FormatError` naming file, line and problem. A
 pipe (``<(xz -dc f.xz)``) is read once, into a temporary file; a device (``/dev/zero``) is refused.
 
-``perf stat -I`` output is real measured data without ground truth, so it is not a Trace: read it with
-`mpx.readers.perfstat.read_perf_stat`.
+``perf stat`` and ``likwid-perfctr`` output is real measured data without ground truth, so it is not a Trace:
+read it with `mpx.readers.perfstat.read_perf_stat` or `mpx.readers.likwid_perfctr.read_likwid_perfctr`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ REGISTRY = Registry("format", "mpx.readers", builtin={
     "gem5": "mpx.readers.gem5",
     "callgrind": "mpx.readers.callgrind",
     "perfstat": "mpx.readers.perfstat",
+    "likwid_perfctr": "mpx.readers.likwid_perfctr",
 }, protocol=("NAME", "sniff", "read"))
 
 available, get, get_class, register, unregister = REGISTRY.verbs()

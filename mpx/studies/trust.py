@@ -15,7 +15,8 @@ interval, values the counter saw whole shown as counted, and the top-down bottle
   the time the counter was enabled but not running, V the time-weighted variance of the rates measured so
   far; OSDI 2025, ``../shared/peers/tintin``) — causal, and said in the notes (``interval_from``);
 - **the interval is one a user can trust** (`trusted_interval`): it holds the estimate and perf's counted
-  extrapolation, and never reaches below the count already seen in the interval (nor 0);
+  extrapolation, the counts the measured rates just before and (at a phase change the reads saw) just after the
+  window give its unseen time, and never reaches below the count already seen in the interval (nor 0);
 - **negative values** (a derived or scaled value below 0, as papi#539 and pmu-tools#488 report) are
   counted and noted, never clipped silently;
 - **units**: a value perf prints with an amount unit (``msec`` of a clock, ``Joules``, ``MiB``) adds up over
@@ -37,7 +38,8 @@ import numpy as np
 from mpx.metrics.catalog import evaluate_metrics
 from mpx.metrics.topdown import TopDown
 
-__all__ = ["TrustReport", "is_rate_unit", "tintin_sigma", "previous_rate_count", "trust_report", "trusted_interval"]
+__all__ = ["TrustReport", "following_rate_count", "is_rate_unit", "previous_rate_count", "tintin_sigma",
+           "trust_report", "trusted_interval"]
 
 
 @dataclass
@@ -145,8 +147,13 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     std = np.where(rate[None, :], np.nan, std)
     z = float(norm.ppf(0.5 + level / 2))
     counted_raw = np.where(counted_cells, np.asarray(view.raw, dtype=np.float64), np.nan)
-    lo, hi = trusted_interval(est, est - z * std, est + z * std, counted_raw, perf,
-                              previous_rate_count(view.raw, view.enabled, view.running))
+    extrapolated = perf  # perf's value is its own extrapolation; a tool that prints raw counts is extrapolated here
+    if not getattr(run, "scaled", True):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            extrapolated = np.where(counted_cells & (running > 0), counted_raw * enabled / running, np.nan)
+    lo, hi = trusted_interval(est, est - z * std, est + z * std, counted_raw, extrapolated,
+                              previous_rate_count(view.raw, view.enabled, view.running),
+                              following_rate_count(view.raw, view.enabled, view.running))
     rep = TrustReport(np.asarray(run.timestamps, dtype=np.float64), labels, perf, est, raw_est, coverage, whole,
                       lo, hi, level, interval_from=source, notes=notes, rate=rate)
     td = TopDown.from_catalog(catalog) if catalog is not None else None
@@ -156,7 +163,7 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
 
 
 def trusted_interval(estimate: Any, lo: Any, hi: Any, counted: Any, extrapolated: Any,
-                     previous: Any = None) -> tuple[np.ndarray, np.ndarray]:
+                     previous: Any = None, following: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """The interval a user can trust around ``estimate`` from a band ``[lo, hi]`` (docs/verdicts.md, "Intervals
     a user can trust"): it holds the estimate and the counted extrapolation (perf's ``counted * enabled /
     running``: where a scaler departs from what was counted, as at a phase change, the band spans the gap
@@ -164,7 +171,9 @@ def trusted_interval(estimate: Any, lo: Any, hi: Any, counted: Any, extrapolated
     count cannot be smaller than the events already seen). NaN bands (no uncertainty known) stay NaN;
     cells without a count or an extrapolation keep the band, floored at 0. ``previous`` (optional, causal): the
     count the previous window's measured rate gives this window (counted + that rate x the time not running);
-    a rate that changed within the window puts the truth between the two rates, so the band holds it too."""
+    a rate that changed within the window puts the truth between the two rates, so the band holds it too.
+    ``following`` (optional, `following_rate_count`): the same with the next window's measured rate, where the
+    rates measured on either side of the window differ by more than 2x (a phase change the reads saw)."""
     est = np.asarray(estimate, dtype=np.float64)
     lo = np.asarray(lo, dtype=np.float64)
     hi = np.asarray(hi, dtype=np.float64)
@@ -174,9 +183,10 @@ def trusted_interval(estimate: Any, lo: Any, hi: Any, counted: Any, extrapolated
     with np.errstate(invalid="ignore"):
         new_lo = np.fmin(np.fmin(lo, est), ext)
         new_hi = np.fmax(np.fmax(hi, est), ext)
-        if previous is not None:
-            prev = np.asarray(previous, dtype=np.float64)
-            new_lo, new_hi = np.fmin(new_lo, prev), np.fmax(new_hi, prev)
+        for extra in (previous, following):
+            if extra is not None:
+                x = np.asarray(extra, dtype=np.float64)
+                new_lo, new_hi = np.fmin(new_lo, x), np.fmax(new_hi, x)
         new_lo = np.maximum(new_lo, np.maximum(seen, 0.0))
         new_hi = np.maximum(new_hi, new_lo)
     return np.where(known, new_lo, np.nan), np.where(known, new_hi, np.nan)
@@ -197,6 +207,32 @@ def previous_rate_count(raw: Any, enabled: Any, running: Any) -> np.ndarray:
         last[t] = carry
         carry = np.where(ok[t], rate[t], carry)
     return np.nan_to_num(raw) + last * np.maximum(ena - run, 0.0)
+
+
+def following_rate_count(raw: Any, enabled: Any, running: Any, jump: float = 2.0) -> np.ndarray:
+    """[T, E] the count of each window if its unseen time ran at the rate measured next after it: counted +
+    rate(next measured window) x (enabled - running), where the rates measured before and after the window differ
+    by more than ``jump`` (a phase change the reads saw: the unseen time ran at rates between the two, so the truth
+    lies between this count and `previous_rate_count`'s). NaN elsewhere (steady windows keep their band), and where
+    no window before or after measured the event. Uses the next read: not causal."""
+    raw = np.asarray(raw, dtype=np.float64)
+    ena = np.asarray(enabled, dtype=np.float64)
+    run = np.asarray(running, dtype=np.float64)
+    ok = np.isfinite(raw) & (run > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(ok, raw / np.where(ok, run, 1.0), np.nan)
+    before, after = np.full(rate.shape, np.nan), np.full(rate.shape, np.nan)
+    carry = np.full(rate.shape[1], np.nan)
+    for t in range(rate.shape[0]):
+        before[t] = carry
+        carry = np.where(ok[t], rate[t], carry)
+    carry = np.full(rate.shape[1], np.nan)
+    for t in range(rate.shape[0] - 1, -1, -1):
+        after[t] = carry
+        carry = np.where(ok[t], rate[t], carry)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        changed = np.maximum(before / after, after / before) > jump  # NaN (no rate on a side) compares False
+    return np.where(changed, np.nan_to_num(raw) + after * np.maximum(ena - run, 0.0), np.nan)
 
 
 def tintin_sigma(raw: Any, enabled: Any, running: Any) -> np.ndarray:

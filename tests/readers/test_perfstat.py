@@ -339,6 +339,47 @@ def test_json_continuation_and_metricgroup_lines(tmp_path):
     assert whats == {"metric group headers", "JSON key 'metric-threshold'"}
 
 
+def test_default_metric_group_metrics_attach_to_no_counter(tmp_path):
+    """perf 6.5+ prints a default metric group's name row and then its metrics in place of its events' rows
+    (``printout``: a ``default_metricgroup`` event is not printed; print_metricgroup_header_json/csv): the metrics
+    belong to no counter, so none is attached to the counter printed above the group (issue 38)."""
+    text = (
+        '{"interval" : 1.000000000, "counter-value" : "1000", "unit" : "", "event" : "branch-misses", '
+        '"event-runtime" : 1000, "pcnt-running" : "100.00", "metric-value" : "1.000000", '
+        '"metric-unit" : "of all branches"}\n'
+        '{"interval" : 1.000000000, "metricgroup" : "TopdownL1"}\n'
+        '{"interval" : 1.000000000, "event-runtime" : 1000, "pcnt-running" : "100.00", '
+        '"metric-value" : "30.500000", "metric-unit" : "retiring"}\n'
+        '{"interval" : 1.000000000, "metric-value" : "12.000000", "metric-unit" : "frontend bound"}\n'
+        '{"interval" : 1.000000000, "counter-value" : "5000", "unit" : "", "event" : "cycles", '
+        '"event-runtime" : 1000, "pcnt-running" : "100.00", "metric-value" : "2.000000", "metric-unit" : "GHz"}\n'
+        '{"interval" : 1.000000000, "metric-value" : "0.500000", "metric-unit" : "stalled cycles per insn"}\n'
+    )
+    run = read_perf_stat(write(tmp_path, text, "perf.jsonl"))
+    assert run.labels == ("branch-misses", "cycles")
+    assert [(m.column, m.value, m.unit) for m in run.extra_metrics] == [(1, 0.5, "stalled cycles per insn")]
+    assert {d["what"]: d["count"] for d in run.dropped}["metric group metrics"] == 2
+    csv = ("1.000000000;1000;;branch-misses;1000;100.00;1.00;of all branches\n"
+           "1.000000000;;;;;TopdownL1\n"
+           "1.000000000;;;;1000;100.00;30.5;retiring\n"
+           "1.000000000;5000;;cycles;1000;100.00;2.00;GHz\n")
+    run = read_perf_stat(write(tmp_path, csv))
+    assert run.labels == ("branch-misses", "cycles") and run.extra_metrics == ()
+
+
+def test_fractional_percentages_bracket_enabled_by_rounding(tmp_path):
+    """perf <= 6.1 prints the running share rounded (%.2f), not truncated: a system-wide run whose counters were
+    enabled for the whole interval is not taken for per-task counting (no note, enabled = the interval)."""
+    # enabled 1e9 ns; running 333,260,000 ns: 33.326 % printed 33.33 (above the truncation rule's 100 run / pct)
+    text = "".join(f"{t}.000000000;CPU0;{v};;cycles;333260000;33.33;;\n"
+                   f"{t}.000000000;CPU0;{v};;instructions;500000000;50.00;;\n" for t, v in ((1, 9000), (2, 9100)))
+    run = read_perf_stat(write(tmp_path, text))
+    lo, hi = run.enabled_ns_bounds()
+    assert np.all(lo[:, 0] <= 1e9) and np.all(hi[:, 0] >= 1e9)
+    view = run.read_view()
+    assert view.notes == () and np.allclose(view.enabled, 1e9)
+
+
 def test_metric_units_with_commas_and_explicit_multichar_separator(tmp_path):
     text = "1.000000000,10,,LLC-misses,100,100.00,5.00,of all a, b\n"
     run = read_perf_stat(write(tmp_path, text))

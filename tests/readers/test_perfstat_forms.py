@@ -188,6 +188,10 @@ def test_estimate_small_items(tmp_path, capsys):
     np.savez(npz, a=np.zeros(2))
     assert main(["estimate", str(npz), "--scaler", "linear"]) != 0
     assert "is a trace" in capsys.readouterr().err
+    dump = Path(__file__).resolve().parents[1] / "data" / "callgrind" / "combined" / "cg.out.xz"
+    assert main(["estimate", str(dump), "--scaler", "linear"]) != 0
+    err = capsys.readouterr().err
+    assert "is a trace (ground truth, callgrind format)" in err and "mpx evaluate" in err
     text = "".join(f"{t}.000000000;{v};;uncore_imc/event=0x4,umask=0x3/;50;50.00;;\n"
                    f"{t}.000000000;7;;cycles;100;100.00;;\n" for t, v in ((1, 10), (2, 12)))
     path = write(tmp_path, text, "u.csv")

@@ -103,7 +103,7 @@ def test_a_pipe_is_read_once(tmp_path):
     lines = out.stdout.splitlines()
     assert lines[0].startswith("loaded ('a', 'b') {'a': 4.0, 'b': 6.0}"), lines
     assert lines[1] == f"error {tmp_path / 'p2'}: unknown format: no reader recognises it (tried: " \
-                       "mpx, jsonl, gem5, callgrind, perfstat)", lines
+                       "mpx, jsonl, gem5, callgrind, perfstat, likwid_perfctr)", lines
     assert lines[2] == "tmp left: []"
 
 

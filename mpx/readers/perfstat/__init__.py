@@ -33,8 +33,10 @@ CSV (``perf stat -I MS -x SEP``), one row per counter and read interval::
 - metric: the "shadow" metric perf derives (``insn per cycle``, ``CPUs utilized``, ``K/sec``...), both fields
   empty when there is none. Extra metrics of the same counter come on continuation rows whose counter fields
   are empty (``time;;;;;;0.52;stalled cycles per insn``; one separator fewer before perf 6.2); they are kept
-  in `PerfStatRun.extra_metrics`, attached to the counter row printed before them (for perf 6.5+ default
-  metric groups that is the group's first event); metric-group name rows are skipped (`PerfStatRun.dropped`).
+  in `PerfStatRun.extra_metrics`, attached to the counter row printed before them. perf 6.5+ default metric
+  groups print a group-name row and then the group's metrics *instead of* its events' rows (``printout``
+  skips a ``default_metricgroup`` event's own row): those metrics belong to no printed counter and are
+  dropped, counted in `PerfStatRun.dropped`, never attached to the counter above the group-name row.
 - perf does not quote fields: with ``-x ,`` commas inside PMU event terms (``cpu/event=0x3c,umask=0x0/``)
   and inside metric units are re-joined (the first only when an unclosed ``pmu/`` term is split); prefer
   ``-x ';'``.

@@ -198,7 +198,7 @@ class CsvParser(RowParser):
             self.drop("empty metric rows", "a continuation row with no metric in it")
             return True
         if len(nonempty) == 1 and nonempty[0][0] == len(body) - 1 and not NUM.match(nonempty[0][1]):
-            self.drop("metric group headers", "metric group names on their own rows carry no values")
+            self.metric_group()
             return True
         if len(body) >= 2 and body[-1] and (body[-2] == "" or NUM.match(body[-2])):
             # run/percent/variance fields may precede the metric (perf >= 6.5 default metric groups)

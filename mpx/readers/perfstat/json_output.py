@@ -62,7 +62,7 @@ class JsonParser(RowParser):
                 aggr_id = f"CPU{aggr_id}"  # as the CSV layout prints it
         if "event" not in obj and "counter-value" not in obj:
             if "metricgroup" in obj:
-                self.drop("metric group headers", "metric group names on their own rows carry no values")
+                self.metric_group()
                 return
             if "metric-unit" in obj:
                 unit = self._str(obj, "metric-unit")

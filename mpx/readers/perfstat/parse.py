@@ -90,8 +90,8 @@ def read_perf_stat(
             if not m:
                 raise FormatError(
                     path, lineno, "not perf stat -I CSV or JSON output: expected a timestamp and a field "
-                    f"separator at the start of {s[:60]!r} (human-readable output? run perf stat with "
-                    "-x ';' or -j; plain perf stat without -I is not read either)")
+                    f"separator at the start of {s[:60]!r}, nor any other perf stat form (the plain layout, "
+                    "-x or -j of a whole run)")
             sep = m.group(2)
         elif sep == "" or sep.isspace() and sep != "\t":
             raise ConfigError(f"sep must be a non-blank string (or tab), got {sep!r}")

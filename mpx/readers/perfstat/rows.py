@@ -144,6 +144,7 @@ class RowParser:
         self.summary_extra: list[tuple[int, float, str]] = []
         self.dropped: dict[str, dict] = {}
         self.last: tuple[PerfStatRow, tuple | None] | None = None  # last counter row and its key
+        self.in_group = False  # after a metric-group header row, until the next counter row
         self.units: dict[tuple, tuple[str, int]] = {}  # column key → unit, line first seen
         self.columns_of: Counter[tuple] = Counter()  # (aggr, cgroup, event) → its columns (occurrences)
         self.summary_lines: dict[tuple, list[int]] = {}  # (aggr, cgroup, event) → lines of its summary rows
@@ -158,7 +159,15 @@ class RowParser:
         elif kind != self.aggregation:
             raise RowError(f"aggregation changes from {self.aggregation!r} to {kind!r} within the file")
 
+    def metric_group(self) -> None:
+        """A metric-group header row (perf >= 6.5 default metric groups): the metric rows after it are the group's,
+        printed in place of its events (``printout``: a ``default_metricgroup`` event's own row is not printed), so
+        they belong to no counter row printed before them."""
+        self.drop("metric group headers", "metric group names on their own rows carry no values")
+        self.in_group = True
+
     def add_row(self, row: PerfStatRow) -> None:
+        self.in_group = False
         if row.time is None:
             counter = (row.aggr_id, row.cgroup, row.event)
             same = self.summary_lines.setdefault(counter, [])
@@ -196,6 +205,10 @@ class RowParser:
         self.last = (row, key)
 
     def add_metric(self, time: float | None, aggr_id: str | None, value: float, unit: str, line: int) -> None:
+        if self.in_group:
+            self.drop("metric group metrics", "metrics of a default metric group (perf >= 6.5), printed without their "
+                      "events' rows: they belong to no counter printed before them")
+            return
         if self.last is None:
             raise RowError("a metric continuation row before any counter row")
         row, key = self.last

@@ -87,7 +87,7 @@ class PerfStatRun:
     """
 
     source: str | None
-    format: Literal["csv", "json", "plain"]
+    format: Literal["csv", "json", "plain", "likwid-table", "likwid-csv", "likwid-timeline"]
     separator: str | None  # CSV field separator (None for JSON)
     aggregation: str  # "global", "cpu", "core", "cache", "die", "socket", "node" or "thread"
     timestamps: np.ndarray  # [T] interval ends, s since start, strictly increasing
@@ -95,7 +95,7 @@ class PerfStatRun:
     units: tuple[str, ...]  # [E] the event unit perf printed ("" for plain counts)
     value: np.ndarray  # [T, E] float64, as printed (scaled unless --no-scale)
     running_ns: np.ndarray  # [T, E] float64, time_running of the interval
-    pct_running: np.ndarray  # [T, E] float64, truncated integer percent
+    pct_running: np.ndarray  # [T, E] float64, as printed: whole since perf 6.2 (u64 arithmetic), %.2f before
     status: np.ndarray  # [T, E] int8
     n_aggregated: np.ndarray  # [T, E] int64, -1 where perf prints no CPU count
     variance_pct: np.ndarray | None  # [T, E] float64 with -r, else None
@@ -106,6 +106,9 @@ class PerfStatRun:
     summary: tuple[PerfStatRow, ...] = ()  # --summary rows
     scaled: bool = True  # False when read with scaled=False (perf ran with --no-scale)
     dropped: tuple[dict, ...] = ()  # what the reader skipped on purpose: {"what": ..., "why": ...}
+    #: [T, E] time_enabled in ns where the tool prints it (likwid-perfctr: the runtimes of all its groups summed,
+    #: `mpx.readers.likwid_perfctr`); None for perf, which prints none (see `enabled_ns`)
+    enabled_printed: np.ndarray | None = None
 
     # -- shape and names ----------------------------------------------------------------------
 
@@ -168,8 +171,13 @@ class PerfStatRun:
         (``--per-core/-die/-socket/-node/-cache``), else by 1. Right for system-wide counting (``-a``); for
         the global row of ``-a`` without ``-A`` pass the number of CPUs. Per-task counting
         (``perf stat CMD``) enables an event only while the task runs, so the interval length over-states it
-        there; see `enabled_ns_bounds`. NaN where the cell is missing.
+        there; see `enabled_ns_bounds`. NaN where the cell is missing. A tool that prints it
+        (`enabled_printed`) gets its own values back.
         """
+        if self.enabled_printed is not None:
+            out = np.array(self.enabled_printed, dtype=np.float64)
+            out[~self.present] = np.nan
+            return out
         mult = np.where(self.n_aggregated > 0, self.n_aggregated, 1).astype(np.float64)
         if cpus is not None:
             if int(cpus) < 1:
@@ -180,16 +188,24 @@ class PerfStatRun:
         return out
 
     def enabled_ns_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """[T, E] bracket ``(lo, hi]`` of ``time_enabled`` implied by run time and perf's truncated percent.
+        """[T, E] bracket ``(lo, hi]`` of ``time_enabled`` implied by run time and perf's printed percent.
 
-        pct = floor(100 run / enabled) gives ``100 run/(pct+1) < enabled <= 100 run/pct``; both are
-        ``run`` when pct is 100 (run == enabled exactly). ``hi`` is inf where pct is 0; both NaN where
-        run is 0 or the cell is missing.
+        perf 6.2+ truncates (u64: pct = floor(100 run / enabled)), so ``100 run/(pct+1) < enabled <= 100 run/pct``.
+        perf 6.1 and earlier print the float rounded to two decimals (``%.2f``: 68 distinct values in one real
+        file), so the true share lies within 0.005 of the printed one: in a file with any fractional percentage
+        every cell is bracketed by ``100 run/(pct ± 0.005)`` (its whole numbers, ``33.00``, are rounded too).
+        Both are ``run`` when pct is 100 (run == enabled exactly). ``hi`` is inf where pct is 0 (or below 0.005
+        when rounded); both NaN where run is 0 or the cell is missing.
         """
         run, pct = self.running_ns, self.pct_running
+        if self.enabled_printed is not None:  # printed: exact
+            both = np.where(run > 0, np.asarray(self.enabled_printed, dtype=np.float64), np.nan)
+            return both, both.copy()
+        inner = pct[np.isfinite(pct) & (pct > 0) & (pct < 100)]
+        half = 0.005 if bool(np.any(inner != np.floor(inner))) else 0.0  # perf <= 6.1: rounded, not truncated
         with np.errstate(divide="ignore", invalid="ignore"):
-            lo = np.where(pct >= 100, run, 100.0 * run / (pct + 1.0))
-            hi = np.where(pct >= 100, run, np.where(pct > 0, 100.0 * run / pct, np.inf))
+            lo = np.where(pct >= 100, run, 100.0 * run / (pct + (half if half else 1.0)))
+            hi = np.where(pct >= 100, run, np.where(pct > half, 100.0 * run / (pct - half), np.inf))
         bad = ~(run > 0)
         lo[bad] = np.nan
         hi[bad] = np.nan

@@ -39,7 +39,9 @@ def read_view(run: Any) -> PerfStatReadView:
       percentage (per-task counting: an event is enabled only while the task runs), the largest
       enabled time the percentage allows, ``100 * running / pct``, instead (said in ``notes``);
     - ``raw`` = ``value * running / enabled``, so that perf's own scaling ``raw * enabled / running``
-      gives back exactly the value perf printed and ``linear`` reproduces perf;
+      gives back exactly the value perf printed and ``linear`` reproduces perf; the value itself where it was
+      printed unscaled (``--no-scale``, likwid-perfctr);
+    - ``enabled`` as printed where the tool prints it (`PerfStatRun.enabled_printed`);
     - ``<not counted>``: running 0 (nothing to scale); ``<not supported>`` and missing cells: enabled 0.
     """
     notes: list[str] = []
@@ -57,13 +59,16 @@ def read_view(run: Any) -> PerfStatReadView:
                & ~((enabled > lo * (1 - 1e-12)) & (enabled <= hi * (1 + 1e-12))))
     if bad.any():
         enabled = np.where(bad, hi, enabled)
-        notes.append(f"{int(bad.sum())} of {int(counted.sum())} counted cells: the interval length contradicts "
-                     "perf's running percentage (per-task counting?); enabled = 100 * running / pct there")
+        notes.append(f"{int(bad.sum())} of {int(counted.sum())} counted cells: perf's running percentage says the "
+                     "counter was enabled for less than the interval (per-task counting enables it only while the task "
+                     "runs); enabled = 100 * running / pct there")
     not_supported = np.asarray(run.not_supported, dtype=bool) | ~present
     enabled = np.where(not_supported, 0.0, enabled)
     running = np.minimum(running, np.where(enabled > 0, enabled, running))
     value = np.asarray(run.value, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         raw = np.where(counted & (enabled > 0), value * running / np.where(enabled > 0, enabled, 1.0), 0.0)
+    if not getattr(run, "scaled", True):  # the value is the raw count itself (--no-scale; likwid-perfctr)
+        raw = np.where(counted & (enabled > 0), value, 0.0)
     raw = np.nan_to_num(raw)
     return PerfStatReadView(run.labels, edges, raw, enabled, running, "ns", tuple(notes))
