@@ -63,6 +63,7 @@ from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
 from mpx.experiment.latex import to_latex
+from mpx.experiment.reuse import as_asked
 from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, RUN_CHECKSUMS, RUN_COLUMNS, all_checksums,
                                      canonical_value, cell_checksum, digest, row_text, run_checksum)
 
@@ -386,13 +387,19 @@ class ResultsStore:
                                  "finished, status FROM runs ORDER BY run_id", self.conn)
 
     def run_cells(self, experiment: str | None = None, run_id: int | None = None) -> list[str] | None:
-        """Cell keys of run ``run_id``, or of the latest run of ``experiment``; None (every cell) when the
-        store has no run."""
+        """Cell keys of run ``run_id``, or of the latest run of ``experiment`` (of every experiment when None); None
+        (every cell) when the store has no run."""
+        asked = self.asked_by(experiment, run_id)
+        return None if asked is None else [k for keys in asked.values() for k in keys]
+
+    def asked_by(self, experiment: str | None = None, run_id: int | None = None) -> dict[str, list[str]] | None:
+        """Experiment name → the cell keys its run asked for: run ``run_id``'s, or the latest run of ``experiment``
+        (of every experiment when None); None when the store has no run."""
         if run_id is not None:
-            r = self.conn.execute("SELECT cells FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            r = self.conn.execute("SELECT experiment, cells FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if r is None:
                 raise ConfigError(f"{self.path}: no run {run_id}")
-            return json.loads(r[0])
+            return {r[0]: json.loads(r[1])}
         rows = self.conn.execute("SELECT experiment, cells FROM runs ORDER BY run_id").fetchall()
         if not rows:
             return None
@@ -402,8 +409,8 @@ class ResultsStore:
         if experiment is not None:
             if experiment not in latest:
                 raise ConfigError(f"{self.path}: no run of experiment {experiment!r}; runs: {sorted(latest)}")
-            return latest[experiment]
-        return [k for keys in latest.values() for k in keys]
+            return {experiment: latest[experiment]}
+        return latest
 
     def run_config(self, experiment: str | None = None, run_id: int | None = None) -> dict | None:
         """The config (as stored by `begin_run`) of run ``run_id``, or of the latest run of ``experiment``
@@ -423,7 +430,8 @@ class ResultsStore:
     def table(self, name: str, experiment: str | None = None, run_id: int | None = None,
               keys: Iterable[str] | None = None) -> Any:
         """One table as a DataFrame, restricted to the cells of the latest run of each experiment (or of
-        ``experiment`` / ``run_id`` / the given cell ``keys``), sorted deterministically."""
+        ``experiment`` / ``run_id`` / the given cell ``keys``), sorted deterministically. Rows read by run name
+        the experiment whose run asked for their cell (`as_asked`)."""
         import pandas as pd
 
         tables = self.tables()
@@ -436,7 +444,7 @@ class ResultsStore:
                 raise FormatError(self.path, None, f"{len(damaged)} damaged cell(s) (first: {first}: "
                                   f"{damaged[first]}): the store was changed outside mpx or damaged; "
                                   "`mpx report --verify` lists them")
-        keys = list(keys) if keys is not None else self.run_cells(experiment, run_id)
+        asked = self.asked_by(experiment, run_id) if keys is None else None
         col = "key" if name == "cells" else "cell_key"
         try:
             df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
@@ -447,6 +455,8 @@ class ResultsStore:
             raise FormatError(self.path, None, f"damaged results store ({cause})") from None
         if keys is not None:
             df = df[df[col].isin(set(keys))]
+        elif asked is not None:
+            df = as_asked(df, col, asked)
         order = ("key",) if name == "cells" else tables[name]
         order = [c for c in order if c in df.columns]
         return df.sort_values(order, kind="mergesort").reset_index(drop=True) if order else df
