@@ -23,6 +23,13 @@ def test_trace_takes_the_dataset_names_evaluate_takes(capsys):
     assert len(err) == 1 and "neither an existing trace file nor a shipped dataset" in err[0]
 
 
+def test_trace_plot_takes_a_dataset_name(tmp_path, capsys):
+    """The command the finding named: `mpx trace plot NAME` (a shipped dataset, as `mpx evaluate NAME`)."""
+    out = tmp_path / "xz.png"
+    assert main(["trace", "plot", "xz", "-o", str(out), "--events", "Ir"]) == 0
+    assert out.stat().st_size > 0 and capsys.readouterr().err == ""
+
+
 def test_gem5_long_datasets_train_on_their_collection():
     """`mpx evaluate gem5-long-*` trained no learned scaler ("trained on: none")."""
     from mpx.datasets import shipped
