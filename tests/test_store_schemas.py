@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: one commit per schema mpx has written, with the module that wrote it
 OLD = {
+    "the first store (five row tables, no partition)": ("77f1d5a", "mpx/results.py"),
     "cells and runs only": ("80178c5", "mpx/results.py"),
     "row_tables": ("f4c8279", "mpx/results.py"),
     "cell_checksums": ("4ea2530", "mpx/results.py"),
