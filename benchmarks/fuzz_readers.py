@@ -5,6 +5,7 @@ Usage::
     python benchmarks/fuzz_readers.py --target gem5 --seconds 600
     python benchmarks/fuzz_readers.py --all --seconds 600          # 600 s per target
     python benchmarks/fuzz_readers.py --list                       # targets and their seeds
+    python benchmarks/fuzz_readers.py --all --seconds 600 --jobs 2 --table   # the markdown table, two lanes
 
 Targets: ``gem5`` (gem5 ``stats.txt``), ``jsonl`` (``mpx-stats`` JSON lines), ``callgrind`` (a combined
 callgrind output), ``callgrind-split`` (a folder of split parts: one member mutated or deleted), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``npz`` (native traces), one
@@ -41,7 +42,11 @@ expressions) or the reader must have noted something it dropped (``meta['dropped
 A failure is shrunk by hypothesis and written to ``--out`` (default ``fuzz-failures/``) as a
 reproducer file named after the target and the failure kind; the run exits 1. The closing table gives,
 per target: inputs tried (shrinking included), loaded, format error, other failures, mutants checked for
-silent changes, silently changed, and the child's peak resident memory. ``tests/test_fuzz_budget.py`` runs every target for a short fixed budget on every change.
+silent changes, silently changed, and the child's peak resident memory. ``--table`` prints it as markdown (targets
+x outcomes: "raw" is every input that broke the invariant, "silent" every silently changed one), with the command,
+commit, date and load above it and the totals below, for an issue's closing note; ``--jobs N`` fuzzes N targets at
+once (one process each: a lane per core), in the same per-target budget. ``tests/test_fuzz_budget.py`` runs every
+target for a short fixed budget on every change.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -539,7 +545,10 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         else:
             path.write_bytes(data)
 
+    failing: list[str] = []  # a failure was seen: hypothesis shrinks and replays it past the budget
+
     def fail(kind: str, data: Any, msg: str, seed: Path) -> None:
+        failing.append(kind)
         out.mkdir(parents=True, exist_ok=True)
         repro = out / f"{t.name}-{kind}-{seed.name}"
         write(repro, data)
@@ -555,6 +564,8 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         ops = kinds + ("delete_member",) if folder else kinds
         muts = data.draw(st.lists(st.tuples(st.sampled_from(ops), st.integers(0, 2**31), st.integers(0, 2**16)),
                                   min_size=1, max_size=3), label="mutations")
+        if time.monotonic() > t_end and not failing:  # the budget is spent: the batch's other examples pass at once
+            return  # (after the same draws: hypothesis refuses a test whose draws depend on the clock)
         b = dict(originals[i]) if folder else originals[i]
         for kind, r, s in muts:
             if not folder:
@@ -690,6 +701,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=10.0, help="limit per input in seconds (default 10)")
     ap.add_argument("--memory", type=int, default=2048, help="address-space bound in MiB (default 2048)")
     ap.add_argument("--out", type=Path, default=Path("fuzz-failures"), help="where reproducers go")
+    ap.add_argument("--jobs", type=int, default=1, help="targets fuzzed at once, one process each (default 1)")
+    ap.add_argument("--table", action="store_true", help="print a markdown table (targets x outcomes, with the "
+                    "command, commit and load above it and the totals below)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -704,29 +718,95 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in ts]
     if not names or unknown:
         ap.error(f"give --all or --target among {', '.join(ts)}" + (f" (unknown: {unknown})" if unknown else ""))
-    print(f"{'target':14s} {'tried':>7s} {'loaded':>7s} {'format err':>10s} {'other':>6s} "
-          f"{'checked':>9s} {'silent':>6s} {'peak MiB':>8s}")
-    bad = 0
-    for n in names:
-        proc = subprocess.run([sys.executable, __file__, "--child", n, "--seconds", str(args.seconds),
-                               "--timeout", str(args.timeout), "--memory", str(args.memory),
-                               "--out", str(args.out)], capture_output=True, text=True)
-        lines = proc.stdout.strip().splitlines()
-        try:
-            res = json.loads(lines[-1])
-        except (IndexError, json.JSONDecodeError):
-            bad += 1
-            print(f"{n:14s} child died (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
-            continue
-        if isinstance(res, str):
-            print(f"{n:14s} {res}")
-            continue
-        print(f"{n:14s} {res['tried']:7d} {res['loaded']:7d} {res['format_error']:10d} {res['other']:6d} "
-              f"{res['silent_checked']:9d} {res['silently_changed']:6d} {res['peak_mib']:8.0f}")
-        for f in res["failures"]:
-            bad += 1
-            print(f"    FAILURE {f}")
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    show = _markdown if args.table else _plain
+    if args.table:
+        print(_preamble(args, len(names)) + "\n")
+    print(show(None))
+    bad, died, totals = 0, [], Stats()
+
+    def lane(n: str) -> tuple[str, Any, float]:
+        t0 = time.monotonic()
+        return n, _run_child(n, args), time.monotonic() - t0
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for n, res, wall in pool.map(lane, names):  # rows in target order, each as soon as it and those before it end
+            if isinstance(res, tuple):  # the child died: (exit code, its stderr's end)
+                bad += 1
+                died.append(n)
+                print(show((n, f"child died (exit {res[0]}): {res[1]}", wall)))
+                continue
+            print(show((n, res, wall)), flush=True)
+            if isinstance(res, dict):
+                for k in ("tried", "loaded", "format_error", "other", "silent_checked", "silently_changed"):
+                    setattr(totals, k, getattr(totals, k) + res[k])
+                totals.failures += [f"{n}: {f}" if not f.startswith(n) else f for f in res["failures"]]
+                totals.peak_mib = max(totals.peak_mib, res["peak_mib"])
+                bad += len(res["failures"])
+                if not args.table:
+                    for f in res["failures"]:
+                        print(f"    FAILURE {f}")
+    if args.table:
+        print(show(("**all**", totals.__dict__, None)))
+        print(f"\n**{totals.other} raw, {totals.silently_changed} silent** in {totals.tried:,} inputs"
+              + (f"; **{len(died)} target(s) not fuzzed: the child died** ({', '.join(died)})" if died else "")
+              + "".join(f"\n- FAILURE {f}" for f in totals.failures))
     return 1 if bad else 0
+
+
+def _run_child(name: str, args: argparse.Namespace) -> Any:
+    """One target in a child process (`_child`): its Stats as a dict, the string saying why it was skipped, or
+    (exit code, the end of its stderr) when it died."""
+    proc = subprocess.run([sys.executable, __file__, "--child", name, "--seconds", str(args.seconds),
+                           "--timeout", str(args.timeout), "--memory", str(args.memory), "--out", str(args.out)],
+                          capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, json.JSONDecodeError):
+        return proc.returncode, " ".join(proc.stderr.strip()[-500:].split())
+
+
+COLUMNS = ("tried", "loaded", "format_error", "other", "silent_checked", "silently_changed", "peak_mib")
+
+
+def _plain(row: tuple[str, Any, float | None] | None) -> str:
+    """The terminal table's header (None) or one target's row."""
+    if row is None:
+        return (f"{'target':14s} {'tried':>7s} {'loaded':>7s} {'format err':>10s} {'other':>6s} "
+                f"{'checked':>9s} {'silent':>6s} {'peak MiB':>8s}")
+    n, res, _ = row
+    if isinstance(res, str):
+        return f"{n:14s} {res}"
+    return (f"{n:14s} {res['tried']:7d} {res['loaded']:7d} {res['format_error']:10d} {res['other']:6d} "
+            f"{res['silent_checked']:9d} {res['silently_changed']:6d} {res['peak_mib']:8.0f}")
+
+
+def _markdown(row: tuple[str, Any, float | None] | None) -> str:
+    """The markdown table's header (None) or one row (targets x outcomes, as an issue's closing note gives it)."""
+    if row is None:
+        return ("| target | inputs | loaded | refused (format error naming the file) | raw (other exception, hang, "
+                "memory, unnamed) | checked for silent change | silent | peak MiB | wall s |\n"
+                "|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    n, res, wall = row
+    if isinstance(res, str):
+        return f"| {n} | {res} |" + " |" * 7
+    cells = [f"{res[c]:,}" for c in COLUMNS[:-1]] + [f"{res['peak_mib']:.0f}", "" if wall is None else f"{wall:.0f}"]
+    return f"| {n} | " + " | ".join(cells) + " |"
+
+
+def _preamble(args: argparse.Namespace, n: int) -> str:
+    """What the table is: the command, the code, when, and the machine's load when it started."""
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"`python benchmarks/fuzz_readers.py {' '.join(sys.argv[1:])}`: {n} target(s), {args.seconds:g} s each "
+            f"in {args.jobs} lane(s); commit {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
+            f"average {load:.1f} at the start ({os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,24 @@ def test_every_target_for_a_short_budget(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+def test_the_markdown_table_in_two_lanes(tmp_path):
+    """``--table --jobs 2``: the issue's table (targets x outcomes) in one command, rows in target order."""
+    proc = subprocess.run([sys.executable, str(HARNESS), "--target", "expr", "--target", "perfstat-csv", "--seconds",
+                           "0.3", "--jobs", "2", "--table", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    rows = [ln.split("|")[1:-1] for ln in lines if ln.startswith("| ")]
+    assert [r[0].strip() for r in rows] == ["target", "expr", "perfstat-csv", "**all**"]
+    header = [c.strip() for c in rows[0]]
+    assert header[4].startswith("raw") and header[6] == "silent"
+    counts = [[int(c.strip().replace(",", "")) for c in r[1:7]] for r in rows[1:]]
+    assert all(c[0] > 0 and c[0] == c[1] + c[2] for c in counts[:2]), counts  # every input loaded or refused
+    assert counts[2] == [a + b for a, b in zip(*counts[:2])]  # the totals are the rows' sums
+    assert f"**0 raw, 0 silent** in {counts[2][0]:,} inputs" in proc.stdout
+    assert "2 lane(s)" in lines[0] and "0.3 s each" in lines[0]
+
+
 def test_mutations_change_the_input():
     fz = harness()
     b = b"a 1\nb 22\nc 333\n"

@@ -23,3 +23,23 @@ def test_the_python_api_example_runs_as_written(tmp_path, monkeypatch, capsys):
     for line in out:  # a score per scaler, as a percentage
         assert re.fullmatch(r"\w+ \d+\.\d%", line), line
     assert (tmp_path / "run.jsonl").stat().st_size > 0
+
+
+def test_the_dataset_counts_are_the_manifests():
+    """The README's counts of shipped datasets had drifted (31 said, more shipped): read from the manifest."""
+    from mpx.datasets import shipped
+
+    line = next(ln for ln in README.read_text().splitlines() if "the shipped real workloads (" in ln)
+    m = re.search(r"the shipped real workloads \((\d+)\): (\d+) under callgrind and (\d+) under gem5 in the main "
+                  r"collection, (\d+) at other callgrind grains \(`callgrind-grains`\), (\d+) steady-state gem5 "
+                  r"recordings \(`gem5-long`; the recipes of (\w+) more and of (\w+) 250 ms ones", line)
+    assert m, line
+    words = {"no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+    said = [int(g) for g in m.groups()[:5]] + [words.get(g, g) for g in m.groups()[5:]]
+    recorded = set(shipped.names(None, None))
+    unrecorded = [r for r in shipped.recipes() if r["name"] not in recorded]
+    shipped_counts = [len(recorded), len(shipped.names("callgrind")), len(shipped.names("gem5")),
+                      len(shipped.names("callgrind", "callgrind-grains")), len(shipped.names("gem5", "gem5-long")),
+                      sum(shipped.collection(r) == "gem5-long" for r in unrecorded),
+                      sum(shipped.collection(r) == "gem5-long-250ms" for r in unrecorded)]
+    assert said == shipped_counts, f"README says {said}, the manifest and recipes hold {shipped_counts}"

@@ -22,10 +22,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: one commit per schema mpx has written, with the module that wrote it
 OLD = {
+    "the first store (five row tables, no partition)": ("77f1d5a", "mpx/results.py"),
     "cells and runs only": ("80178c5", "mpx/results.py"),
     "row_tables": ("f4c8279", "mpx/results.py"),
     "cell_checksums": ("4ea2530", "mpx/results.py"),
     "row_tables and cell_checksums": ("ffb1e4b", "mpx/experiment/store.py"),
+    "schema 3 before run_checksums": ("80d865e", "mpx/experiment/store.py"),
+    "schema 3 with run_checksums": ("43e23ea", "mpx/experiment/store.py"),
 }
 
 
@@ -134,6 +137,15 @@ def test_a_store_of_a_newer_schema_is_refused_in_one_line(tmp_path, capsys):
     con.close()
     code, _, err = report_lines(capsys, str(p))
     assert code == 1 and len(err) == 1 and f"schema {SCHEMA + 1}" in err[0] and "newer mpx" in err[0]
+
+
+def test_a_schema_number_no_mpx_wrote_is_damage(tmp_path, capsys):
+    p = small_store(tmp_path / "results.sqlite")
+    con = sqlite3.connect(p)
+    con.execute("PRAGMA user_version = 1")
+    con.close()
+    code, _, err = report_lines(capsys, str(p))
+    assert code == 1 and len(err) == 1 and "schema number reads 1, which no mpx wrote" in err[0], err
 
 
 def small_store(path: Path, n: int = 3) -> Path:

@@ -31,11 +31,12 @@ store's own tables are ``cells`` and ``runs``; the built-in kinds declare the ot
   Readers open the store read-only (`open_store`): an empty file or a malformed page is a `FormatError`
   and nothing is written into the file.
 
-Schema (`SCHEMA`, kept as SQLite's ``user_version``): stores written before it was recorded are schema 0, with or
-without ``row_tables`` and ``cell_checksums``; they are read as they are and migrated by the first writer (their
-row tables' keys filled in when declared, their cells without a checksum listed in ``unchecked_cells``, cells
-checksummed by an older digest re-checksummed). In a store of the current schema a missing checksum (row or table)
-is damage. A writer checks the whole store before it writes anything (`mpx run` never writes into a store it
+Schema (`SCHEMA`, kept as SQLite's ``user_version``; `KEEPS` lists every schema mpx has written): stores written
+before it was recorded are schema 0, with or without ``row_tables`` and ``cell_checksums``; they are read as they are
+and migrated by the first writer (their row tables' keys filled in when declared, their cells without a checksum
+listed in ``unchecked_cells``, cells checksummed by an older digest re-checksummed). Schema 3 stores are read with
+or without ``run_checksums`` (the first ones had none; a writer adds them: schema 4). From schema 3 on a missing
+cell checksum (row or table) is damage, and from schema 4 on a missing run checksum too. A writer checks the whole store before it writes anything (`mpx run` never writes into a store it
 would refuse to read) and refuses a 0-byte file like a reader.
 
 Exports (`ResultsStore.export`) write each CSV or Parquet file under a temporary name and rename it
@@ -62,6 +63,7 @@ from typing import Any, Iterable, Iterator
 
 from mpx.errors import ConfigError, FormatError
 from mpx.experiment.latex import to_latex
+from mpx.experiment.reuse import as_asked
 from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, RUN_CHECKSUMS, RUN_COLUMNS, all_checksums,
                                      canonical_value, cell_checksum, digest, row_text, run_checksum)
 
@@ -147,14 +149,16 @@ class ResultsStore:
         if version > SCHEMA:
             raise FormatError(self.path, None, f"a results store of schema {version}, written by a newer mpx "
                               f"(this one reads schemas 0 to {SCHEMA}); update mpx to read it")
-        if version < SCHEMA and {UNCHECKED, RUN_CHECKSUMS} & have:  # tables no older mpx wrote
+        if version not in KEEPS:
+            raise FormatError(self.path, None, f"damaged results store: its schema number reads {version}, which no "
+                              f"mpx wrote (schemas {', '.join(map(str, KEEPS))})")
+        if version == 0 and {UNCHECKED, RUN_CHECKSUMS} & have:  # tables no mpx of schema 0 wrote
             raise FormatError(self.path, None, f"damaged results store: it has the tables of schema {SCHEMA} but "
                               f"its schema number reads {version}")
-        if version == SCHEMA:
-            lost = [t for t in ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS) if t not in have]
-            if lost:
-                raise FormatError(self.path, None, f"damaged results store: schema {SCHEMA} keeps the table(s) "
-                                  f"{', '.join(lost)}, and they are missing")
+        lost = [t for t in KEEPS[version] if t not in have]
+        if lost:
+            raise FormatError(self.path, None, f"damaged results store: schema {version} keeps the table(s) "
+                              f"{', '.join(lost)}, and they are missing")
         return version
 
     def _check_readable(self) -> None:
@@ -172,7 +176,7 @@ class ResultsStore:
 
     def schema_name(self) -> str:
         """The store's schema in words (what a message about an older store names)."""
-        if self.schema >= SCHEMA:
+        if self.schema >= 3:
             return f"schema {self.schema}"
         have = self._have()
         lacks = [t for t in ("row_tables", CHECKSUMS) if t not in have]
@@ -191,7 +195,8 @@ class ResultsStore:
         c.execute("CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, "
                   "config_path TEXT, config TEXT, code_version TEXT, cells TEXT, n_cells INTEGER, jobs TEXT, "
                   "started REAL, finished REAL, status TEXT)")
-        if int(c.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA:
+        version = int(c.execute("PRAGMA user_version").fetchone()[0])
+        if version < 3:
             c.execute("CREATE TABLE IF NOT EXISTS row_tables (name TEXT PRIMARY KEY, keys TEXT)")
             for t in self._legacy_tables():  # keys NULL: unknown until declared (`declare` fills them in)
                 c.execute("INSERT OR IGNORE INTO row_tables (name, keys) VALUES (?, NULL)", (t,))
@@ -202,9 +207,10 @@ class ResultsStore:
             tables = [t for (t,) in c.execute("SELECT name FROM row_tables ORDER BY rowid")]
             for k in sorted(self._relabel):  # checked under the digest they were written with (`LEGACY_DIGESTS`)
                 c.execute(f"UPDATE {CHECKSUMS} SET sha256 = ? WHERE cell_key = ?", (cell_checksum(c, k, tables), k))
+        if version < SCHEMA:  # schema 3 written by an mpx of 2026-11-29 04:18-05:04 had no run checksums
             c.execute(f"CREATE TABLE IF NOT EXISTS {RUN_CHECKSUMS} (run_id INTEGER PRIMARY KEY, sha256 TEXT)")
             for row in c.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs").fetchall():  # as they are now
-                c.execute(f"INSERT OR REPLACE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
+                c.execute(f"INSERT OR IGNORE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
             c.execute(f"PRAGMA user_version = {SCHEMA}")
         c.execute("COMMIT")
         self.schema = SCHEMA
@@ -381,13 +387,19 @@ class ResultsStore:
                                  "finished, status FROM runs ORDER BY run_id", self.conn)
 
     def run_cells(self, experiment: str | None = None, run_id: int | None = None) -> list[str] | None:
-        """Cell keys of run ``run_id``, or of the latest run of ``experiment``; None (every cell) when the
-        store has no run."""
+        """Cell keys of run ``run_id``, or of the latest run of ``experiment`` (of every experiment when None); None
+        (every cell) when the store has no run."""
+        asked = self.asked_by(experiment, run_id)
+        return None if asked is None else [k for keys in asked.values() for k in keys]
+
+    def asked_by(self, experiment: str | None = None, run_id: int | None = None) -> dict[str, list[str]] | None:
+        """Experiment name → the cell keys its run asked for: run ``run_id``'s, or the latest run of ``experiment``
+        (of every experiment when None); None when the store has no run."""
         if run_id is not None:
-            r = self.conn.execute("SELECT cells FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            r = self.conn.execute("SELECT experiment, cells FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if r is None:
                 raise ConfigError(f"{self.path}: no run {run_id}")
-            return json.loads(r[0])
+            return {r[0]: json.loads(r[1])}
         rows = self.conn.execute("SELECT experiment, cells FROM runs ORDER BY run_id").fetchall()
         if not rows:
             return None
@@ -397,8 +409,8 @@ class ResultsStore:
         if experiment is not None:
             if experiment not in latest:
                 raise ConfigError(f"{self.path}: no run of experiment {experiment!r}; runs: {sorted(latest)}")
-            return latest[experiment]
-        return [k for keys in latest.values() for k in keys]
+            return {experiment: latest[experiment]}
+        return latest
 
     def run_config(self, experiment: str | None = None, run_id: int | None = None) -> dict | None:
         """The config (as stored by `begin_run`) of run ``run_id``, or of the latest run of ``experiment``
@@ -418,7 +430,8 @@ class ResultsStore:
     def table(self, name: str, experiment: str | None = None, run_id: int | None = None,
               keys: Iterable[str] | None = None) -> Any:
         """One table as a DataFrame, restricted to the cells of the latest run of each experiment (or of
-        ``experiment`` / ``run_id`` / the given cell ``keys``), sorted deterministically."""
+        ``experiment`` / ``run_id`` / the given cell ``keys``), sorted deterministically. Rows read by run name
+        the experiment whose run asked for their cell (`as_asked`)."""
         import pandas as pd
 
         tables = self.tables()
@@ -431,7 +444,7 @@ class ResultsStore:
                 raise FormatError(self.path, None, f"{len(damaged)} damaged cell(s) (first: {first}: "
                                   f"{damaged[first]}): the store was changed outside mpx or damaged; "
                                   "`mpx report --verify` lists them")
-        keys = list(keys) if keys is not None else self.run_cells(experiment, run_id)
+        asked = self.asked_by(experiment, run_id) if keys is None else None
         col = "key" if name == "cells" else "cell_key"
         try:
             df = pd.read_sql_query(f"SELECT * FROM {name}", self.conn)
@@ -442,6 +455,8 @@ class ResultsStore:
             raise FormatError(self.path, None, f"damaged results store ({cause})") from None
         if keys is not None:
             df = df[df[col].isin(set(keys))]
+        elif asked is not None:
+            df = as_asked(df, col, asked)
         order = ("key",) if name == "cells" else tables[name]
         order = [c for c in order if c in df.columns]
         return df.sort_values(order, kind="mergesort").reset_index(drop=True) if order else df
@@ -502,20 +517,21 @@ class ResultsStore:
                 check = {k: d for k, d in sums.items() if k not in skip}
                 now = all_checksums(self.conn, self.tables()) if check else {}
                 bad = {k for k, d in check.items() if now.get(k, digest({})) != d}
-                for legacy in LEGACY_DIGESTS if bad and self.schema < SCHEMA else ():
+                for legacy in LEGACY_DIGESTS if bad and self.schema < 3 else ():
                     then = all_checksums(self.conn, self._legacy_order(), legacy)
                     matched = {k for k in bad if then.get(k) == check[k]}
                     self._relabel |= matched
                     bad -= matched
                 for k in bad:
                     out[k] = "its rows no longer match the checksum written with them"
-                if self.schema >= SCHEMA:
+                if RUN_CHECKSUMS in have:  # schema 4; schema 3 had it from 2026-11-29 05:04 on
                     run_sums = dict(self.conn.execute(f"SELECT run_id, sha256 FROM {RUN_CHECKSUMS}"))
                     for row in self.conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"):
                         if run_sums.get(row[0]) != run_checksum(row):
                             out[f"run {row[0]}"] = ("its row (the cells a report reads) no longer matches the "
                                                     "checksum written with it" if row[0] in run_sums else
                                                     "its checksum is missing")
+                if self.schema >= 3:
                     legacy = {r[0] for r in self.conn.execute(f"SELECT cell_key FROM {UNCHECKED}")}
                     for (k,) in self.conn.execute("SELECT key FROM cells"):
                         if k not in sums and k not in legacy and k not in skip:
@@ -528,7 +544,7 @@ class ResultsStore:
     def unchecked(self) -> int:
         """How many stored cells carry no checksum because they were written before checksums existed."""
         have = self._have()
-        if self.schema >= SCHEMA:
+        if self.schema >= 3:
             return int(self.conn.execute(f"SELECT COUNT(*) FROM cells WHERE key IN (SELECT cell_key FROM {UNCHECKED}) "
                                          f"AND key NOT IN (SELECT cell_key FROM {CHECKSUMS})").fetchone()[0])
         n = self.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
@@ -552,10 +568,14 @@ def _json_list(path: Path, text: Any, run_id: int) -> list[str]:
     raise FormatError(path, None, f"damaged results store: run {run_id}'s list of cells is not a JSON list")
 
 
-SCHEMA = 3  # kept as SQLite's user_version: 0 for every store before it (module docstring); 3 adds UNCHECKED
-
 #: the cells a migration to `SCHEMA` found without a checksum (written before checksums existed)
 UNCHECKED = "unchecked_cells"
+
+#: the schemas mpx has written (SQLite's user_version) → the tables besides ``cells`` and ``runs`` each keeps: 0 for
+#: every store before the number was recorded (with or without row_tables and cell_checksums); 3 adds UNCHECKED (its
+#: stores of 2026-11-29 04:18-05:04 have no RUN_CHECKSUMS, the later ones have it); 4 keeps RUN_CHECKSUMS
+KEEPS = {0: (), 3: ("row_tables", CHECKSUMS, UNCHECKED), 4: ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS)}
+SCHEMA = max(KEEPS)
 
 def is_damage(exc: BaseException) -> bool:
     """Whether an SQLite error says the file is damaged (malformed, not a database, a format it does not know, a
