@@ -260,14 +260,17 @@ class FusionScaler(Scaler):
         "std_scale": Interval(float, 0, None, closed="neither"), "cross": "boolean",
         "noise_share": Interval(float, 0, 1, closed="neither"),
         "coverage_margin": [None, Interval(float, 1, None, closed="neither")], "fallback": [None, str],
-        "predictive": "boolean", "own_margin": [None, Interval(float, 1, None, closed="left")]}
+        "predictive": "boolean", "own_margin": [None, Interval(float, 1, None, closed="left")],
+        "steady_fallback": [None, str]}
     #: the named baseline of the coverage guard (module docstring)
     _fallback: ClassVar[str] = "linear_carry"
+    #: the named baseline of an event whose measured counts the whole-run rate so far predicts better
+    _steady_fallback: ClassVar[str] = "constant_rate_causal"
 
     def __init__(self, relations: Any = None, q_scale: float = 1.0, prior_scale: float = 1.0,
                  std_scale: float = 1.0, cross: bool = True, noise_share: float = 0.8,
                  coverage_margin: float | None = 10.0, fallback: str | None = None, predictive: bool = True,
-                 own_margin: float | None = 1.0):
+                 own_margin: float | None = 1.0, steady_fallback: str | None = None):
         self.relations = relations
         self.q_scale = q_scale
         self.prior_scale = prior_scale
@@ -278,6 +281,7 @@ class FusionScaler(Scaler):
         self.fallback = fallback
         self.predictive = predictive
         self.own_margin = own_margin
+        self.steady_fallback = steady_fallback
 
     def _fit(self, items: list[Any]) -> None:
         bad = [type(x).__name__ for x in items if not isinstance(x, Trace)]
@@ -367,23 +371,34 @@ class FusionScaler(Scaler):
                        "segment_ends": ends}
         outside = self._uncovered(obs, c, ok, dur, bounds, st, y) & ~errors[None, :]
         worse = np.zeros_like(outside)
+        steady = np.zeros_like(outside)
         if y.shape[0] and self.coverage_margin is not None and self.predictive:
             #: the predictive check's sums per read window and event (`_worse_than_carry`)
             self.predictive_ = self._worse_than_carry(store, y, c, ok, dur, bounds, st, eps)
             worse = self.predictive_["worse"] & ~errors[None, :] & ~outside
+            steady = self.predictive_["steady"]
         uncovered = outside | worse
         share = float(uncovered.sum() / max(uncovered.size, 1))
         if uncovered.any():
-            name = self.fallback or self._fallback
             from mpx import scalers
 
+            name = self.fallback or self._fallback
             fb = scalers.get(name).estimate(obs)
-            counts = np.where(uncovered, fb.counts, counts)
+            names = {name: uncovered & ~steady}
+            if (uncovered & steady).any():
+                name_s = self.steady_fallback or self._steady_fallback
+                fb_s = scalers.get(name_s).estimate(obs)
+                fb_counts = np.where(steady, fb_s.counts, fb.counts)
+                fb_not = np.where(steady, fb_s.not_estimated, fb.not_estimated)
+                names[name_s] = uncovered & steady
+            else:
+                fb_counts, fb_not = fb.counts, fb.not_estimated
+            counts = np.where(uncovered, fb_counts, counts)
             r_ = obs.reads
             with np.errstate(invalid="ignore", divide="ignore"):
                 off = 1.0 - np.clip(np.asarray(r_.running, float) / np.asarray(r_.enabled, float), 0.0, 1.0)
-            std = np.where(uncovered, np.abs(fb.counts) * np.nan_to_num(off, nan=1.0), std)
-            not_est = not_est | (uncovered & fb.not_estimated)
+            std = np.where(uncovered, np.abs(fb_counts) * np.nan_to_num(off, nan=1.0), std)
+            not_est = not_est | (uncovered & fb_not)
             counts = np.where(not_est & ~np.isfinite(counts), np.nan, counts)
             std = np.where(np.isfinite(std), std, 0.0)
             for what, mask in (("whose observed rate or changes left the training programs' range "
@@ -392,9 +407,11 @@ class FusionScaler(Scaler):
                                 "measured rate (predictive check)", worse)):
                 cols = mask.any(axis=0)
                 if cols.any():
-                    notes.append(f"coverage guard: {int(cols.sum())} event(s) {what} fell back to {name} in "
+                    notes.append(f"coverage guard: {int(cols.sum())} event(s) {what} fell back in "
                                  f"{100 * mask.sum() / mask.size:.1f}% of event-windows: "
                                  + ", ".join(e for e, u in zip(events, cols) if u))
+            notes.append("coverage guard's baselines (the one that predicted the event's measured counts better): "
+                         + ", ".join(f"{n} in {100 * m.sum() / m.size:.1f}% of event-windows" for n, m in names.items()))
         qc = np.where(errors[None, :], np.nan, per_q)
         est = self.make_estimate(obs, counts, not_estimated=not_est, std=std, quantum_counts=qc,
                                  quantum_std=np.where(errors[None, :], np.nan, sd_q), notes=notes)
@@ -437,6 +454,7 @@ class FusionScaler(Scaler):
         cap = self._own_cap(y, bounds, strict=True)
         err_m = np.zeros((n_q, n_e))
         err_b = np.zeros((n_q, n_e))
+        err_k = np.zeros((n_q, n_e))
         hit = np.zeros((n_q, n_e))
         for j in range(n_e):
             at = np.flatnonzero(ok[:, j])
@@ -451,19 +469,30 @@ class FusionScaler(Scaler):
             q = at[start]
             prev = run_id[start] - 1
             base = dur[q, 0] * run_c[prev] / np.maximum(run_t[prev], 1e-300)
+            so_far_c, so_far_t = np.cumsum(run_c)[prev], np.cumsum(run_t)[prev]   # every run before this one
+            const = dur[q, 0] * so_far_c / np.maximum(so_far_t, 1e-300)
             lr = pred[q, j]
             model = dur[q, 0] * np.maximum(np.exp(np.minimum(np.where(np.isfinite(lr), lr, st["mu"][j]),
                                                             np.minimum(st["top"][j], cap[q, j]))) - eps, 0.0)
             err_m[q, j] = np.abs(model - c[q, j])
             err_b[q, j] = np.abs(base - c[q, j])
+            err_k[q, j] = np.abs(const - c[q, j])
             hit[q, j] = 1.0
         ends = np.full(len(bounds) - 1, bounds[-1]) if self._smooth else bounds[1:]
         cum = lambda a: np.vstack([np.zeros((1, n_e)), np.cumsum(a, axis=0)])[ends]  # noqa: E731
-        m_, b_, n_ = cum(err_m), cum(err_b), cum(hit)
-        # an event not counted yet has nothing to check, one counted in every quantum so far nothing to predict:
-        # the model stays
-        seen = (cum(ok.astype(np.float64)) > 0) & (cum((~ok).astype(np.float64)) > 0)
-        return {"worse": seen & ~((n_ >= MIN_CHANGES) & (m_ <= b_)), "model": m_, "base": b_, "n": n_}
+        m_, b_, k_, n_ = cum(err_m), cum(err_b), cum(err_k), cum(hit)
+        best = np.minimum(b_, k_)
+        checked = n_ >= MIN_CHANGES
+        passed = checked & (m_ <= best)
+        # one counted in every quantum so far has nothing to predict: the model stays; an event not counted yet has
+        # nothing to check: the model's prediction of it (from the prior and the other events) stays only while
+        # more of the checked events passed than failed (the model has shown it predicts this run)
+        counted = cum(ok.astype(np.float64)) > 0
+        gap = cum((~ok).astype(np.float64)) > 0
+        trusted = passed.sum(axis=1) > (checked & ~passed).sum(axis=1)
+        worse = (counted & gap & ~passed) | (~counted & ~trusted[:, None])
+        return {"worse": worse, "model": m_, "base": b_, "const": k_, "n": n_, "steady": (n_ > 0) & (k_ < b_),
+                "trusted": trusted}
 
     def _jumpy(self, y: np.ndarray, ok: np.ndarray, st: dict[str, np.ndarray], bounds: np.ndarray) -> np.ndarray:
         """``[W, E]``: the event's observed log-rate changes (successive counted quanta ``g`` apart) are larger
@@ -595,4 +624,5 @@ class FusionSmoother(FusionScaler):
     causal: ClassVar[bool] = False
     _smooth: ClassVar[bool] = True
     _fallback: ClassVar[str] = "linear_interpolate"
+    _steady_fallback: ClassVar[str] = "constant_rate"
 
