@@ -87,7 +87,12 @@ event's rate over its previous run on the counters, what ``linear_carry`` carrie
 those quanta up to the window's end (the whole run when smoothing): the model is kept only when it has at
 least ``MIN_CHANGES`` of them and its absolute count error is no larger than the baseline's — the model earns
 its keep; an event counted in every quantum so far (nothing to predict) or not counted yet (nothing to check)
-keeps it. Otherwise the event falls back as above. Neither test reads anything but the observation.
+keeps it; an event not counted yet (nothing to check; the model predicts it from its prior and the other events)
+keeps it only while more of the checked events passed than failed. The same held-out counts choose the
+baseline an event falls back to: the carried rate (``fallback``: ``linear_carry``, offline
+``linear_interpolate``) or the event's rate over every earlier run on the counters (``steady_fallback``:
+``constant_rate_causal``, offline ``constant_rate``), whichever predicted them better (the carried one until
+there is a check). Neither test reads anything but the observation.
 
 A last guard caps every predicted rate at the highest rate the run has counted for the event so far (up to
 the end of the quantum's read window; the whole run when smoothing) times ``own_margin`` (1: no extrapolation
@@ -231,7 +236,8 @@ class FusionScaler(Scaler):
     covariance), ``std_scale`` (> 0: multiplies the reported std), ``cross`` (use the learned cross-event
     covariances; False keeps only their diagonals — the ablation without implicit interactions),
     ``noise_share`` (0 < s < 1: the share of the learned log-rate change variance taken as white noise),
-    ``coverage_margin`` (> 1, or None: off), ``fallback`` (a registered read-window scaler), ``predictive``
+    ``coverage_margin`` (> 1, or None: off), ``fallback`` and ``steady_fallback`` (registered read-window
+    scalers), ``predictive``
     (the predictive check) and ``own_margin`` (>= 1, or None: the cap at the run's own highest counted rate):
     the coverage guard of the module docstring.
 
