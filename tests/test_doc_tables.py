@@ -26,8 +26,6 @@ _spec.loader.exec_module(doc_tables)
 
 #: docs whose result tables are still typed by hand: the reason and who regenerates them
 PENDING = {
-    "fusion.md": "its nine tables come from experiments/analyses/fusion.py runs of hours; the fair-terms rewrite of "
-                 "issue 34 items 1, 5, 6 (another branch) changes them",
     "tintin.md": "written whole by experiments/analyses/tintin_doc.py (its header names the command and commit), not "
                  "yet in experiments/doc_tables.py's block form",
     "alignment.md": "not in issue 34's list (verdicts, fusion, scoring, tintin); its tables await a --markdown "

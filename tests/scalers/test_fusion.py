@@ -168,8 +168,10 @@ def test_cross_event_model_predicts_an_event_never_on_a_counter():
         est = scaler.fit([_synthetic(1), _synthetic(2)]).estimate(obs)
         return float(np.median(np.abs(est.counts[:, 1] - true_b) / true_b)), est
 
-    e_cross, est = err(FusionSmoother())
-    e_alone, _ = err(FusionSmoother(cross=False))
+    # the model itself (its coverage guard off: with it, an event never counted keeps the model's prediction only
+    # while the model passes its predictive check on most of the checked events, `_worse_than_carry`)
+    e_cross, est = err(FusionSmoother(coverage_margin=None))
+    e_alone, _ = err(FusionSmoother(cross=False, coverage_margin=None))
     assert e_cross < 0.05                     # b = 3a learned from other workloads
     assert e_alone > 4 * e_cross              # without the cross-event terms it is a guess
     assert est.not_estimated[:, 1].all()      # never ran: flagged, but predicted
@@ -221,8 +223,9 @@ def test_deterministic_and_trace_free():
 def test_inequality_relation_is_imposed():
     test = _synthetic(7)
     obs = _observe(test)
-    # a false relation on purpose (b is 3a): the estimate must obey it anyway
-    est = FusionSmoother(relations="b <= a").fit([_synthetic(1)]).estimate(obs)
+    # a false relation on purpose (b is 3a): the model's estimate must obey it anyway (the coverage guard off: a
+    # window that falls back carries its baseline's counts, to which the relations are not applied)
+    est = FusionSmoother(relations="b <= a", coverage_margin=None).fit([_synthetic(1)]).estimate(obs)
     c = est.counts
     assert (c[:, 1] <= c[:, 0] * (1 + 1e-6) + 1e-6).all()
     assert any("relations changed" in n for n in est.notes)
@@ -272,11 +275,12 @@ def test_coverage_guard_falls_back_per_event_outside_the_training_levels():
 
     base = np.array([2000.0, 6000.0, 500.0, 800.0, 300.0])
     train = [_steady(base, 1)[0], _steady(base * 1.2, 2)[0]]
-    est = FusionScaler().fit(train).estimate(_steady(base * 1.1, 3)[1])
+    # the range test alone (the predictive check, tested below, off)
+    est = FusionScaler(predictive=False).fit(train).estimate(_steady(base * 1.1, 3)[1])
     assert est.meta["fallback_share"] == 0.0 and not any(n.startswith("coverage") for n in est.notes)
 
     outside = _steady(base * np.array([1.1, 1.1, 1000.0, 1.1, 1.1]), 4)[1]   # c a thousand times the training's
-    est = FusionScaler().fit(train).estimate(outside)
+    est = FusionScaler(predictive=False).fit(train).estimate(outside)
     fb = scalers.get("linear_carry").estimate(outside)
     assert est.meta["fallback_share"] == pytest.approx(1 / 5)
     np.testing.assert_allclose(est.counts[:, 2], fb.counts[:, 2])
@@ -286,6 +290,72 @@ def test_coverage_guard_falls_back_per_event_outside_the_training_levels():
 
     # more than RUN_SHARE of the events outside: the whole run falls back, the smoother to linear_interpolate
     far = _steady(base / 1000, 5)[1]
-    est = FusionSmoother().fit(train).estimate(far)
+    est = FusionSmoother(predictive=False).fit(train).estimate(far)
     assert est.meta["fallback_share"] == 1.0
     np.testing.assert_allclose(est.counts, scalers.get("linear_interpolate").estimate(far).counts)
+
+
+def _b_independent(seed: int, n: int = 600) -> Trace:
+    """As `_synthetic`, but b an independent random walk (the training programs' b = 3a does not hold)."""
+    tr = _synthetic(seed, n)
+    rng = np.random.default_rng(100 + seed)
+    counts = tr.counts.copy()
+    counts[:, 1] = np.round(np.exp(np.log(6000.0) + np.cumsum(rng.normal(0, 0.15, n))))
+    return Trace(EV, counts, tr.edges, "us", meta={"workload": f"ind{seed}"})
+
+
+def test_predictive_check_keeps_the_model_where_it_predicts_measured_counts_better():
+    """Issue 34: the coverage guard's predictive check, from measured counts only. Trained on programs where
+    b = 3a: on a program where that holds the model predicts each measured count of b (from a, on the counters
+    in the same quantum) better than carrying b's last measured rate, and keeps b once it has MIN_CHANGES checks;
+    on a program where b moves on its own the carried rate predicts better and b falls back to linear_carry."""
+    from mpx import scalers
+    from mpx.scalers.fusion import MIN_CHANGES
+
+    train = [_synthetic(1), _synthetic(2)]
+    obs = _observe(_synthetic(9))
+    s = FusionScaler()
+    est = s.fit(train).estimate(obs)
+    pc = s.predictive_
+    late = pc["n"][:, 1] >= MIN_CHANGES
+    assert late[-1] and not late[0]
+    assert (pc["model"][-1, 1] < 0.5 * pc["base"][-1, 1])
+    assert not pc["worse"][late, 1].any() and pc["worse"][~late, 1].all()   # the model earns its keep first
+    model = FusionScaler(coverage_margin=None).fit(train).estimate(obs)
+    np.testing.assert_allclose(est.counts[late, 1], model.counts[late, 1])
+
+    obs_i = _observe(_b_independent(9))
+    s = FusionScaler()
+    est = s.fit(train).estimate(obs_i)
+    assert s.predictive_["model"][-1, 1] > s.predictive_["base"][-1, 1]
+    assert s.predictive_["worse"][-1, 1]
+    np.testing.assert_allclose(est.counts[-1, 1], scalers.get("linear_carry").estimate(obs_i).counts[-1, 1])
+    assert est.meta["fallback_share_predictive"] > 0
+    note = [n for n in est.notes if "predictive check" in n]
+    assert len(note) == 1 and "b" in note[0].split(": ")[-1].split(", ")
+    assert "a" not in note[0].split(": ")[-1].split(", ")     # counted in every quantum: nothing to predict
+    # the check is one switch of the guard
+    assert FusionScaler(predictive=False).fit(train).estimate(obs_i).meta["fallback_share_predictive"] == 0.0
+
+
+def test_prediction_capped_at_the_highest_rate_the_run_counted():
+    """Issue 34: the model never predicts an event above the highest rate it counted for it so far (up to the
+    read window's end for the filter): trained where b = 3a, a program where a jumps twentyfold while b, flat, is
+    off the counters — the learned cross-event move would carry b up with a; the cap holds it. own_margin=None
+    lifts the cap."""
+    train = [_synthetic(1), _synthetic(2)]
+    n = 400
+    a = np.where(np.arange(n) < 200, 2000.0, 40000.0)
+    counts = np.stack([a, np.full(n, 6000.0), np.full(n, 500.0)], axis=1)
+    tr = Trace(EV, counts, np.arange(n + 1, dtype=float), "us", meta={"workload": "jump"})
+    run = np.zeros((n, 3), dtype=bool)
+    run[:, 0] = True
+    run[:200:2, 1] = True                     # b counted in the first half only
+    run[1::2, 2] = True
+    obs = observation_from_quanta(EV, tr.edges, tr.counts, run, 4, meta={"workload": "jump"})
+    est = FusionScaler(coverage_margin=None).fit(train).estimate(obs)
+    free = FusionScaler(coverage_margin=None, own_margin=None).fit(train).estimate(obs)
+    top = counts[run[:, 1], 1].max()
+    assert np.asarray(free.quantum_counts)[200:, 1].max() > 5 * top     # the cross-event move, uncapped
+    assert np.asarray(est.quantum_counts)[200:, 1].max() <= top * (1 + 1e-9)
+    np.testing.assert_allclose(est.counts[50:, 1], 4 * 6000.0, rtol=1e-6)   # the flat truth, from the cap
