@@ -40,10 +40,22 @@ import digest  # noqa: E402
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "quickstart" else n
                                   for n in digest.CONFIGS])
 def test_tables_match_reference(name, tmp_path, monkeypatch):
+    """The reference's tables, with every BLAS thread the library starts and a busy loop per CPU while the
+    run lasts: the tables do not depend on the load. (One run for both: an idle machine is one more load,
+    and the quickstart's run is the suite's longest; the one-BLAS-thread run below is the other.)"""
     monkeypatch.setenv("MPX_CODE_VERSION", "golden")
-    digest.run_reference(name, tmp_path / "results.sqlite")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(os.cpu_count() or 1)]
+    try:
+        digest.run_reference(name, tmp_path / "results.sqlite")
+        assert all(p.poll() is None for p in busy), "a busy loop ended before the run did"
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
     problems = digest.compare(name, digest.canonical_tables(tmp_path / "results.sqlite"))
-    assert not problems, f"{name}: differs from the reference beyond rtol {digest.RTOL:g}:\n" + "\n".join(problems[:20])
+    assert not problems, f"{name} with every CPU busy: differs from the reference beyond rtol {digest.RTOL:g}:\n" + \
+        "\n".join(problems[:20])
 
 
 def _table(rows: list[list[object]]) -> str:
@@ -99,22 +111,3 @@ def test_tables_match_reference_with_one_blas_thread(name, tmp_path, monkeypatch
         digest.run_reference(name, tmp_path / "results.sqlite")
     problems = digest.compare(name, digest.canonical_tables(tmp_path / "results.sqlite"))
     assert not problems, f"{name} with one BLAS thread:\n" + "\n".join(problems[:20])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "quickstart" else n
-                                  for n in digest.CONFIGS])
-def test_tables_match_reference_with_every_cpu_busy(name, tmp_path, monkeypatch):
-    """A busy loop per CPU while the reference runs: the tables do not depend on the load."""
-    monkeypatch.setenv("MPX_CODE_VERSION", "golden")
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            for _ in range(os.cpu_count() or 1)]
-    try:
-        digest.run_reference(name, tmp_path / "results.sqlite")
-        assert all(p.poll() is None for p in busy), "a busy loop ended before the run did"
-    finally:
-        for p in busy:
-            p.kill()
-            p.wait()
-    problems = digest.compare(name, digest.canonical_tables(tmp_path / "results.sqlite"))
-    assert not problems, f"{name} with every CPU busy:\n" + "\n".join(problems[:20])

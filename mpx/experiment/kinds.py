@@ -72,6 +72,14 @@ class CellKind:
             return []
         return [s["name"]] if schedulers.REGISTRY.tags(s["name"]).jit else []
 
+    def jit_scalers(self, cell: dict) -> list[str]:
+        """Registered scalers the cell runs that compile numba kernels on first use (their ``jit`` tag):
+        a pool of workers compiles them once, in one worker, before the cells that run them."""
+        from mpx import scalers
+
+        names = [s.get("name") for s in cell.get("scalers") or [] if isinstance(s, dict)]
+        return [n for n in names if n in scalers.REGISTRY and scalers.REGISTRY.tags(n).jit]
+
 
 #: built-in kinds, in the order error messages list them
 BUILTIN = {"scaling": "mpx.experiment.scaling:ScalingKind",

@@ -264,8 +264,8 @@ class Scaler(Params, ABC):
     @classmethod
     def warm_up(cls) -> None:
         """Compile the method's JIT kernels on a tiny input, so that the first real call does not pay for
-        it (numba caches the machine code on disk). For a caller that can compile ahead, e.g. a benchmark;
-        the experiment runner warms only schedulers aside, since every cell needs its scalers at once."""
+        it (numba caches the machine code on disk). For a caller that can compile ahead: a benchmark, the
+        experiment runner's pool (once, in one worker, before the cells that run the scaler)."""
 
     # -- the verbs -----------------------------------------------------------------------------------
 

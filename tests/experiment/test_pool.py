@@ -76,3 +76,23 @@ def test_ctrl_c_with_jobs_stops_within_seconds_and_keeps_the_finished_cells(tmp_
     while running(str(out)) and time.monotonic() < deadline:  # the workers went with the run
         time.sleep(0.1)
     assert not running(str(out))
+
+
+def test_a_pool_compiles_the_jitted_plugins_once_before_the_cells_that_run_them(monkeypatch):
+    """`jit_warm_ups`: the quickstart's pool first compiles the partitioner's kernels (the hypergraph and
+    fusion_aware schedulers) and the Kalman filter (the fusion scalers), one task each; a cell waits for the
+    groups it runs, so no second worker compiles them again (issue 39: ~50 s of CPU per worker when fresh)."""
+    from mpx.experiment import load_config
+    from mpx.experiment.runner import jit_warm_ups
+
+    monkeypatch.setenv("MPX_CODE_VERSION", "test")
+    cells = load_config(Path(__file__).resolve().parents[2] / "experiments" / "quickstart.toml").cells()
+    warm, needs = jit_warm_ups(cells)
+    assert warm == {"schedulers": ["fusion_aware", "hypergraph"], "scalers": ["fusion", "fusion_smooth"]}
+    jit_cells = {c["key"] for c in cells if c["scheduler"]["name"] in ("hypergraph", "fusion_aware")}
+    assert len(jit_cells) == 36
+    for c, need in zip(cells, needs):
+        assert need == ({"schedulers", "scalers"} if c["key"] in jit_cells else {"scalers"})
+    plain = [dict(c, scalers=[s for s in c["scalers"] if not s["name"].startswith("fusion")]) for c in cells
+             if c["key"] not in jit_cells]
+    assert jit_warm_ups(plain) == ({}, [frozenset()] * len(plain))  # nothing to compile: no warm-up task

@@ -52,10 +52,12 @@ def pool_kernel(k, net_off, pins, v_off, v_nets, nw, vw, maxw, fixed, algos, ref
     b_ratio = 0.0
     b_algo = -1
     count = 0
+    # -1: one seeded stream for the whole portfolio. Typed int64, not the literal -1: a literal argument
+    # compiles a second specialisation of each callee beside the int64 one Python calls (fm_kernel: ~45 s)
+    s = np.int64(-1)
     for _ in range(runs):
         for a in range(algos.shape[0]):
             code = algos[a]
-            s = -1  # one seeded stream for the whole portfolio
             if code == 0:
                 part = ip_greedy_growing(k, net_off, pins, v_off, v_nets, nw, vw, maxw, fixed, s)
             elif code == 1:
@@ -77,10 +79,10 @@ def pool_kernel(k, net_off, pins, v_off, v_nets, nw, vw, maxw, fixed, algos, ref
             for r in range(refiners.shape[0]):
                 if refiners[r] == 1:
                     lp_kernel(k, net_off, pins, v_off, v_nets, nw, vw, part, maxw, movable, phi, blockw, benefit,
-                              inc, total, lp_rounds, -1)
+                              inc, total, lp_rounds, s)
                 elif refiners[r] == 2:
                     fm_kernel(k, net_off, pins, v_off, v_nets, nw, vw, part, maxw, movable, phi, blockw, benefit,
-                              inc, total, fm_passes, fm_adaptive, fm_alpha, fm_fruitless, fm_overload, -1)
+                              inc, total, fm_passes, fm_adaptive, fm_alpha, fm_fruitless, fm_overload, s)
             over = 0
             ratio = 0.0
             for b in range(k):
