@@ -48,7 +48,7 @@ from mpx.metrics import evaluate_metrics, resolve_catalog  # noqa: E402
 from mpx.metrics.topdown import TopDown  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
-from mpx.scoring.scalers import other_workloads, score_scalers  # noqa: E402
+from mpx.scoring.replay import other_workloads, score_scalers  # noqa: E402
 
 SCHEDULERS = ("perf", "round_robin", "hypergraph")
 SCALERS = ("linear", "dcam", "bayesperf", "tintin", "fusion")

@@ -1,9 +1,9 @@
 """``kind = "scaling"`` (the default): a cell is one replay — one dataset × hardware × multiplexing
 settings × seed × scheduler — scored with every scaler of the config.
 
-The cell runs one `mpx.multiplex.multiplex`, then `mpx.scoring.scalers.score_scalers` (each scaler's estimate
+The cell runs one `mpx.multiplex.multiplex`, then `mpx.scoring.replay.score_scalers` (each scaler's estimate
 scored by `mpx.scoring.score.score`). Learned scalers are fitted on the traces of every *other* workload of
-the config (`mpx.scoring.scalers.other_workloads`); ``[data] heldout`` traces are scored but in no training set.
+the config (`mpx.scoring.replay.other_workloads`); ``[data] heldout`` traces are scored but in no training set.
 Config reference: ``experiments/README.md``.
 """
 
@@ -30,7 +30,7 @@ from mpx.experiment.rows import REPLAY_TABLES, clean, clean_row, event_class, ev
 from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
 from mpx.multiplex import resolve_quantum
-from mpx.scoring.scalers import learned_scalers, other_workloads, scaler_spec, score_scalers
+from mpx.scoring.replay import learned_scalers, other_workloads, scaler_spec, score_scalers
 from mpx.scoring.verdicts import confusion_text
 from mpx.scoring.schedules import schedule_scores
 

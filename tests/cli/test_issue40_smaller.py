@@ -26,7 +26,7 @@ def test_trace_takes_the_dataset_names_evaluate_takes(capsys):
 def test_gem5_long_datasets_train_on_their_collection():
     """`mpx evaluate gem5-long-*` trained no learned scaler ("trained on: none")."""
     from mpx.datasets import shipped
-    from mpx.scoring.scalers import training_traces
+    from mpx.scoring.replay import training_traces
 
     long = shipped.names("gem5", "gem5-long")
     if len(long) < 2:
