@@ -1,5 +1,5 @@
 """``mpx evaluate``: one replay, every named scaler scored; JSON and table output, defaults stated, one-line
-errors on bad input (the scoring itself is tested in ``tests/test_evaluate.py``)."""
+errors on bad input (the scoring itself is tested in ``tests/scoring/test_score.py``)."""
 
 from __future__ import annotations
 
