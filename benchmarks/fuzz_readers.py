@@ -41,7 +41,7 @@ expressions) or the reader must have noted something it dropped (``meta['dropped
 A failure is shrunk by hypothesis and written to ``--out`` (default ``fuzz-failures/``) as a
 reproducer file named after the target and the failure kind; the run exits 1. The closing table gives,
 per target: inputs tried (shrinking included), loaded, format error, other failures, mutants checked for
-silent changes, silently changed, and the child's peak resident memory. ``tests/test_fuzz_budget.py`` runs every target for a short fixed budget on every change.
+silent changes, silently changed, and the child's peak resident memory. ``tests/readers/test_fuzz_budget.py`` runs every target for a short fixed budget on every change.
 """
 
 from __future__ import annotations
