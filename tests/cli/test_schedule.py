@@ -1,5 +1,5 @@
 """``mpx schedule``: arguments, table and JSON output (the library behind it: `Problem.from_catalog` in
-``tests/test_problem_catalog.py``, `score_schedulers` in ``tests/test_schedule_scores.py``)."""
+``tests/test_problem_catalog.py``, `score_schedulers` in ``tests/scoring/test_schedules.py``)."""
 
 from __future__ import annotations
 
