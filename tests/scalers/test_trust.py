@@ -12,7 +12,7 @@ import pytest
 from mpx.cli import main
 from mpx.scalers.trust import tintin_sigma
 
-DATA = Path(__file__).resolve().parent / "data" / "perfstat"
+DATA = Path(__file__).resolve().parents[1] / "data" / "perfstat"
 
 
 def _csv(tmp_path: Path, rows: list[tuple[float, str, float, float]]) -> Path:
