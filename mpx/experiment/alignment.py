@@ -43,7 +43,7 @@ from mpx.scoring.score import score
 from mpx.experiment.config import Experiment
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware, resolve_hardware
-from mpx.experiment.inputs import code_version
+from mpx import code_version
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row
 from mpx.scoring.measures import emd

@@ -12,7 +12,6 @@ import glob
 import hashlib
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import mpx
@@ -22,32 +21,8 @@ from mpx.readers import read_trace
 from mpx.datasets.synthetic import synth
 from mpx.trace import Trace
 
-__all__ = ["code_version", "dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
+__all__ = ["dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
            "catalog_label"]
-
-_CODE_VERSION: str | None = None
-
-
-def code_version() -> str:
-    """``mpx.__version__`` plus the git commit of the package checkout when there is one
-    (``0.1.0+g1a2b3c4d5e6f``); ``MPX_CODE_VERSION`` overrides it (pin it to reuse results across
-    commits that do not change numbers, or in tests)."""
-    global _CODE_VERSION
-    env = os.environ.get("MPX_CODE_VERSION")
-    if env:
-        return env
-    if _CODE_VERSION is None:
-        v = mpx.__version__
-        try:
-            head = subprocess.run(["git", "-C", str(Path(mpx.__file__).resolve().parent), "rev-parse",
-                                   "--short=12", "HEAD"], capture_output=True, text=True, timeout=10)
-            if head.returncode == 0 and head.stdout.strip():
-                v = f"{v}+g{head.stdout.strip()}"
-        except (OSError, subprocess.SubprocessError):
-            pass
-        _CODE_VERSION = v
-    return _CODE_VERSION
-
 
 def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
     """Dataset specs (JSON-able) of one config variant's ``[data]`` table, in config order; relative

@@ -23,7 +23,8 @@ from mpx.errors import ConfigError, FormatError
 from mpx.experiment.config import Experiment, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import is_builtin
-from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
+from mpx import code_version
+from mpx.experiment.inputs import catalog_checksum, catalog_label
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row
 from mpx.grouping.partitioned import grouping_context

@@ -17,14 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from mpx import schedulers
+from mpx import code_version, schedulers
 from mpx.errors import ConfigError, MpxError
 from mpx.experiment.config import Experiment, check_plugin_sections, plugin_names, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, relations_path_relative,
                                      require_hardware, resolve_hardware)
-from mpx.experiment.inputs import (catalog_checksum, code_version, dataset_checksum, dataset_specs, load_dataset,
-                                   workload_of)
+from mpx.experiment.inputs import catalog_checksum, dataset_checksum, dataset_specs, load_dataset, workload_of
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import REPLAY_TABLES, clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
 from mpx.experiment.schedule_cache import SCHEDULES

@@ -17,7 +17,8 @@ from mpx.experiment.config import Experiment, plugin_names, seeds
 from mpx.experiment.grid import finish_cell, unique
 from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware,
                                      resolve_catalog_path, resolve_hardware)
-from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
+from mpx import code_version
+from mpx.experiment.inputs import catalog_checksum, catalog_label
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import REPLAY_TABLES, clean_row, provenance
 from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common

@@ -57,7 +57,7 @@ def _version(mod: str) -> str | None:
 
 def machine() -> dict[str, Any]:
     """The machine and software the numbers were measured on."""
-    from mpx.experiment import code_version
+    from mpx import code_version
 
     try:
         usable = len(os.sched_getaffinity(0))
