@@ -3,7 +3,7 @@
 The command parses, runs the library and prints; the work and the choices are the library's
 (`mpx.scoring.replay`, shared with the experiments' ``scaling`` cells):
 
-- the trace is a file any reader reads or a shipped dataset name (`mpx.scoring.replay.resolve_trace`);
+- the trace is a file any reader reads or a shipped dataset name (`mpx.datasets.specs.resolve_trace`);
 - the problem is ``--events`` on the PMU ``--pmu`` (required: no silent hardware default), resized to
   ``--counters`` generic counters (`mpx.pmu.PMU.with_generic_counters`); without ``--events``, the
   trace's events, or for a gem5 trace the ``gem5`` catalog's (`mpx.scoring.replay.default_events`: its ~1,500
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     from mpx.errors import ConfigError
     from mpx.multiplex import multiplex, resolve_quantum
     from mpx.problem import Problem
-    from mpx.scoring.replay import learned_scalers, resolve_trace, training_traces
+    from mpx.datasets.specs import resolve_trace
+    from mpx.scoring.replay import learned_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")

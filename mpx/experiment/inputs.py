@@ -1,9 +1,7 @@
 """What a cell reads, and the checksums that put it into the cell key: datasets, catalog/PMU files, code.
 
-A **dataset spec** is a JSON-able dict — ``{"kind": "shipped", "name": ...}`` (`mpx.datasets.shipped`),
-``{"kind": "file", "name", "path"}`` (any format `mpx.readers` reads; ``heldout`` when listed under
-``[data] heldout``) or ``{"kind": "synthetic", "preset", "intervals", "seed", "name"}`` (`mpx.datasets.synthetic`),
-with an optional ``slice`` of trace intervals. `load_dataset` turns it into a Trace (cached per process).
+``[data]`` lists **dataset specs** (`mpx.datasets.specs`; a file listed under ``[data] heldout`` is marked
+``heldout``). `load_dataset` turns one into a Trace (`mpx.datasets.specs.load_spec`, cached per process).
 """
 
 from __future__ import annotations
@@ -17,8 +15,7 @@ from pathlib import Path
 import mpx
 from mpx.datasets import shipped as shipped_datasets
 from mpx.errors import ConfigError
-from mpx.readers import read_trace
-from mpx.datasets.synthetic import synth
+from mpx.datasets.specs import load_spec
 from mpx.trace import Trace
 
 __all__ = ["dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
@@ -86,23 +83,12 @@ _TRACES: dict[str, Trace] = {}
 
 
 def load_dataset(spec: dict) -> Trace:
-    """The Trace of a dataset spec (cached per process: cells of one dataset share it)."""
+    """The Trace of a dataset spec (`mpx.datasets.specs.load_spec`; cached per process: cells of one dataset
+    share it)."""
     k = json.dumps(spec, sort_keys=True)
     if k in _TRACES:
         return _TRACES[k]
-    if spec["kind"] == "shipped":
-        tr = shipped_datasets.load(spec["name"], verify=True)  # the manifest checksum: a corrupted file fails here
-    elif spec["kind"] == "file":
-        tr = read_trace(spec["path"])
-    elif spec["kind"] == "synthetic":
-        tr = synth(spec["preset"], intervals=spec.get("intervals"), seed=spec.get("seed", 0))
-    else:
-        raise ConfigError(f"unknown dataset kind {spec['kind']!r}")
-    iv = spec.get("slice")
-    if iv is not None:
-        if iv[0] >= tr.n_intervals:
-            raise ConfigError(f"[data] intervals {iv}: dataset {spec['name']!r} has only {tr.n_intervals} intervals")
-        tr = tr.interval_slice(iv[0], min(iv[1], tr.n_intervals))
+    tr = load_spec(spec)
     if len(_TRACES) > 16:
         _TRACES.clear()
     _TRACES[k] = tr

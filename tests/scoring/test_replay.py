@@ -12,7 +12,8 @@ from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.pmu import preset
 from mpx.multiplex import resolve_quantum
-from mpx.scoring.replay import default_catalog, other_workloads, resolve_trace, score_scalers
+from mpx.datasets.specs import resolve_trace
+from mpx.scoring.replay import default_catalog, other_workloads, score_scalers
 from mpx.trace import Trace
 
 
