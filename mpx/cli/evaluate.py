@@ -23,7 +23,7 @@ shorter read window; an experiment config must give ``read_every``). Scalers who
 (default: none, as under ``mpx run``: `mpx.scoring.replay.scaler_spec`, docs/scoring.md "Relations").
 Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
 default is every *other* shipped dataset (leave-one-workload-out, `mpx.scoring.replay.training_traces`), never
-the scored workload itself. The quantum spec is read by `mpx.scoring.replay.resolve_quantum`.
+the scored workload itself. The quantum spec is read by `mpx.multiplex.resolve_quantum`.
 """
 
 from __future__ import annotations

@@ -272,7 +272,7 @@ class Scaler(Params, ABC):
     def memory_bytes(self, n_events: int, n_quanta: int, n_windows: int) -> int:
         """About how many bytes `estimate` needs for an observation of ``n_events`` events, ``n_quanta``
         quanta and ``n_windows`` read windows (checked against the machine's memory before a replay,
-        `mpx.scoring.replay.check_memory`). Default: a few dozen ``[Q, E]`` float arrays; a scaler whose model
+        `mpx.scoring.replay.memory_refusal`). Default: a few dozen ``[Q, E]`` float arrays; a scaler whose model
         grows faster (E×E matrices per quantum) overrides it."""
         return 8 * 32 * max(n_quanta, n_windows) * n_events
 
