@@ -12,8 +12,8 @@ Modules:
 - `grid`: ``[sweep]`` variants, `cell_key`;
 - `inputs`: datasets (`load_dataset`, `dataset_checksum`), `catalog_checksum`;
 - `hardware`: the ``[hardware]`` table → `mpx.problem.Problem` (`build_problem`);
-- `kinds`: the registry of cell kinds (each declares its row tables; each kind's module holds the report sections of its tables); one module per
-  kind: `scaling` (replays scored with scalers), `schedule` (schedulers scored on metric catalogs),
+- `kinds`: the registry of cell kinds (each declares its row tables; its module holds their report sections);
+  one module per kind: `scaling` (replays scored with scalers), `schedule` (schedulers scored on metric catalogs),
   `partition` (partitioners on hypergraphs), `alignment` (trace alignment against multiplexing);
 - `schedule_cache`: static schedules computed once per process, handed to `mpx.multiplex.multiplex`;
 - `rows`: the rows a replay cell writes (the schema `mpx.experiment.store` documents);

@@ -45,7 +45,7 @@ from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware, resolve_hardware
 from mpx import code_version
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import clean_row
+from mpx.experiment.rows import clean_row, varying_settings
 from mpx.scoring.measures import emd
 from mpx.multiplex import multiplex, resolve_quantum
 from mpx.aligners.measure import TIME_ANCHOR, measure_runs, multiplex_runs, plan_runs, run_costs
@@ -298,7 +298,7 @@ def alignment_frontier(rows: pd.DataFrame) -> pd.DataFrame:
               "mux_sampling_ratio"):
         df[c] = pd.to_numeric(df.get(c), errors="coerce")
     df["anchor"] = df["anchor"].fillna("-")
-    swept = [c for c in ALIGNMENT_SETTINGS if c in df and df[c].nunique(dropna=False) > 1]
+    swept = varying_settings(df, settings=ALIGNMENT_SETTINGS)
     keys = ["workload", "counters", "events_per_counter", *swept, "road", "method", "anchor", "runs"]
     return (df.groupby(keys, as_index=False, dropna=False)
               .agg(wape_all=("wape_all", "median"), emd=("emd", "median"), coverage_all=("coverage_all", "median"),
