@@ -45,7 +45,7 @@ per target: inputs tried (shrinking included), loaded, format error, other failu
 silent changes, silently changed, and the child's peak resident memory. ``--table`` prints it as markdown (targets
 x outcomes: "raw" is every input that broke the invariant, "silent" every silently changed one), with the command,
 commit, date and load above it and the totals below, for an issue's closing note; ``--jobs N`` fuzzes N targets at
-once (one process each: a lane per core), in the same per-target budget. ``tests/test_fuzz_budget.py`` runs every
+once (one process each: a lane per core), in the same per-target budget. ``tests/readers/test_fuzz_budget.py`` runs every
 target for a short fixed budget on every change.
 """
 

@@ -138,7 +138,7 @@ def breakdown_child(config: str, out: str) -> None:
                        ("event_rows", "rows"), ("metric_rows", "rows"), ("series_rows", "rows"),
                        ("score_rows", "rows"), ("true_windows", "truth")):
         ph.patch(scaling, attr, name)
-    replay = importlib.import_module("mpx.scoring.scalers")
+    replay = importlib.import_module("mpx.scoring.replay")
     ph.patch(replay, "score", "score")
     ph.patch(replay, "true_windows", "truth")
     evaluate = importlib.import_module("mpx.scoring.score")

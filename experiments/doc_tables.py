@@ -61,10 +61,12 @@ def blocks(text: str) -> list[dict]:
 
 def commit() -> str:
     """The short commit of this checkout, ``+dirty`` when tracked files differ from it."""
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    from mpx import git_commit  # the one place that asks git which code is running
+
+    head = git_commit(7) or ""
     dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", ".", ":!docs"],
                            capture_output=True)  # the docs being regenerated do not make the code dirty
-    return head.stdout.strip() + ("+dirty" if dirty.returncode else "")
+    return head + ("+dirty" if dirty.returncode else "")
 
 
 def block_header(block_id: str, command: str, at: str) -> str:

@@ -4,8 +4,8 @@ Each shipped gem5 trace is multiplexed the way perf does (perf's round robin, ``
 plus fixed instructions and cycles, the ``gem5`` catalog's events, one quantum per dump, a read every 8 dumps),
 written as the CSV ``perf stat -I -x ';'`` prints (the value scaled and truncated as perf does, running time in
 ns, the running percentage in perf's integer arithmetic), read back with `read_perf_stat`, re-estimated with
-each scaler as ``mpx estimate`` does, and its interval (`mpx.studies.trust.trust_report`, the rule of
-`mpx.studies.trust.trusted_interval`) compared with the true count of the window. Printed per scaler: the
+each scaler as ``mpx estimate`` does, and its interval (`mpx.scalers.trust.trust_report`, the rule of
+`mpx.scalers.trust.trusted_interval`) compared with the true count of the window. Printed per scaler: the
 share of multiplexed windows (coverage below 100 %) whose true count lies in the interval, over all windows
 and over the windows where the event's rate changes by more than 2x from the previous window; the share of
 windows with an interval at all (Tintin's rule needs two measured windows); and the share with the rule
@@ -30,7 +30,7 @@ from mpx.observation import Observation
 from mpx.pmu import resolve_pmu
 from mpx.problem import Problem
 from mpx.readers.perfstat import read_perf_stat
-from mpx.studies.trust import trust_report
+from mpx.scalers.trust import trust_report
 from mpx.trace import SECONDS_PER_UNIT
 
 DEFAULT_SETS = ("gem5-xz", "gem5-sqlite", "gem5-openssl", "gem5-stream", "gem5-awk", "gem5-sort", "gem5-compute",
@@ -88,7 +88,7 @@ def replay(name: str, scaler_names: list[str], pmu: object, catalog: object, rea
         has = np.isfinite(rep.lo) & np.isfinite(rep.hi)
         inside = has & (truth >= rep.lo - 0.5) & (truth <= rep.hi + 0.5)
         if std is None:
-            from mpx.studies.trust import tintin_sigma
+            from mpx.scalers.trust import tintin_sigma
 
             std = tintin_sigma(view.raw, view.enabled, view.running)
         raw_lo, raw_hi = rep.estimate - z * std, rep.estimate + z * std

@@ -34,7 +34,7 @@ from typing import Any
 
 from mpx.errors import ConfigError, MpxWarning
 
-__all__ = ["Registry", "subclass_of"]
+__all__ = ["Registry", "load_object", "subclass_of"]
 
 
 class Registry:
@@ -62,8 +62,7 @@ class Registry:
         """The protocol's base class (imported now), or None when the protocol is a list of attributes."""
         if not isinstance(self.protocol, str):
             return None
-        module, _, attr = self.protocol.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        return load_object(self.protocol)
 
     def why_not(self, obj: Any) -> str | None:
         """Why ``obj`` is not a plugin of this kind (None: it is one)."""
@@ -163,9 +162,7 @@ class Registry:
     def get_class(self, name: str) -> Any:
         """The object registered as ``name``: a class (kinds with a base class), a module or an object."""
         if name in self.builtin:
-            module, _, attr = self.builtin[name].partition(":")
-            mod = importlib.import_module(module)
-            obj = getattr(mod, attr) if attr else mod
+            obj = load_object(self.builtin[name])
         elif name in self._registered:
             obj = self._registered[name]
         else:
@@ -180,8 +177,6 @@ class Registry:
         if why:
             raise ConfigError(f"{self.kind} {name!r} resolves to {obj!r}, {why}")
         return obj
-
-    load = get_class  # the name older callers use
 
     def get(self, name: str, **params: Any) -> Any:
         """The plugin ``name``: a new instance built with hyper-parameters ``params`` when plugins of this
@@ -247,6 +242,14 @@ def _check_binds(cls: type, params: dict[str, Any], label: str, hint: str = "") 
         raise ConfigError(f"{label} cannot be built with {params or 'no parameters'}{hint}: {exc}"
                           + (f" (example_params: {example})" if example else
                              "; a plugin whose constructor needs arguments declares them in example_params")) from None
+
+
+def load_object(where: str) -> Any:
+    """The object a ``"module:attr"`` string names (``"module"`` alone: the module), imported now: the one
+    reader of that notation (built-ins, protocols, conformance suites, the report sections of kinds)."""
+    module, _, attr = where.partition(":")
+    mod = importlib.import_module(module)
+    return getattr(mod, attr) if attr else mod
 
 
 def subclass_of(base_path: str) -> Callable[[Any], str | None]:

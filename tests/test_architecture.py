@@ -97,3 +97,22 @@ def test_tests_import_no_private_helpers():
                 bad += [f"{p.relative_to(REPO)}:{node.lineno} {node.module}.{a.name}" for a in node.names
                         if a.name.startswith("_") and not a.name.startswith("__")]
     assert not bad, "tests import private helpers:\n" + "\n".join(bad)
+
+
+#: top-level tests of the whole repository rather than of one module (docs, examples, install, the house rules)
+REPOSITORY_TESTS = {"test_api_docs", "test_architecture", "test_citations", "test_doc_tables", "test_examples",
+                    "test_golden", "test_install", "test_readme"}
+
+
+def test_tests_mirror_the_package():
+    """Every subpackage of mpx has its tests folder (``tests/<subpackage>/`` with a ``test_*.py``), and a test at
+    the top of ``tests/`` is named after a top-level module (``test_trace_load.py``: `mpx.trace`) or tests the
+    repository as a whole (`REPOSITORY_TESTS`): a test is found where its module is."""
+    tests = REPO / "tests"
+    missing = [p.parent.name for p in PACKAGE.glob("*/__init__.py")
+               if not any((tests / p.parent.name).glob("test_*.py"))]
+    assert not missing, f"subpackages without a tests/<name>/ folder of tests: {sorted(missing)}"
+    spine = {p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    stray = [p.name for p in tests.glob("test_*.py") if p.stem not in REPOSITORY_TESTS
+             and not any(p.stem == f"test_{m}" or p.stem.startswith(f"test_{m}_") for m in spine)]
+    assert not stray, f"top-level tests named after no top-level module (move them to tests/<subpackage>/): {stray}"

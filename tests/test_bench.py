@@ -29,7 +29,7 @@ class _Refuses(Scaler):
 @pytest.fixture(scope="module")
 def report():
     from mpx import scalers
-    from mpx.studies.bench import run_bench
+    from mpx.bench import run_bench
 
     scalers.register("bench_test_refuses", _Refuses)
     try:
@@ -93,7 +93,7 @@ def test_cli_text_json_and_errors(capsys):
 
 def test_external_tools_skipped_with_reason(monkeypatch):
     import mpx.partition.external as ext
-    from mpx.studies.bench import run_bench
+    from mpx.bench import run_bench
 
     monkeypatch.setattr(ext, "tool_status", lambda tool: (None, f"{tool} is not installed (test)"))
     r = run_bench(quick=True, intervals=100, events_n=12, events_cap=4, scalers_use=["linear"])
@@ -105,7 +105,7 @@ def test_external_tools_skipped_with_reason(monkeypatch):
 
 def test_mtkahypar_ratios_measured_in_the_same_run():
     pytest.importorskip("mtkahypar")
-    from mpx.studies.bench import run_bench
+    from mpx.bench import run_bench
 
     r = run_bench(quick=True, intervals=100, events_n=20, events_cap=4, scalers_use=["linear"], tools=("mtkahypar",))
     rows = {p["tool"]: p for p in r["partitioners"]}

@@ -11,7 +11,7 @@ them so, and a near-identity among them contradicts the exact ones — its solve
 matrix); the others are marked ``[approximate N%]``, N the share of intervals (all datasets together)
 where they hold, and go to the relations-only catalog ``gem5_near`` (for estimators that take soft
 constraints, and for the record). The per-dataset rates go to ``datasets/gem5/relations.json``, which
-tests/test_gem5_catalog.py checks against the data. Events a trace lacks count 0 there.
+tests/metrics/test_gem5_catalog.py checks against the data. Events a trace lacks count 0 there.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ split by event and EP's work per connected component.
 ``cycles_event="time"`` (the time axis: instructions) and ``min_cycles=0``, said in the table.
 
 Learned scalers (``fusion``, ``fusion_smooth``) are fitted leave-one-workload-out
-(`mpx.scoring.scalers.other_workloads`): on every *other* shipped callgrind dataset, never the scored one (also
-when ``--datasets`` scores a subset); `mpx.scoring.scalers.score_scalers` runs and scores every scaler. A scaler
+(`mpx.scoring.replay.other_workloads`): on every *other* shipped callgrind dataset, never the scored one (also
+when ``--datasets`` scores a subset); `mpx.scoring.replay.score_scalers` runs and scores every scaler. A scaler
 that cannot handle a replay is reported as skipped with its reason, not silently dropped.
 
 Run: ``python experiments/analyses/scalers_datasets.py [--read-every 10] [--quantum-intervals 1]
@@ -47,7 +47,7 @@ from mpx.errors import ConfigError  # noqa: E402
 from mpx.metrics import builtin  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
-from mpx.scoring.scalers import learned_scalers, other_workloads, score_scalers  # noqa: E402
+from mpx.scoring.replay import learned_scalers, other_workloads, score_scalers  # noqa: E402
 from mpx.trace import Trace  # noqa: E402
 
 KEYS = ("window_mape", "window_mape_ran", "metric_mape", "total_error")

@@ -11,7 +11,6 @@ names the command and the commit it was written at, and is never edited by hand.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
@@ -109,15 +108,12 @@ def _table() -> str:
 
 
 def _commit() -> str:
-    root = Path(__file__).resolve().parents[2]
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-    return head + (" with uncommitted changes" if dirty else "")
+    """The commit stamp of every generated doc (`experiments/doc_tables.commit`: ``+dirty`` when tracked files
+    other than the docs differ from it)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import doc_tables
+
+    return doc_tables.commit() or "unknown (not a git checkout)"
 
 
 def _fig13_tables(store) -> list[str]:

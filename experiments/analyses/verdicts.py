@@ -16,7 +16,7 @@ Then the indicators a tool could show beside a value, scored as predictors of th
   reliability below 0.7 is read as a running share below 0.7, its nearest documented quantity: VTune's own
   formula is not public; an interval flags when its half-width exceeds 10 %).
 - for the verdicts: the probability a scaler with intervals gives its level-1 verdict (normal draws of the
-  counts, as `mpx.studies.trust`), against how often that verdict is right (Brier score, and the accuracy in
+  counts, as `mpx.scalers.trust`), against how often that verdict is right (Brier score, and the accuracy in
   bins of the stated probability).
 
     python experiments/analyses/verdicts.py                # counters 2, 4 and 8 (a few minutes)
@@ -48,7 +48,7 @@ from mpx.metrics import evaluate_metrics, resolve_catalog  # noqa: E402
 from mpx.metrics.topdown import TopDown  # noqa: E402
 from mpx.multiplex import multiplex  # noqa: E402
 from mpx.problem import Problem  # noqa: E402
-from mpx.scoring.scalers import other_workloads, score_scalers  # noqa: E402
+from mpx.scoring.replay import other_workloads, score_scalers  # noqa: E402
 
 SCHEDULERS = ("perf", "round_robin", "hypergraph")
 SCALERS = ("linear", "dcam", "bayesperf", "tintin", "fusion")

@@ -163,7 +163,7 @@ def _interrupted_line(command: str, detail: str = "") -> int:
     A KeyboardInterrupt that passed through code run by ``exec`` (a numba kernel's dispatch) sets CPython's
     ``_Py_UnhandledKeyboardInterrupt`` even though it is caught here, and the interpreter then kills itself
     with SIGINT after finalising (exit -2 after the line; 4 of 16 Ctrl-Cs of ``mpx partition``, found by
-    tests/test_interrupts.py): it was handled, so the flag is cleared."""
+    tests/cli/test_interrupts.py): it was handled, so the flag is cleared."""
     import ctypes
     import signal
 
@@ -201,7 +201,7 @@ _OS_ERRORS = {
 def interrupted(exc: BaseException) -> bool:
     """Whether ``exc`` is a Ctrl-C in disguise: a SIGINT that lands inside a numba-compiled kernel surfaces
     as ``SystemError: CPUDispatcher(...) returned a result with an exception set``, the KeyboardInterrupt
-    as its cause (found by tests/test_interrupts.py in ``mpx partition``)."""
+    as its cause (found by tests/cli/test_interrupts.py in ``mpx partition``)."""
     seen = 0
     while isinstance(exc, SystemError) and seen < 50:  # numba may wrap it several times (_numba_unpickle)
         nxt = exc.__cause__ or exc.__context__

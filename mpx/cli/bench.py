@@ -1,4 +1,4 @@
-"""``mpx bench``: measure the replay, every scaler, the grouping and the partitioners in one run (`mpx.studies.bench`)."""
+"""``mpx bench``: measure the replay, every scaler, the grouping and the partitioners in one run (`mpx.bench`)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from mpx.studies.bench import format_report, run_bench
+    from mpx.bench import format_report, run_bench
     from mpx.errors import ConfigError
 
     if args.kahypar_ini is not None:

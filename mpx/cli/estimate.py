@@ -11,7 +11,7 @@ without it, on no PMU at all (read-view scalers need none; nothing is made up).
 
 Beside each value: its coverage (the share of the interval the counter ran), a 90 % interval, and for a
 catalog with a top-down hierarchy (``--metrics``) the bottleneck per interval with its probability
-(`mpx.studies.trust`); a value the counter saw for the whole interval is shown as counted, whatever the scaler's
+(`mpx.scalers.trust`); a value the counter saw for the whole interval is shown as counted, whatever the scaler's
 formula gives there.
 
 Only scalers that work from the read view (``view == "read"``) can run here: perf stat -I prints one
@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     est = scalers.get(args.scaler, **params).estimate(obs)
     if not 0 < args.level < 1:
         raise ConfigError(f"--level must be between 0 and 1, got {args.level}")
-    from mpx.studies.trust import trust_report
+    from mpx.scalers.trust import trust_report
 
     catalog = None
     if args.metrics is not None:

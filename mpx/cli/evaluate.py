@@ -1,29 +1,29 @@
 """``mpx evaluate``: one multiplexing replay of a ground-truth trace, every named scaler scored.
 
 The command parses, runs the library and prints; the work and the choices are the library's
-(`mpx.scoring.scalers`, shared with the experiments' ``scaling`` cells):
+(`mpx.scoring.replay`, shared with the experiments' ``scaling`` cells):
 
-- the trace is a file any reader reads or a shipped dataset name (`mpx.scoring.scalers.resolve_trace`);
+- the trace is a file any reader reads or a shipped dataset name (`mpx.datasets.specs.resolve_trace`);
 - the problem is ``--events`` on the PMU ``--pmu`` (required: no silent hardware default), resized to
   ``--counters`` generic counters (`mpx.pmu.PMU.with_generic_counters`); without ``--events``, the
-  trace's events, or for a gem5 trace the ``gem5`` catalog's (`mpx.scoring.scalers.default_events`: its ~1,500
+  trace's events, or for a gem5 trace the ``gem5`` catalog's (`mpx.scoring.replay.default_events`: its ~1,500
   stats are simulator internals, and scalers that model every pair of events do not fit in memory);
 - a scaler that would need more memory than the machine has is not run (``not scored`` with the
   reason; ``--ignore-memory`` runs it anyway);
 - one replay `mpx.multiplex.multiplex` with ``--scheduler`` (default ``perf``: perf's round robin);
 - each scaler estimates from that one Observation, `mpx.scoring.score.score` compares with the truth
-  (`mpx.scoring.scalers.score_scalers`), with the metrics of ``--metrics`` (default: the built-in catalog with the
-  most metrics computable from the events, `mpx.scoring.scalers.default_catalog`, e.g. ``callgrind`` for the
+  (`mpx.scoring.replay.score_scalers`), with the metrics of ``--metrics`` (default: the built-in catalog with the
+  most metrics computable from the events, `mpx.scoring.replay.default_catalog`, e.g. ``callgrind`` for the
   shipped datasets; ``none`` for no metric errors).
 
 Defaults that are not hardware parameters, stated in the help and printed with the result: the quantum
 is one median trace interval (each quantum holds about one recorded interval, so nothing is apportioned
 inside an interval more than the recording already does), a read every 10 quanta (the quickstart's
 shorter read window; an experiment config must give ``read_every``). Scalers whose tags say they take relations (BayesPerf, fusion) get ``--relations``
-(default: none, as under ``mpx run``: `mpx.scoring.scalers.scaler_spec`, docs/scoring.md "Relations").
+(default: none, as under ``mpx run``: `mpx.scoring.replay.scaler_spec`, docs/scoring.md "Relations").
 Learned scalers are fitted on ``--train`` (trace files or dataset names); for a shipped dataset the
-default is every *other* shipped dataset (leave-one-workload-out, `mpx.scoring.scalers.training_traces`), never
-the scored workload itself. The quantum spec is read by `mpx.scoring.scalers.resolve_quantum`.
+default is every *other* shipped dataset (leave-one-workload-out, `mpx.scoring.replay.training_traces`), never
+the scored workload itself. The quantum spec is read by `mpx.multiplex.resolve_quantum`.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _fmt(v: Any) -> str:
 
 def _metrics_catalog(text: str | None, events: tuple[str, ...]) -> tuple[Any, str]:
     from mpx.cli.common import load_catalog_arg
-    from mpx.scoring.scalers import default_catalog
+    from mpx.scoring.replay import default_catalog
 
     if text is not None and text.lower() == "none":
         return None, "none"
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     from mpx.errors import ConfigError
     from mpx.multiplex import multiplex, resolve_quantum
     from mpx.problem import Problem
-    from mpx.scoring.scalers import learned_scalers, resolve_trace, training_traces
+    from mpx.datasets.specs import resolve_trace
+    from mpx.scoring.replay import learned_scalers, training_traces
 
     if isinstance(args.read_every, bool) or args.read_every < 1:
         raise ConfigError(f"--read-every must be a whole number of quanta >= 1, got {args.read_every}")
@@ -183,9 +184,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _events(text: str | None, trace: Any, pmu: Any) -> tuple[tuple[str, ...], str]:
     """The events ``--events`` names (``all``: every event of the trace) and how they were chosen; without
-    it the default (`mpx.scoring.scalers.default_events`)."""
+    it the default (`mpx.scoring.replay.default_events`)."""
     from mpx.errors import ConfigError
-    from mpx.scoring.scalers import default_events
+    from mpx.scoring.replay import default_events
 
     if text and text.strip().lower() == "all":
         return tuple(trace.events), "every event of the trace (--events all)"
@@ -202,11 +203,11 @@ def _events(text: str | None, trace: Any, pmu: Any) -> tuple[tuple[str, ...], st
 
 def _scored_rows(names: list[str], obs: Any, trace: Any, catalog: Any, relations: Any, rel_text: str,
                  train: list[Any], memory_check: bool) -> list[dict[str, Any]]:
-    """One row per scaler: its scores on the replay (`mpx.scoring.scalers.score_scalers`), or the reason it
+    """One row per scaler: its scores on the replay (`mpx.scoring.replay.score_scalers`), or the reason it
     was not scored (``error``)."""
     from mpx import scalers
     from mpx.scoring.measures import HEADLINE_COLUMN
-    from mpx.scoring.scalers import scaler_spec, score_scalers
+    from mpx.scoring.replay import scaler_spec, score_scalers
     from mpx.scoring.verdicts import SUMMARY_KEYS as VERDICT_KEYS
 
     specs = [scaler_spec(n, relations=relations) for n in names]

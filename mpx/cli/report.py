@@ -132,7 +132,7 @@ def claims(store: Any, args: argparse.Namespace) -> int:
     if args.claims != "-":
         out = Path(args.claims)
         out.parent.mkdir(parents=True, exist_ok=True)
-        from mpx.experiment.inputs import code_version
+        from mpx import code_version
 
         out.write_text(ledger_markdown(table, f"mpx report {args.results} --claims {args.claims}",
                                        code_version().rpartition("+g")[2]))

@@ -125,7 +125,7 @@ def _trace(args: argparse.Namespace) -> Any:
 
     bare = os.sep not in args.path and not os.path.exists(args.path)
     if bare and args.format is None and not args.option:
-        from mpx.scoring.scalers import resolve_trace
+        from mpx.datasets.specs import resolve_trace
 
         return resolve_trace(args.path)
     return read_trace(args.path, format=args.format, **_reader_options(args.option))

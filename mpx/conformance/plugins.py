@@ -17,7 +17,6 @@ experiment kinds. Each check ``check_<kind>_<name>(plugin)`` raises `~mpx.confor
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 import tempfile
@@ -26,6 +25,7 @@ from typing import Any
 
 from mpx.conformance.common import ConformanceError
 from mpx.errors import ConfigError
+from mpx.registry import load_object
 
 __all__ = ["CATALOG_FORMAT_CHECKS", "FIGURE_CHECKS", "KIND_CHECKS", "READER_CHECKS"]
 
@@ -170,9 +170,8 @@ def check_kind_declares(kind: Any) -> None:
     for table, where in kind.report.items():
         if table not in kind.tables:
             fails.append(f"report names table {table!r}, which the kind does not declare")
-        module, _, fn = where.partition(":")
         try:
-            ok = callable(getattr(importlib.import_module(module), fn))
+            ok = callable(load_object(where))
         except (ImportError, AttributeError):
             ok = False
         if not ok:

@@ -23,12 +23,12 @@ what is installed.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from mpx.conformance.common import ConformanceError
+from mpx.registry import load_object
 
 __all__ = ["SUITES", "Suite", "cases", "check", "check_class_tags", "check_figure", "checks", "parametrize_with_checks",
            "plugin", "plugin_checks", "plugin_object", "registry", "run_check", "run_one"]
@@ -52,11 +52,6 @@ SUITES: dict[str, Suite] = {
 }
 
 
-def _load(where: str) -> Any:
-    module, _, attr = where.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
 def _kind(kind: str) -> Suite:
     if kind not in SUITES:
         from mpx.errors import ConfigError
@@ -67,12 +62,12 @@ def _kind(kind: str) -> Suite:
 
 def registry(kind: str) -> Any:
     """The `mpx.registry.Registry` of plugin kind ``kind``."""
-    return _load(_kind(kind).registry)
+    return load_object(_kind(kind).registry)
 
 
 def checks(kind: str) -> dict[str, Callable[..., Any]]:
     """The named checks of plugin kind ``kind``, in the order `check` runs them (``class_tags`` first)."""
-    return {"class_tags": lambda obj: check_class_tags(kind, obj), **_load(_kind(kind).checks)}
+    return {"class_tags": lambda obj: check_class_tags(kind, obj), **load_object(_kind(kind).checks)}
 
 
 def _label(obj: Any, name: str | None = None) -> str:

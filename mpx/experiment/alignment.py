@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from mpx import aligners, scalers
 from mpx.errors import ConfigError, MpxError
@@ -42,9 +43,9 @@ from mpx.scoring.score import score
 from mpx.experiment.config import Experiment
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware, resolve_hardware
-from mpx.experiment.inputs import code_version
+from mpx import code_version
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import clean_row
+from mpx.experiment.rows import clean_row, varying_settings
 from mpx.scoring.measures import emd
 from mpx.multiplex import multiplex, resolve_quantum
 from mpx.aligners.measure import TIME_ANCHOR, measure_runs, multiplex_runs, plan_runs, run_costs
@@ -53,7 +54,7 @@ from mpx.scalers.base import Estimate
 from mpx.scoring.schedules import schedule_scores
 from mpx.trace import Trace
 
-__all__ = ["AlignmentKind", "ALIGNMENT_KEYS"]
+__all__ = ["AlignmentKind", "ALIGNMENT_KEYS", "ALIGNMENT_SETTINGS", "alignment_frontier", "alignment_tables"]
 
 ALIGNMENT_KEYS = frozenset({"grouping", "anchors", "aligners", "scheduler", "scalers", "references", "aligned_truth",
                             "params"})
@@ -95,7 +96,7 @@ class AlignmentKind(CellKind):
     sections = {"hardware": HARDWARE_KEYS, "multiplex": _MUX_KEYS, "alignment": ALIGNMENT_KEYS}
     data_keys = frozenset({"runsets", "axis", "synthetic"})
     tables = {"alignment": ("road", "method", "anchor")}
-    report = {"alignment": "mpx.studies.sections:alignment_tables"}
+    report = {"alignment": "mpx.experiment.alignment:alignment_tables"}
 
     def validate(self, exp: Experiment) -> None:
         w, raw = exp.where, exp.raw
@@ -281,3 +282,69 @@ def _oracle(trace: Any, obs: Any) -> Estimate:
     edges = obs.reads.edges
     counts = trace.rebin(obs.events, edges)
     return Estimate(obs.events, edges, counts, np.zeros(counts.shape, dtype=bool), scaler="oracle")
+
+
+# the report section of the alignment table (`AlignmentKind.report`; `mpx.studies.report.kind_sections`)
+#: settings of alignment rows that a config may vary: never pooled (each value its own rows)
+ALIGNMENT_SETTINGS = ("pmu", "axis", "read_every", "alignment_params", "synthetic_warp", "synthetic_rate_noise",
+                      "synthetic_offset")
+
+
+def alignment_frontier(rows: pd.DataFrame) -> pd.DataFrame:
+    """The ``done`` rows of the ``alignment`` table, one per workload × counters × road × method × anchor ×
+    runs: medians over the reference runs of WAPE (all windows), EMD, coverage and cost."""
+    df = rows[rows["status"] == "done"].copy()
+    for c in ("wape_all", "emd", "coverage_all", "runs", "cost", "counters", "events_per_counter",
+              "mux_sampling_ratio"):
+        df[c] = pd.to_numeric(df.get(c), errors="coerce")
+    df["anchor"] = df["anchor"].fillna("-")
+    swept = varying_settings(df, settings=ALIGNMENT_SETTINGS)
+    keys = ["workload", "counters", "events_per_counter", *swept, "road", "method", "anchor", "runs"]
+    return (df.groupby(keys, as_index=False, dropna=False)
+              .agg(wape_all=("wape_all", "median"), emd=("emd", "median"), coverage_all=("coverage_all", "median"),
+                   cost=("cost", "median"), references=("reference", "nunique"),
+                   mux_sampling=("mux_sampling_ratio", "median")))
+
+
+def alignment_tables(rows: pd.DataFrame) -> dict[str, Any]:
+    """Per workload and counter count: the best method of each road, and whether trace alignment beats
+    multiplexing with one run and at the same run count (`alignment_frontier`)."""
+    if "road" not in rows:
+        return {}
+    t = alignment_frontier(rows)
+    if t.empty:
+        return {}
+    t["label"] = [m if a == "-" else f"{m}@{a}" for m, a in zip(t["method"], t["anchor"])]
+    out = []
+    swept = [c for c in ALIGNMENT_SETTINGS if c in t]
+    for key, g in t.groupby(["workload", "counters", "events_per_counter", *swept], dropna=False):
+        w, k, epc = key[:3]
+        def best(road: str, runs: float | None = None) -> Any:
+            sub = g[(g["road"] == road) & ((g["runs"] == runs) if runs is not None else True)]
+            return None if sub.empty else sub.loc[sub["wape_all"].idxmin()]
+        mux, al = best("multiplex"), best("alignment")
+        same = best("multiplex_runs", al["runs"]) if al is not None else None
+        floor = best("floor", al["runs"]) if al is not None else None
+        row = {"workload": w, "counters": int(k), "events/counter": round(epc, 2), **dict(zip(swept, key[3:])),
+               "mux sampling %": round(100 * g["mux_sampling"].median(), 1)}
+        if mux is not None:
+            row.update({"multiplex (1 run)": mux["label"], "mux %": round(100 * mux["wape_all"], 1)})
+        if al is not None:
+            row.update({"alignment": al["label"], "runs": int(al["runs"]), "align %": round(100 * al["wape_all"], 1),
+                        "floor %": None if floor is None else round(100 * floor["wape_all"], 1)})
+        if same is not None:
+            row.update({"mux at R runs": same["label"], "mux R %": round(100 * same["wape_all"], 1)})
+        if mux is not None and al is not None:
+            row["align / mux (1 run)"] = round(al["wape_all"] / mux["wape_all"], 2) if mux["wape_all"] > 0 else None
+        if same is not None and al is not None:
+            row["align / mux (R runs)"] = (round(al["wape_all"] / same["wape_all"], 2) if same["wape_all"] > 0
+                                           else None)
+        out.append(row)
+    best_t = pd.DataFrame(out).set_index(["workload", "counters", "events/counter", *swept])
+    detail = t.assign(**{"WAPE %": (100 * t["wape_all"]).round(1), "EMD": t["emd"].round(3),
+                         "coverage %": (100 * t["coverage_all"]).round(1), "cost": t["cost"].round(2)})
+    detail = detail.set_index(["workload", "counters", *swept, "road", "label", "runs"])[
+        ["WAPE %", "EMD", "coverage %", "cost", "references"]]
+    return {"alignment vs multiplexing: the best method of each road (WAPE on all windows of the reference run, "
+            "median over reference runs; R = the alignment plan's run count)": best_t,
+            "alignment vs multiplexing: every method": detail}

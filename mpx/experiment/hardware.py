@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mpx.errors import ConfigError
+from mpx.experiment.inputs import catalog_checksum
 from mpx.metrics import builtin, builtin_names, load_catalog
 from mpx.pmu import is_preset, resolve_pmu
 from mpx.problem import EventGroup, Problem
@@ -53,6 +54,14 @@ def is_builtin(kind: str, value: str) -> bool:
     if kind == "metrics":
         return value in builtin_names()
     return is_preset(value)
+
+
+def hardware_checksums(hardware: dict, keys: tuple[str, ...]) -> dict[str, str]:
+    """The checksums of the ``keys`` of a ``[hardware]`` table that name a file or folder rather than a built-in
+    (`mpx.experiment.inputs.catalog_checksum`): a PMU or catalog file's content is part of a cell's key, so
+    editing the file recomputes the cells. The one test of "is this a path" for every kind."""
+    return {k: catalog_checksum(v) for k in keys
+            if isinstance(v := hardware.get(k), str) and not is_builtin(k, v) and os.path.exists(v)}
 
 
 def resolve_hardware(cfg: dict, base: Path, where: str) -> dict:

@@ -1,9 +1,7 @@
 """What a cell reads, and the checksums that put it into the cell key: datasets, catalog/PMU files, code.
 
-A **dataset spec** is a JSON-able dict — ``{"kind": "shipped", "name": ...}`` (`mpx.datasets.shipped`),
-``{"kind": "file", "name", "path"}`` (any format `mpx.readers` reads; ``heldout`` when listed under
-``[data] heldout``) or ``{"kind": "synthetic", "preset", "intervals", "seed", "name"}`` (`mpx.datasets.synthetic`),
-with an optional ``slice`` of trace intervals. `load_dataset` turns it into a Trace (cached per process).
+``[data]`` lists **dataset specs** (`mpx.datasets.specs`; a file listed under ``[data] heldout`` is marked
+``heldout``). `load_dataset` turns one into a Trace (`mpx.datasets.specs.load_spec`, cached per process).
 """
 
 from __future__ import annotations
@@ -12,42 +10,16 @@ import glob
 import hashlib
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import mpx
 from mpx.datasets import shipped as shipped_datasets
 from mpx.errors import ConfigError
-from mpx.readers import read_trace
-from mpx.datasets.synthetic import synth
+from mpx.datasets.specs import load_spec
 from mpx.trace import Trace
 
-__all__ = ["code_version", "dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
+__all__ = ["dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
            "catalog_label"]
-
-_CODE_VERSION: str | None = None
-
-
-def code_version() -> str:
-    """``mpx.__version__`` plus the git commit of the package checkout when there is one
-    (``0.1.0+g1a2b3c4d5e6f``); ``MPX_CODE_VERSION`` overrides it (pin it to reuse results across
-    commits that do not change numbers, or in tests)."""
-    global _CODE_VERSION
-    env = os.environ.get("MPX_CODE_VERSION")
-    if env:
-        return env
-    if _CODE_VERSION is None:
-        v = mpx.__version__
-        try:
-            head = subprocess.run(["git", "-C", str(Path(mpx.__file__).resolve().parent), "rev-parse",
-                                   "--short=12", "HEAD"], capture_output=True, text=True, timeout=10)
-            if head.returncode == 0 and head.stdout.strip():
-                v = f"{v}+g{head.stdout.strip()}"
-        except (OSError, subprocess.SubprocessError):
-            pass
-        _CODE_VERSION = v
-    return _CODE_VERSION
-
 
 def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
     """Dataset specs (JSON-able) of one config variant's ``[data]`` table, in config order; relative
@@ -111,23 +83,12 @@ _TRACES: dict[str, Trace] = {}
 
 
 def load_dataset(spec: dict) -> Trace:
-    """The Trace of a dataset spec (cached per process: cells of one dataset share it)."""
+    """The Trace of a dataset spec (`mpx.datasets.specs.load_spec`; cached per process: cells of one dataset
+    share it)."""
     k = json.dumps(spec, sort_keys=True)
     if k in _TRACES:
         return _TRACES[k]
-    if spec["kind"] == "shipped":
-        tr = shipped_datasets.load(spec["name"], verify=True)  # the manifest checksum: a corrupted file fails here
-    elif spec["kind"] == "file":
-        tr = read_trace(spec["path"])
-    elif spec["kind"] == "synthetic":
-        tr = synth(spec["preset"], intervals=spec.get("intervals"), seed=spec.get("seed", 0))
-    else:
-        raise ConfigError(f"unknown dataset kind {spec['kind']!r}")
-    iv = spec.get("slice")
-    if iv is not None:
-        if iv[0] >= tr.n_intervals:
-            raise ConfigError(f"[data] intervals {iv}: dataset {spec['name']!r} has only {tr.n_intervals} intervals")
-        tr = tr.interval_slice(iv[0], min(iv[1], tr.n_intervals))
+    tr = load_spec(spec)
     if len(_TRACES) > 16:
         _TRACES.clear()
     _TRACES[k] = tr

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from mpx.errors import ConfigError, FormatError
 from mpx.experiment.config import Experiment, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import is_builtin
-from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
+from mpx import code_version
+from mpx.experiment.inputs import catalog_checksum, catalog_label
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import clean_row
 from mpx.grouping.partitioned import grouping_context
@@ -30,7 +32,7 @@ from mpx.partition import Context, Hypergraph, block_weights, cut, imbalance, km
 from mpx.partition import external  # by module: tests replace external.tool_status
 from mpx.grouping.instances import catalog_units, instance_checksum, instance_name, load_instance
 
-__all__ = ["PartitionKind", "PARTITION_TOOLS", "reference_km1"]
+__all__ = ["PartitionKind", "PARTITION_TOOLS", "partition_table", "reference_km1"]
 
 #: tools a partition experiment can run
 PARTITION_TOOLS = ("mpx", "kahypar", "mtkahypar")
@@ -65,7 +67,7 @@ class PartitionKind(CellKind):
                                         "reference_label", "timeout"})}
     data_keys = frozenset({"catalogs", "hypergraphs", "random_events"})
     tables = {"partition": ()}
-    report = {"partition": "mpx.studies.sections:partition_table"}
+    report = {"partition": "mpx.experiment.partition:partition_table"}
 
     #: numba kernels are loaded (or compiled) once per process, outside the timed call
     _warm = False
@@ -272,3 +274,32 @@ class PartitionKind(CellKind):
                    max_block=int(bw.max()), feasible=feasible, partition_seconds=float(seconds),
                    km1_vs_reference=(q / ref["km1"]) if ref.get("km1") else None)
         return {"partition": [clean_row(row)], "_status": ("done", None)}
+
+
+# the report section of the partition table (`PartitionKind.report`; `mpx.studies.report.kind_sections`)
+def partition_table(part: Any) -> dict[str, Any]:
+    """Per instance and tool: runs, mean / best km1, mean km1 over the reference and over mpx's, seconds."""
+    if "km1" not in part:
+        return {}
+    ok = part[part["status"] == "done"].copy()
+    if ok.empty:
+        return {}
+    for c in ("km1", "partition_seconds", "reference_km1"):
+        ok[c] = pd.to_numeric(ok[c], errors="coerce")
+    ok["feasible"] = ok["feasible"].astype(bool)
+    ok["_f"] = ok["family"].map({"hmetis": 0, "events": 1, "catalog": 2})
+    ok["_t"] = ok["tool"].map({"mpx": 0, "kahypar": 1, "mtkahypar": 2})
+    ok = ok.sort_values(["_f", "n", "k", "instance", "_t"], kind="mergesort")
+    t = ok.groupby(["instance", "tool"], sort=False).agg(
+        runs=("km1", "size"), mean_km1=("km1", "mean"), best_km1=("km1", "min"), ref=("reference_km1", "first"),
+        mean_s=("partition_seconds", "mean"), feasible=("feasible", "mean"))
+    t["km1 / reference"] = (t["mean_km1"] / t["ref"]).round(3)
+    mpx_mean = t["mean_km1"].xs("mpx", level="tool") if "mpx" in set(ok["tool"]) else None
+    if mpx_mean is not None:
+        t["km1 / mpx's"] = [round(m / mpx_mean[i], 3) if i in mpx_mean.index and mpx_mean[i] > 0 else float("nan")
+                            for (i, _), m in t["mean_km1"].items()]
+    t["feasible %"] = (t.pop("feasible") * 100).round(0)
+    t = t.drop(columns="ref").rename(columns={"mean_km1": "mean km1", "best_km1": "best km1", "mean_s": "mean s"})
+    t["mean km1"] = t["mean km1"].round(1)
+    t["mean s"] = t["mean s"].round(4)
+    return {"partitioners: km1 and seconds per instance and tool (means over seeds; wall time of one call)": t}

@@ -16,7 +16,8 @@ import numpy as np
 from mpx.scoring.measures import MEASURES, METRIC_MEASURES, WINDOW_SETS
 from mpx.multiplex import in_ms
 
-__all__ = ["SETTINGS", "TIMING_COLUMNS", "REPLAY_TABLES", "clean", "clean_row", "provenance", "regime", "cell_row",
+__all__ = ["SETTINGS", "varying_settings", "TIMING_COLUMNS", "REPLAY_TABLES", "clean", "clean_row", "provenance", "regime", "cell_row",
+           "schedule_row",
            "event_class", "event_rows", "metric_rows", "series_rows"]
 
 #: columns of measured wall-clock time: the only values that differ between two runs of one cell
@@ -64,6 +65,31 @@ def clean_row(row: dict[str, Any]) -> dict[str, Any]:
 #: as the quantum in trace units): no comparison, table or figure pools cells that differ in one of them
 SETTINGS = ("counters", "max_events", "read_every", "quantum_intervals", "quantum_ms", "noise_rel_sigma",
             "noise_read_overhead")
+
+
+def varying_settings(rows: Any, exclude: tuple[str, ...] = (), settings: tuple[str, ...] = SETTINGS) -> list[str]:
+    """The ``settings`` (default `SETTINGS`) that take more than one value in ``rows``, less ``exclude``; a
+    missing value is a value (cells that set a setting and cells that do not differ). The one rule of what
+    no comparison, table or figure pools (`mpx.studies.compare`, `mpx.figures.slices`, the alignment report)."""
+    return [k for k in settings if k not in exclude and k in rows and rows[k].nunique(dropna=False) > 1]
+
+
+def schedule_row(prov: dict[str, Any], catalog: Any, summary: Any, *, kind: str, groups: int, event_groups: int,
+                 n_quanta: int, n_errors: int, n_metrics: int, trace: str | None, mux_seconds: float,
+                 skipped: str | None, tool: dict | None = None) -> dict[str, Any]:
+    """The row of the ``schedule`` table, written by the ``scaling`` kind (the replay's schedule) and the
+    ``schedule`` kind (a scheduler scored on a catalog): provenance, the catalog's name, the schedule's kind and
+    size, its figures (``summary``: utilization, mean and min sampling ratio, mean co-scheduling ratio), and
+    with ``tool`` (the schedule kind) the tool's own figures beside them."""
+    row = {**prov, "catalog": catalog.name if catalog is not None else None, "kind": kind, "groups": groups,
+           "event_groups": event_groups, "utilization": summary["utilization"],
+           "mean_sampling_ratio": summary["mean_sampling_ratio"], "min_sampling_ratio": summary["min_sampling_ratio"],
+           "mean_coschedule_ratio": summary["mean_coschedule_ratio"], "n_quanta": n_quanta, "n_errors": n_errors,
+           "n_metrics": n_metrics, "trace": trace, "mux_seconds": mux_seconds, "skipped": skipped}
+    if tool is not None:
+        row.update({"tool_utilization": tool.get("utilization"), "tool_sampling_ratio": tool.get("sampling_ratio"),
+                    "tool_group_count_spread": tool.get("group_count_spread")})
+    return row
 
 
 def provenance(cell: dict, problem: Any, trace: Any = None, obs: Any = None) -> dict[str, Any]:
@@ -135,7 +161,7 @@ def event_rows(cell: dict, prov: dict, scaler: str, sc: Any, cv: np.ndarray, cls
                sampling_ratio: dict[str, float], median: np.ndarray | None = None) -> list[dict[str, Any]]:
     """The ``events`` rows of one scaler's `mpx.scoring.score.Scores` ``sc`` (made from its per-event arrays);
     ``median``: each event's median true read-window count (``median_true``: the floor of the floored
-    headline, `mpx.studies.compare.floored_headline`)."""
+    headline, `mpx.studies.compare.floored_rows`)."""
     ev = sc.per_event
     sets = [f"{m}_{s}" for m in (*MEASURES, "coverage") for s in WINDOW_SETS]
     cols = ("n_windows", "n_meaningful", "n_flagged", "never_estimated", "window_mape", "window_mape_ran",

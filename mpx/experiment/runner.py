@@ -19,7 +19,7 @@ from typing import Any
 from mpx.errors import ConfigError, MpxError
 from mpx.experiment.kinds import declared_tables, get_kind
 from mpx.experiment.config import Experiment
-from mpx.experiment.inputs import code_version
+from mpx import code_version
 from mpx.experiment.rows import cell_row
 from mpx.util.jit import PACKAGE, compile_notice
 from mpx.util.progress import bar as progress_bar

@@ -1,9 +1,9 @@
 """``kind = "scaling"`` (the default): a cell is one replay — one dataset × hardware × multiplexing
 settings × seed × scheduler — scored with every scaler of the config.
 
-The cell runs one `mpx.multiplex.multiplex`, then `mpx.scoring.scalers.score_scalers` (each scaler's estimate
+The cell runs one `mpx.multiplex.multiplex`, then `mpx.scoring.replay.score_scalers` (each scaler's estimate
 scored by `mpx.scoring.score.score`). Learned scalers are fitted on the traces of every *other* workload of
-the config (`mpx.scoring.scalers.other_workloads`); ``[data] heldout`` traces are scored but in no training set.
+the config (`mpx.scoring.replay.other_workloads`); ``[data] heldout`` traces are scored but in no training set.
 Config reference: ``experiments/README.md``.
 """
 
@@ -11,26 +11,25 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from typing import Any
 
 import numpy as np
 
-from mpx import schedulers
+from mpx import code_version, schedulers
 from mpx.errors import ConfigError, MpxError
 from mpx.experiment.config import Experiment, check_plugin_sections, plugin_names, seeds
 from mpx.experiment.grid import check_sweep, finish_cell, unique
-from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, relations_path_relative,
-                                     require_hardware, resolve_hardware)
-from mpx.experiment.inputs import (catalog_checksum, code_version, dataset_checksum, dataset_specs, load_dataset,
-                                   workload_of)
+from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, hardware_checksums,
+                                     relations_path_relative, require_hardware, resolve_hardware)
+from mpx.experiment.inputs import dataset_checksum, dataset_specs, load_dataset, workload_of
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import REPLAY_TABLES, clean, clean_row, event_class, event_rows, metric_rows, provenance, series_rows
+from mpx.experiment.rows import (REPLAY_TABLES, clean, clean_row, event_class, event_rows, metric_rows, provenance,
+                                 schedule_row, series_rows)
 from mpx.experiment.schedule_cache import SCHEDULES
 from mpx.multiplex import Noise, multiplex
 from mpx.multiplex import resolve_quantum
-from mpx.scoring.scalers import learned_scalers, other_workloads, scaler_spec, score_scalers
+from mpx.scoring.replay import learned_scalers, other_workloads, scaler_spec, score_scalers
 from mpx.scoring.verdicts import confusion_text
 from mpx.scoring.schedules import schedule_scores
 
@@ -143,9 +142,7 @@ class ScalingKind(CellKind):
                             for n in plugin_names(cfg, "scalers", w)]
             ds = dataset_specs(cfg, exp.base, w)
             sums = {d["name"]: dataset_checksum(d) for d in ds}
-            # a PMU or catalog file's content is part of the key (edit the file: the cells recompute)
-            hw_sums = {k: catalog_checksum(hardware[k]) for k in ("pmu", "metrics")
-                       if isinstance(hardware.get(k), str) and os.path.isabs(hardware[k])}
+            hw_sums = hardware_checksums(hardware, ("pmu", "metrics"))
             workloads = {d["name"]: workload_of(d) for d in ds}
             learned = learned_scalers(s["name"] for s in scaler_specs)
             trainable = [d for d in ds if not d.get("heldout")]
@@ -200,14 +197,10 @@ class ScalingKind(CellKind):
         summ = ss.summary()
         prov = provenance(cell, problem, trace, obs)
         prov["scheduler_params"] = json.dumps(obs.meta.get("scheduler_params", {}), sort_keys=True, default=repr)
-        sched_row = {**prov, "catalog": catalog.name if catalog is not None else None,
-                     "kind": "static" if obs.schedule is not None else "online", "groups": ss.n_configs,
-                     "event_groups": len(obs.groups), "utilization": summ["utilization"],
-                     "mean_sampling_ratio": summ["mean_sampling_ratio"],
-                     "min_sampling_ratio": summ["min_sampling_ratio"],
-                     "mean_coschedule_ratio": summ["mean_coschedule_ratio"], "n_quanta": obs.n_quanta,
-                     "n_errors": len(obs.errors), "n_metrics": len(problem.metrics), "trace": cell["dataset"]["name"],
-                     "mux_seconds": mux_s, "skipped": None}
+        sched_row = schedule_row(prov, catalog, summ, kind="static" if obs.schedule is not None else "online",
+                                 groups=ss.n_configs, event_groups=len(obs.groups), n_quanta=obs.n_quanta,
+                                 n_errors=len(obs.errors), n_metrics=len(problem.metrics),
+                                 trace=cell["dataset"]["name"], mux_seconds=mux_s, skipped=None)
         sr = dict(zip(ss.events, np.asarray(ss.sampling_ratio, dtype=float)))
         out: dict[str, list] = {"scores": [], "events": [], "metrics": [], "series": []}
         cv = cls = med = None

@@ -8,18 +8,18 @@ Config reference: ``experiments/README.md``.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
 from mpx.errors import ConfigError
 from mpx.experiment.config import Experiment, plugin_names, seeds
 from mpx.experiment.grid import finish_cell, unique
-from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, require_hardware,
-                                     resolve_catalog_path, resolve_hardware)
-from mpx.experiment.inputs import catalog_checksum, catalog_label, code_version
+from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, hardware_checksums,
+                                     require_hardware, resolve_catalog_path, resolve_hardware)
+from mpx import code_version
+from mpx.experiment.inputs import catalog_checksum, catalog_label
 from mpx.experiment.kinds import CellKind
-from mpx.experiment.rows import REPLAY_TABLES, clean_row, provenance
+from mpx.experiment.rows import REPLAY_TABLES, clean_row, provenance, schedule_row
 from mpx.experiment.scaling import MULTIPLEX_KEYS, check_replay_common
 from mpx.scoring.schedules import score_schedulers
 
@@ -80,8 +80,7 @@ class ScheduleKind(CellKind):
                         cells.append(finish_cell({
                             "kind": "schedule", "dataset": {"kind": "catalog", "name": catalog_label(c)},
                             "dataset_checksum": catalog_checksum(c), "hardware": hw,
-                            "hardware_checksums": ({"pmu": catalog_checksum(hw["pmu"])} if os.path.isfile(hw["pmu"])
-                                                   else {}),
+                            "hardware_checksums": hardware_checksums(hw, ("pmu",)),
                             "multiplex": {"quanta": cfg.get("multiplex", {}).get("quanta")}, "seed": seed,
                             "scheduler": {"name": s, "params": params.get(s, {})}, "code_version": version},
                             exp.name))
@@ -95,14 +94,9 @@ class ScheduleKind(CellKind):
                                params={s["name"]: s["params"]})[0]
         prov = provenance(cell, problem)
         prov["scheduler_params"] = json.dumps(row["params"], sort_keys=True, default=repr)
-        out = {**prov, "catalog": catalog.name if catalog is not None else None, "kind": row["kind"],
-               "groups": row["groups"], "event_groups": row["event_groups"], "utilization": row["utilization"],
-               "mean_sampling_ratio": row["mean_sampling_ratio"], "min_sampling_ratio": row["min_sampling_ratio"],
-               "mean_coschedule_ratio": row["mean_coschedule_ratio"], "n_quanta": row["n_quanta"],
-               "n_errors": len(row["errors"]), "n_metrics": len(problem.metrics), "trace": row["trace"],
-               "mux_seconds": time.perf_counter() - t0, "skipped": row["skipped"],
-               "tool_utilization": (row["tool"] or {}).get("utilization"),
-               "tool_sampling_ratio": (row["tool"] or {}).get("sampling_ratio"),
-               "tool_group_count_spread": (row["tool"] or {}).get("group_count_spread")}
+        out = schedule_row(prov, catalog, row, kind=row["kind"], groups=row["groups"], event_groups=row["event_groups"],
+                           n_quanta=row["n_quanta"], n_errors=len(row["errors"]), n_metrics=len(problem.metrics),
+                           trace=row["trace"], mux_seconds=time.perf_counter() - t0, skipped=row["skipped"],
+                           tool=row["tool"] or {})
         status = ("skipped", row["skipped"]) if row["skipped"] else ("done", None)
         return {"schedule": [clean_row(out)], "_status": status}

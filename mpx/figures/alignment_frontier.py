@@ -17,7 +17,7 @@ from mpx.errors import ConfigError
 from mpx.figures.figure import Figure
 from mpx.figures.slices import add_caption
 from mpx.figures.style import WIDTH, height, look, style
-from mpx.studies.sections import alignment_frontier
+from mpx.experiment.alignment import alignment_frontier
 
 __all__ = ["FIGURE", "draw", "frontier_table"]
 
@@ -25,7 +25,7 @@ _MARK = {"multiplex": "o", "multiplex_runs": "s", "alignment": "^", "floor": "x"
 
 
 def frontier_table(store: Any, experiment: str | None = None) -> Any:
-    """`mpx.studies.sections.alignment_frontier` of the store's alignment rows."""
+    """`mpx.experiment.alignment.alignment_frontier` of the store's alignment rows."""
     df = store.table("alignment", experiment)
     if df.empty:
         raise ConfigError("the results store has no alignment rows (mpx run experiments/alignment.toml)")

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpx.errors import ConfigError
+from mpx.experiment.rows import SETTINGS as SWEPT, varying_settings
 
 __all__ = ["PREFERRED", "SETTINGS", "Slice", "add_caption", "hold", "replicates", "setting_text", "varying"]
 
-#: columns of the ``scores``/``schedule`` rows that are settings of a run, in caption order
-SETTINGS = ("experiment", "scheduler", "pmu", "counters", "max_events", "quantum_intervals", "quantum_ms",
-            "read_every", "noise_rel_sigma", "noise_read_overhead")
+#: columns of the ``scores``/``schedule`` rows that are settings of a run, in caption order: the experiment, the
+#: scheduler and the PMU, then the settings a config sweeps (`mpx.experiment.rows.SETTINGS`)
+SETTINGS = ("experiment", "scheduler", "pmu", *SWEPT)
 
 #: the value a figure holds a setting at when the data has it
 PREFERRED: dict[str, Any] = {"scheduler": "perf", "noise_rel_sigma": 0.0, "noise_read_overhead": 0.0}
@@ -55,10 +56,10 @@ def _values(df: Any, col: str) -> list[Any]:
 
 
 def varying(df: Any, exclude: Iterable[str] = ()) -> dict[str, list[Any]]:
-    """Setting → its distinct values, for every setting of `SETTINGS` with more than one value in ``df``
-    (``exclude``: the figure's axes and panels)."""
-    skip = set(exclude)
-    return {c: vals for c in SETTINGS if c in df and c not in skip and len(vals := _values(df, c)) > 1}
+    """Setting → its distinct values (None last where rows lack it), for every setting of `SETTINGS` that
+    varies in ``df`` (`mpx.experiment.rows.varying_settings`; ``exclude``: the figure's axes and panels)."""
+    return {c: _values(df, c) + ([None] if df[c].isna().any() else [])
+            for c in varying_settings(df, tuple(exclude), SETTINGS)}
 
 
 def setting_text(col: str, value: Any) -> str:

@@ -232,11 +232,20 @@ class Program:
     notes: list[str]
 
 
-def _which(name: str, path_env: str | None, cwd: str | os.PathLike | None) -> str | None:
+def find_program(name: str, path_env: str | None = None, cwd: str | os.PathLike | None = None) -> str:
+    """The executable file a command's first word names — a bare name looked up on ``path_env`` (default:
+    ``PATH``), a path taken relative to ``cwd`` — or a `RecordError` naming it: the one program lookup of
+    ``mpx record`` (callgrind here, gem5 in `mpx.recording.gem5`)."""
     if os.sep in name:
         full = os.path.join(cwd or os.getcwd(), name)
-        return full if os.path.exists(full) else None
-    return shutil.which(name, path=path_env)
+        found = full if os.path.exists(full) else None
+    else:
+        found = shutil.which(name, path=path_env)
+    if found is None:
+        raise RecordError(f"{name}: program not found (PATH={path_env or os.environ.get('PATH', '')})")
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise RecordError(f"{found}: not an executable file")
+    return found
 
 
 def resolve_program(
@@ -263,11 +272,7 @@ def resolve_program(
     if _depth > 5:
         raise RecordError(f"{argv[0]}: too many levels of shims/interpreters")
     name = argv[0]
-    found = _which(name, path_env, cwd)
-    if found is None:
-        raise RecordError(f"{name}: program not found (PATH={path_env or os.environ.get('PATH', '')})")
-    if os.path.isdir(found) or not os.access(found, os.X_OK):
-        raise RecordError(f"{found}: not an executable file")
+    found = find_program(name, path_env, cwd)
     with open(found, "rb") as fh:
         head = fh.read(4096)
     rest = list(argv[1:])

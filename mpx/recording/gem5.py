@@ -47,7 +47,7 @@ import numpy as np
 from mpx.errors import ConfigError, FormatError
 from mpx.util.progress import bar as progress_bar
 from mpx.readers import gem5 as gem5_reader
-from mpx.recording.callgrind import CLEAN_ENV, RecordError
+from mpx.recording.callgrind import CLEAN_ENV, RecordError, find_program
 from mpx.recording.supervise import Supervised
 from mpx.trace import Trace
 
@@ -209,15 +209,7 @@ def record_gem5(
     workdir = Path(cwd).resolve() if cwd else Path.cwd()
     prog_env = dict(CLEAN_ENV)
     prog_env.update(env or {})
-    program = argv[0]
-    if "/" not in program:
-        found = shutil.which(program, path=prog_env["PATH"])
-        if found is None:
-            raise RecordError(f"{program}: program not found (PATH={prog_env['PATH']})")
-        program = found
-    exe = (workdir / program) if not os.path.isabs(program) else Path(program)
-    if not exe.is_file() or not os.access(exe, os.X_OK):
-        raise RecordError(f"{exe}: not an executable file")
+    exe = Path(find_program(argv[0], prog_env["PATH"], workdir))
     with open(exe, "rb") as fh:
         if fh.read(4) != b"\x7fELF":
             raise RecordError(f"{exe}: gem5's syscall emulation runs ELF executables only (not scripts)")

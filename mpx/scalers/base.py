@@ -272,7 +272,7 @@ class Scaler(Params, ABC):
     def memory_bytes(self, n_events: int, n_quanta: int, n_windows: int) -> int:
         """About how many bytes `estimate` needs for an observation of ``n_events`` events, ``n_quanta``
         quanta and ``n_windows`` read windows (checked against the machine's memory before a replay,
-        `mpx.scoring.scalers.check_memory`). Default: a few dozen ``[Q, E]`` float arrays; a scaler whose model
+        `mpx.scoring.replay.memory_refusal`). Default: a few dozen ``[Q, E]`` float arrays; a scaler whose model
         grows faster (E×E matrices per quantum) overrides it."""
         return 8 * 32 * max(n_quanta, n_windows) * n_events
 
@@ -310,7 +310,7 @@ class Scaler(Params, ABC):
         if self.learned and observation.meta.get("trace_checksum") in getattr(self, "training_checksums_", ()):
             raise ConfigError(f"{type(self).__name__} was fitted on the trace it is asked to estimate (checksum "
                               f"{observation.meta['trace_checksum']}): train on other workloads "
-                              "(mpx.scoring.scalers.other_workloads)")
+                              "(mpx.scoring.replay.other_workloads)")
         est = self._estimate(observation)
         if not isinstance(est, Estimate):
             raise ScalerError(f"{type(self).__name__}._estimate returned {type(est).__name__}, not an Estimate")

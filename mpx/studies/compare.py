@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from mpx.experiment.rows import SETTINGS
+from mpx.experiment.rows import SETTINGS, varying_settings  # re-exported: the studies take them from here
 from mpx.scoring.measures import HEADLINE_COLUMN, MEASURES
 
 __all__ = ["BOOT", "COLLAPSED", "FLOOR_MEDIAN", "HARD", "SETTINGS", "TIE_LEVEL", "fair_headline", "floored_rows", "hard_share",
@@ -35,12 +35,6 @@ __all__ = ["BOOT", "COLLAPSED", "FLOOR_MEDIAN", "HARD", "SETTINGS", "TIE_LEVEL",
 
 #: bootstrap resamples of every interval (seed 0 unless a caller says otherwise)
 BOOT = 2000
-
-
-def varying_settings(rows: pd.DataFrame, exclude: tuple[str, ...] = ()) -> list[str]:
-    """The `mpx.experiment.rows.SETTINGS` (no comparison, table or figure pools cells that differ in
-    one of them) that take more than one value in ``rows`` (less ``exclude``)."""
-    return [k for k in SETTINGS if k not in exclude and k in rows and rows[k].nunique(dropna=False) > 1]
 
 
 def per_workload(scores: pd.DataFrame, column: str, by: tuple[str, ...] = ("scaler",)) -> pd.DataFrame:

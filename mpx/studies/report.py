@@ -506,9 +506,8 @@ def headline_table(ok: Any, methods: list[str]) -> dict[str, Any]:
 def kind_sections(store: Any, experiment: str | None = None, run_id: int | None = None) -> dict[str, Any]:
     """The report sections experiment kinds declare (`mpx.experiment.kinds.CellKind.report`: table →
     ``"module:function"``), for each declared table that has rows in the store."""
-    import importlib
-
     from mpx.experiment.kinds import all_kinds
+    from mpx.registry import load_object
 
     out: dict[str, Any] = {}
     have = store.tables()
@@ -518,8 +517,7 @@ def kind_sections(store: Any, experiment: str | None = None, run_id: int | None 
                 continue
             rows = store.table(table, experiment, run_id)
             if not rows.empty:
-                module, _, fn = where.partition(":")
-                out.update(getattr(importlib.import_module(module), fn)(rows))
+                out.update(load_object(where)(rows))
     return out
 
 

@@ -1,5 +1,5 @@
 """``mpx evaluate``: one replay, every named scaler scored; JSON and table output, defaults stated, one-line
-errors on bad input (the scoring itself is tested in ``tests/test_evaluate.py``)."""
+errors on bad input (the scoring itself is tested in ``tests/scoring/test_score.py``)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_dataset_json_one_object_per_scaler_matching_the_library(capsys):
     assert [r["scaler"] for r in rows] == ["linear", "bayesperf_smooth", "dira"]
     by = {r["scaler"]: r for r in rows}
     assert by["linear"]["causal"] is True and by["dira"]["causal"] is False
-    # relations: none unless asked, as under mpx run (mpx.scoring.scalers.scaler_spec, docs/scoring.md)
+    # relations: none unless asked, as under mpx run (mpx.scoring.replay.scaler_spec, docs/scoring.md)
     assert by["bayesperf_smooth"]["causal"] is False and "relations" not in by["bayesperf_smooth"]
     assert rows[0]["setup"]["relations"] == "none (default)"
     for r in rows:

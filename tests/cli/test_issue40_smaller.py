@@ -33,7 +33,7 @@ def test_trace_plot_takes_a_dataset_name(tmp_path, capsys):
 def test_gem5_long_datasets_train_on_their_collection():
     """`mpx evaluate gem5-long-*` trained no learned scaler ("trained on: none")."""
     from mpx.datasets import shipped
-    from mpx.scoring.scalers import training_traces
+    from mpx.scoring.replay import training_traces
 
     long = shipped.names("gem5", "gem5-long")
     if len(long) < 2:

@@ -1,5 +1,5 @@
 """``mpx schedule``: arguments, table and JSON output (the library behind it: `Problem.from_catalog` in
-``tests/test_problem_catalog.py``, `score_schedulers` in ``tests/test_schedule_scores.py``)."""
+``tests/problem/test_from_catalog.py``, `score_schedulers` in ``tests/scoring/test_schedules.py``)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_errors_are_one_line(capsys):
 
 
 def test_pmu_counters_override():
-    fewer = pmu_arg("skylake", 2)  # PMU.with_generic_counters (tests/test_pmu.py)
+    fewer = pmu_arg("skylake", 2)  # PMU.with_generic_counters (tests/pmu/test_pmu.py)
     assert len(fewer.available("cpu", "generic")) == 2 and fewer == pmu_arg("skylake").with_generic_counters(2)
     assert pmu_arg("skylake", 4) == pmu_arg("skylake")
     with pytest.raises(ConfigError, match=r"^--counters 1: event 'INST_RETIRED.PREC_DIST'"):

@@ -119,7 +119,7 @@ def test_a_swept_synthetic_variation_is_never_pooled(tmp_path):
                                    'synthetic = {from = "toy.runs", runs = 3, rate_noise = 0.0}')
     cfg.write_text(text + '\n[sweep]\n"data.synthetic.rate_noise" = [0.0, 0.3]\n')
     assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
-    from mpx.studies.sections import alignment_tables
+    from mpx.experiment.alignment import alignment_tables
 
     best = alignment_tables(rows(tmp_path / "o"))
     table = next(iter(best.values()))
@@ -152,7 +152,7 @@ def test_aligner_parameters_are_settings_never_pooled(tmp_path):
     assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress", "--no-figures"]) == 0
     r = rows(tmp_path / "o")
     assert set(r["alignment_params"]) == {'{"dtw": {"band": 0.05}}', '{"dtw": {"band": 0.5}}'}
-    from mpx.studies.sections import alignment_tables
+    from mpx.experiment.alignment import alignment_tables
 
     assert "alignment_params" in next(iter(alignment_tables(r).values())).index.names
     bad = tmp_path / "bad.toml"

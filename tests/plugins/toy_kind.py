@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from mpx.errors import ConfigError
 from mpx.experiment import kinds
 from mpx.experiment.grid import finish_cell
-from mpx.experiment.inputs import code_version
+from mpx import code_version
 from mpx.experiment.kinds import CellKind
 
 

@@ -162,7 +162,7 @@ def test_no_interval_below_the_count_on_every_shipped_file():
 
     from mpx import scalers
     from mpx.observation import Observation
-    from mpx.studies.trust import trust_report
+    from mpx.scalers.trust import trust_report
 
     files = sorted(p for p in FORMS.parent.rglob("*") if p.suffix in (".csv", ".jsonl", ".txt"))
     assert len(files) >= 25

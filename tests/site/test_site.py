@@ -172,7 +172,7 @@ def test_the_claims_page_is_the_ledger_of_a_store_that_ran_a_claim(tmp_path, cap
 
 
 def test_the_verdict_page_shows_the_report_tables_number_for_number(tmp_path):
-    """Hand-made score rows with verdicts (as tests/test_report.py's): the page's cells and its CSV are
+    """Hand-made score rows with verdicts (as tests/studies/test_report.py's): the page's cells and its CSV are
     `mpx.studies.report.verdict_tables`' values."""
     from mpx.site.studies import verdict_page
     from mpx.studies.report import verdict_tables

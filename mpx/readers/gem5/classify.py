@@ -58,7 +58,7 @@ def classify(name: str, unit: str | None, desc: str, distribution: bool = False)
     overrule a ``Count`` unit: gem5 labels occupancies and prefetcher accuracy ``Count``); the unit;
     finally, without a unit or with ``Unspecified``, the name (``avgGap``, ``missRate``, ``peakBW``,
     ``ipc``, ``m_avg_stall_time`` ...). Verified on the six files of ``../shared/data/gem5`` and the
-    four periodic series (see ``tests/test_reader_gem5.py``).
+    four periodic series (see ``tests/readers/test_gem5.py``).
     """
     role = GLOBAL_STATS.get(name)
     if role is not None:

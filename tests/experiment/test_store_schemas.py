@@ -18,7 +18,7 @@ from mpx.cli import main
 from mpx.errors import FormatError
 from mpx.experiment.store import SCHEMA, ResultsStore, open_store
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: one commit per schema mpx has written, with the module that wrote it
 OLD = {

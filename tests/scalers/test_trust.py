@@ -1,4 +1,4 @@
-"""The trust report of a real perf stat -I run (`mpx.studies.trust`, `mpx estimate`): counted values stay counted,
+"""The trust report of a real perf stat -I run (`mpx.scalers.trust`, `mpx estimate`): counted values stay counted,
 coverage and intervals beside every value, the top-down bottleneck with its probability."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from mpx.cli import main
-from mpx.studies.trust import tintin_sigma
+from mpx.scalers.trust import tintin_sigma
 
-DATA = Path(__file__).resolve().parent / "data" / "perfstat"
+DATA = Path(__file__).resolve().parents[1] / "data" / "perfstat"
 
 
 def _csv(tmp_path: Path, rows: list[tuple[float, str, float, float]]) -> Path:
@@ -69,7 +69,7 @@ def test_bottleneck_with_probability_from_the_tma_catalog(tmp_path, capsys):
 
 def test_units_say_what_is_scaled_and_a_rate_is_never_scaled(tmp_path, capsys):
     """Issue 26 item 3: a value printed as a rate is not a count; an amount (msec of a clock) is scaled like one."""
-    from mpx.studies.trust import is_rate_unit
+    from mpx.scalers.trust import is_rate_unit
 
     assert is_rate_unit("M/sec") and is_rate_unit("GHz") and is_rate_unit("%")
     assert not any(is_rate_unit(u) for u in ("", "msec", "Joules", "MiB", "ns"))
@@ -96,7 +96,7 @@ def test_trusted_interval_holds_the_count_and_the_extrapolation():
     below the count already seen (or below 0) starts at that count."""
     import numpy as np
 
-    from mpx.studies.trust import previous_rate_count, trusted_interval
+    from mpx.scalers.trust import previous_rate_count, trusted_interval
 
     est = np.array([[23_149_086.0, 100.0]])
     lo, hi = trusted_interval(est, est - [[6_396, 300]], est + [[6_396, 300]], [[30_000.0, 60.0]], [[44_812.0, 120.0]])

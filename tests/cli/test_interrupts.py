@@ -26,7 +26,7 @@ import pytest
 from mpx.recording.supervise import group_alive
 from tests._tools import HAVE_VALGRIND, running
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 needs_valgrind = pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")
 

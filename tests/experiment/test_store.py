@@ -18,7 +18,7 @@ from mpx.experiment import load_config, run_experiment
 from mpx.experiment.store import ResultsStore, open_store, write_atomic
 from tests._exp_helpers import assert_same, stable_tables, write_config
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

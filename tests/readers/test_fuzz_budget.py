@@ -14,7 +14,7 @@ import pytest
 
 from mpx.errors import FormatError
 
-HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz_readers.py"
+HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "fuzz_readers.py"
 
 
 def harness():

@@ -14,7 +14,7 @@ import pytest
 
 from mpx.util.jit import HAVE_NUMBA
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed: kernels run as plain Python")

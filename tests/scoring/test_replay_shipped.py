@@ -17,7 +17,7 @@ from mpx.datasets import shipped as datasets
 from mpx.errors import MpxError
 from mpx.multiplex import multiplex, resolve_quantum
 from mpx.problem import Problem
-from mpx.scoring.scalers import default_catalog, default_events, memory_refusal, score_scalers
+from mpx.scoring.replay import default_catalog, default_events, memory_refusal, score_scalers
 
 N_INTERVALS = 200  # of each dataset: 20 read windows of 10 quanta (fewer: mpx warns)
 
@@ -92,10 +92,10 @@ def test_gem5_traces_default_to_the_catalog_events_and_memory_is_checked():
 
 
 def test_library_and_cli_refuse_a_scaler_that_does_not_fit_and_say_why(capsys, monkeypatch):
-    import mpx.scoring.scalers
+    import mpx.scoring.replay
     from mpx.cli import main
 
-    monkeypatch.setattr(mpx.scoring.scalers, "available_memory", lambda: 10**9)  # 1 GB: fusion on every stat does not fit
+    monkeypatch.setattr(mpx.scoring.replay, "available_memory", lambda: 10**9)  # 1 GB: fusion on every stat does not fit
     trace = _slice("gem5-xz")
     p = pmu.resolve_pmu("gem5-o3-g4")
     obs = multiplex(trace, Problem(tuple(trace.events), p), "perf", quantum=resolve_quantum(None, trace)[0],

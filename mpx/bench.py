@@ -57,7 +57,7 @@ def _version(mod: str) -> str | None:
 
 def machine() -> dict[str, Any]:
     """The machine and software the numbers were measured on."""
-    from mpx.experiment import code_version
+    from mpx import code_version
 
     try:
         usable = len(os.sched_getaffinity(0))
@@ -86,7 +86,7 @@ def _inputs(preset: str | None, dataset: str | None, intervals: int | None, coun
     from mpx.metrics import builtin
     from mpx.pmu import preset as pmu_preset
     from mpx.problem import Problem
-    from mpx.scoring.scalers import other_workloads
+    from mpx.scoring.replay import other_workloads
 
     pmu = pmu_preset(f"generic-{counters}")
     if dataset is not None:
@@ -138,7 +138,7 @@ def run_bench(*, quick: bool = False, preset: str = "tma", dataset: str | None =
     Defaults otherwise: 50,000 intervals, best of 3, 2,000 events with caps of 8. ``kahypar_ini`` is
     KaHyPar's configuration file (without it KaHyPar is reported as skipped)."""
     from mpx import scalers
-    from mpx.scoring.scalers import scaler_spec
+    from mpx.scoring.replay import scaler_spec
     from mpx.multiplex import multiplex, resolve_quantum
 
     say = log or (lambda s: None)

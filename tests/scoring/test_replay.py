@@ -1,4 +1,4 @@
-"""`mpx.scoring.scalers`: the choices `mpx evaluate` and an experiment's scaling cells share — quantum specs,
+"""`mpx.scoring.replay`: the choices `mpx evaluate` and an experiment's scaling cells share — quantum specs,
 leave-one-workload-out, the default catalog — and the score-these-scalers loop."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.pmu import preset
 from mpx.multiplex import resolve_quantum
-from mpx.scoring.scalers import default_catalog, other_workloads, resolve_trace, score_scalers
+from mpx.datasets.specs import resolve_trace
+from mpx.scoring.replay import default_catalog, other_workloads, score_scalers
 from mpx.trace import Trace
 
 
@@ -85,7 +86,7 @@ def test_score_scalers_skips_what_cannot_run_and_propagates_bugs_unless_asked():
 
 def test_gem5_datasets_resolve_by_name_and_train_on_the_other_gem5_ones():
     from mpx.datasets import shipped as datasets
-    from mpx.scoring.scalers import training_traces
+    from mpx.scoring.replay import training_traces
 
     if "gem5-chase" not in datasets.names(None):
         pytest.skip("the gem5 datasets are not in this checkout's manifest")

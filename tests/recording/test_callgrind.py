@@ -28,7 +28,7 @@ from mpx.trace import Trace
 
 HAVE_VALGRIND = shutil.which("valgrind") is not None
 needs_valgrind = pytest.mark.skipif(not HAVE_VALGRIND, reason="valgrind is not installed")
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def cli(argv: list[str]) -> int:

@@ -1,6 +1,5 @@
 """One replay, scored with several scalers: the choices `mpx evaluate` and an experiment's ``scaling`` cell share.
 
-- `resolve_trace`: a trace file or a shipped dataset name → the ground-truth Trace;
 - `default_events`: the events to multiplex when none are named (a gem5 trace: the gem5 catalog's);
 - `default_catalog`: the built-in catalog with the most metrics computable from the events;
 - `other_workloads`: leave-one-workload-out, the rule that picks what learned scalers are fitted on
@@ -15,7 +14,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,13 +22,13 @@ from typing import Any, TypeVar
 from mpx import scalers
 
 from mpx.datasets import shipped as datasets
+from mpx.datasets.specs import resolve_trace
 from mpx.errors import ConfigError, MpxError
 from mpx.scoring.score import Scores, score, true_windows
 from mpx.metrics import builtin, builtin_names
-from mpx.readers import read_trace
 from mpx.trace import Trace
 
-__all__ = ["DEFAULT_RELATIONS", "resolve_trace", "default_events", "default_catalog", "available_memory",
+__all__ = ["DEFAULT_RELATIONS", "default_events", "default_catalog", "available_memory",
            "memory_refusal", "other_workloads", "training_traces", "learned_scalers", "scaler_spec", "ScalerResult",
            "score_scalers"]
 
@@ -39,20 +37,6 @@ __all__ = ["DEFAULT_RELATIONS", "resolve_trace", "default_events", "default_cata
 DEFAULT_RELATIONS = None
 
 T = TypeVar("T")
-
-
-def resolve_trace(text: str) -> Trace:
-    """A Trace from a path (any format `mpx.readers` reads), or a shipped dataset by name."""
-    if os.path.exists(text):
-        return read_trace(text)
-    try:
-        known = datasets.names(None)
-    except FileNotFoundError:
-        known = []
-    if text in known:
-        return datasets.load(text)
-    raise ConfigError(f"{text!r} is neither an existing trace file nor a shipped dataset "
-                      f"({', '.join(known) or 'no dataset manifest found'})")
 
 
 def default_events(trace: Trace, pmu: Any) -> tuple[tuple[str, ...], str]:

@@ -13,7 +13,7 @@ from mpx.errors import ConfigError
 from mpx.scoring.score import METRIC_WINDOW_ARRAYS, WINDOW_ARRAYS, score, true_windows
 from mpx.scoring.measures import masked_median
 from mpx.metrics import Catalog, Metric
-from mpx.scoring.scalers import score_scalers
+from mpx.scoring.replay import score_scalers
 
 
 def _setup():
@@ -63,7 +63,7 @@ def test_truth_given_once_scores_the_same():
 
 def test_score_scalers_bins_the_truth_once(monkeypatch):
     tr, obs, cat = _setup()
-    import mpx.scoring.scalers as replay
+    import mpx.scoring.replay as replay
 
     calls = []
     real = replay.true_windows
