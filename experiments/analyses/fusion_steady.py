@@ -4,7 +4,7 @@ The setting is `experiments/gem5_quickstart.toml`'s: every steady-state recordin
 built-in scheduler x every built-in scaler, ``gem5-o3-g4`` (4 generic counters + fixed instructions and
 cycles), the gem5 catalog's 46 events, one quantum per 50 us dump, a read every 8 quanta. The runner fits
 ``fusion`` and ``fusion_smooth`` on every *other* program of the collection (leave one workload out:
-`mpx.scoring.scalers.other_workloads`), so each program is scored by a model that never saw it.
+`mpx.scoring.replay.other_workloads`), so each program is scored by a model that never saw it.
 
 Printed (markdown, for docs/fusion.md through `experiments/doc_tables.py`):
 

@@ -113,7 +113,7 @@ def test_following_rate_holds_a_phase_change_the_reads_saw():
     the interval holds the count the next measured rate gives its unseen time; steady windows keep their band."""
     import numpy as np
 
-    from mpx.studies.trust import following_rate_count, trusted_interval
+    from mpx.scalers.trust import following_rate_count, trusted_interval
 
     # one counter, four windows of 100 s: rates 1/s, (counted 10 in 10 s), 50/s, then 60/s (no phase change)
     raw, ena, run = [[100.0], [10.0], [5000.0], [600.0]], [[100.0]] * 4, [[100.0], [10.0], [100.0], [10.0]]
