@@ -171,7 +171,7 @@ def _study(s: pd.DataFrame, fam: str, cv: pd.Series, min_windows: int) -> list[d
                 tb = _tau_rows(_ranks(base["boot"]), _ranks(sc["boot"]))
                 taus.append((base["label"], sc["label"], t0, *_ci(tb)))
         out.append({"read_every": int(read_every), "scales": scales, "programs": programs, "scalers": scalers,
-                    "taus": taus})
+                    "taus": taus, "min_windows": min_windows})
     return out
 
 
@@ -232,7 +232,8 @@ def _rank_table(fam: str, st: dict) -> str:
     base = next((sc["label"] for sc in st["scales"] if sc["ranked"]), None)
     for sc in st["scales"]:
         if not sc["ranked"]:
-            lines.append(f"| {fam} | {st['read_every']} | {sc['label']} | not ranked (< windows) | - |")
+            lines.append(f"| {fam} | {st['read_every']} | {sc['label']} | not ranked (< {st['min_windows']} "
+                         "windows) | - |")
             continue
         tau = "(the finest)" if sc["label"] == base else "{:+.2f} [{:+.2f}, {:+.2f}]".format(*taus[sc["label"]])
         lines.append(f"| {fam} | {st['read_every']} | {sc['label']} | {tau} | {sc['best']} "
