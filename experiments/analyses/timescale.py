@@ -242,10 +242,11 @@ def _rank_table(fam: str, st: dict) -> str:
 
 
 def _per_program(st: dict) -> str:
-    """Per program, the best scaler of the finest scale and linear at every scale (wape_all %)."""
+    """Per program, the best scaler of the finest scale, linear and fusion at every scale (wape_all %)."""
     best = st["scales"][0]["best"]
     cols = [(f"{best} {sc['label']}", sc["per"].loc[best]) for sc in st["scales"]]
-    cols += [(f"linear {sc['label']}", sc["per"].loc["linear"]) for sc in st["scales"] if "linear" in sc["per"].index]
+    for other in ("linear", "fusion"):  # the baseline, and the learned scaler whose mean a few programs decide
+        cols += [(f"{other} {sc['label']}", sc["per"].loc[other]) for sc in st["scales"] if other in sc["per"].index]
     lines = ["Per program (wape_all %):\n", "| program | " + " | ".join(c for c, _ in cols) + " |",
              "| --- |" + " --- |" * len(cols)]
     for prog in st["programs"]:
