@@ -30,8 +30,6 @@ PENDING = {
                  "issue 34 items 1, 5, 6 (another branch) changes them",
     "tintin.md": "written whole by experiments/analyses/tintin_doc.py (its header names the command and commit), not "
                  "yet in experiments/doc_tables.py's block form",
-    "alignment.md": "not in issue 34's list (verdicts, fusion, scoring, tintin); its tables await a --markdown "
-                    "output of experiments/alignment*.toml's report",
     "timescale.md": "not in issue 34's list; its tables await a --markdown output of experiments/analyses/timescale.py",
     "scoring.md": "the premise table is generated; the quickstart table awaits a markdown output of mpx report "
                   "(a 180-cell run)",
