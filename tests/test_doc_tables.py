@@ -31,8 +31,6 @@ PENDING = {
     "tintin.md": "written whole by experiments/analyses/tintin_doc.py (its header names the command and commit), not "
                  "yet in experiments/doc_tables.py's block form",
     "timescale.md": "not in issue 34's list; its tables await a --markdown output of experiments/analyses/timescale.py",
-    "scoring.md": "the premise table is generated; the quickstart table awaits a markdown output of mpx report "
-                  "(a 180-cell run)",
 }
 RESULT_CELL = re.compile(r"\d\.\d|\d\s?%")
 NOT_RESULT = re.compile(r"<!-- not a result table: .+ -->")
