@@ -30,7 +30,6 @@ PENDING = {
                  "issue 34 items 1, 5, 6 (another branch) changes them",
     "tintin.md": "written whole by experiments/analyses/tintin_doc.py (its header names the command and commit), not "
                  "yet in experiments/doc_tables.py's block form",
-    "timescale.md": "not in issue 34's list; its tables await a --markdown output of experiments/analyses/timescale.py",
 }
 RESULT_CELL = re.compile(r"\d\.\d|\d\s?%")
 NOT_RESULT = re.compile(r"<!-- not a result table: .+ -->")
