@@ -28,11 +28,6 @@ _spec.loader.exec_module(doc_tables)
 PENDING = {
     "tintin.md": "written whole by experiments/analyses/tintin_doc.py (its header names the command and commit), not "
                  "yet in experiments/doc_tables.py's block form",
-    "alignment.md": "not in issue 34's list (verdicts, fusion, scoring, tintin); its tables await a --markdown "
-                    "output of experiments/alignment*.toml's report",
-    "timescale.md": "not in issue 34's list; its tables await a --markdown output of experiments/analyses/timescale.py",
-    "scoring.md": "the premise table is generated; the quickstart table awaits a markdown output of mpx report "
-                  "(a 180-cell run)",
 }
 RESULT_CELL = re.compile(r"\d\.\d|\d\s?%")
 NOT_RESULT = re.compile(r"<!-- not a result table: .+ -->")

@@ -2,7 +2,8 @@
 5 us grain of the gem5 recordings to the 0.4-4 ms of real multiplexing, and across three callgrind grains?
 
 Reads the results of ``mpx run experiments/timescale.toml`` (the ``scores`` and ``events`` tables of the
-store's results.sqlite, every experiment of the suite) and prints, in markdown, the tables of docs/timescale.md; draws ``timescale.png`` next to them:
+store's results.sqlite, every experiment of the suite) and prints, in markdown, the tables of docs/timescale.md;
+draws ``timescale.png`` next to them:
 
     python experiments/analyses/timescale.py results/timescale [--scheduler perf] [--figure docs/timescale.png]
 
@@ -14,6 +15,15 @@ of each scale's ranking against the finest scale of its family (same programs), 
 is at that scale (median over events and programs of the coefficient of variation of the true read-window
 counts: ``cv`` of the events table). Only scales with at least ``--min-windows`` read windows per trace are
 ranked (fewer windows: listed, marked).
+
+Intervals are 95 % percentile intervals of 2,000 bootstrap resamples of the *programs* (seed 0), paired: the same
+resampled programs for every scaler and every scale of a family (`mpx.studies.compare.paired_bootstrap`), so
+Kendall's tau and the best scaler get an interval (the share of resamples) too. Programs, not windows, are
+resampled: the read windows of one program are consecutive stretches of one run (correlated), and each enters
+through its program's ``wape_all``; the tables give the windows pooled per scale (programs x windows per trace).
+
+    python experiments/analyses/timescale.py results/timescale --markdown -                   # docs/timescale.md, perf
+    python experiments/analyses/timescale.py results/timescale --scheduler round_robin --rankings --markdown -
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -66,68 +77,47 @@ def load(store: Path, scheduler: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     return scores, events
 
 
-def tables(scores: pd.DataFrame, events: pd.DataFrame, min_windows: int) -> str:
-    out: list[str] = []
-    cv = events.groupby("cell_key")["cv"].median()  # per cell: median over events
-    for fam in FAMILY_ORDER:
-        s = scores[scores["family"] == fam]
-        if s.empty:
-            out.append(f"### {fam}\n\nno results (not recorded or not run yet)\n")
-            continue
-        for read_every, r in s.groupby("read_every"):
-            scales = sorted(r["scale_key"].unique())
-            rows, ranks, info = {}, {}, []
-            for key in scales:
-                c = r[r["scale_key"] == key]
-                label = c["scale"].iloc[0]
-                progs = sorted(c["program"].unique())
-                per = c.groupby(["scaler", "program"])["wape_all"].mean().unstack()
-                mean = per.mean(axis=1)
-                nwin = int(c["n_windows"].min())
-                ok = nwin >= min_windows
-                rows[label] = {sc: f"{mean[sc]:.1f} [{per.loc[sc].min():.1f}-{per.loc[sc].max():.1f}]"
-                               for sc in mean.index}
-                if ok:
-                    ranks[label] = mean.rank(method="min")
-                cells = c.drop_duplicates("cell_key")["cell_key"]
-                quantum = float(np.median(c["read_window"] / c["read_every"]))
-                if fam == "callgrind":  # callgrind dumps at valgrind's thread time slices: say the real grain
-                    label = f"{label} ({quantum / 1e6:.2f}M insts)"
-                    rows[label] = rows.pop(c["scale"].iloc[0])
-                    if ok:
-                        ranks[label] = ranks.pop(c["scale"].iloc[0])
-                info.append((label, len(progs), int(c["n_windows"].min()), int(c["n_windows"].max()),
-                             float(np.nanmedian(cv.reindex(cells))), float(c["rotation_quanta"].median()),
-                             ok))
-            q = "basic blocks per quantum" if fam == "callgrind" else "quantum"
-            out.append(f"### {fam}, a read every {read_every} quanta\n")
-            out.append(f"| {q} | programs | read windows per trace | median cv of true window counts | "
-                       f"rotation (quanta) | ranked |")
-            out.append("| --- | --- | --- | --- | --- | --- |")
-            for label, n, lo, hi, c_, rot, ok in info:
-                out.append(f"| {label} | {n} | {lo}-{hi} | {c_:.2f} | {rot:g} | "
-                           f"{'yes' if ok else f'no (< {min_windows} windows)'} |")
-            out.append("")
-            table = pd.DataFrame(rows)
-            rk = pd.DataFrame(ranks)
-            order = table.index if rk.empty else rk.iloc[:, 0].sort_values().index
-            out.append("wape_all % (mean over programs [lowest-highest program]); rank of the mean in ( ):\n")
-            out.append("| scaler | " + " | ".join(table.columns) + " |")
-            out.append("| --- |" + " --- |" * len(table.columns))
-            for sc in order:
-                cells = [f"{table.loc[sc, col]}" + (f" ({int(rk.loc[sc, col])})" if col in rk else "")
-                         for col in table.columns]
-                out.append(f"| {sc} | " + " | ".join(cells) + " |")
-            if rk.shape[1] >= 2:
-                base = rk.columns[0]
-                taus = {col: _kendall(rk[base], rk[col]) for col in rk.columns[1:]}
-                best = {col: rk[col].idxmin() for col in rk.columns}
-                out.append("")
-                out.append(f"Kendall tau of the ranking against {base}: "
-                           + ", ".join(f"{col} {t:+.2f}" for col, t in taus.items())
-                           + "; best scaler: " + ", ".join(f"{col} {b}" for col, b in best.items()))
-            out.append("")
-    return "\n".join(out)
+BOOT = 2000
+
+
+def _family_scales(r: pd.DataFrame, fam: str, cv: pd.Series, min_windows: int) -> list[dict]:
+    """The scales of one family and read period, finest first: label, per-program wape_all (scaler x program),
+    windows per trace, median cv, rotation, whether ranked."""
+    out = []
+    for key in sorted(r["scale_key"].unique()):
+        c = r[r["scale_key"] == key]
+        label = c["scale"].iloc[0]
+        if fam == "callgrind":  # callgrind dumps at valgrind's thread time slices: say the real grain
+            quantum = float(np.median(c["read_window"] / c["read_every"]))
+            label = f"{label} ({quantum / 1e6:.2f}M insts)"
+        per = c.groupby(["scaler", "program"])["wape_all"].mean().unstack()
+        nwin = c.groupby("program")["n_windows"].min()
+        cells = c.drop_duplicates("cell_key")["cell_key"]
+        out.append({"label": label, "per": per, "lo": int(nwin.min()), "hi": int(nwin.max()),
+                    "pooled": int(nwin.sum()), "cv": float(np.nanmedian(cv.reindex(cells))),
+                    "rot": float(c["rotation_quanta"].median()), "ranked": int(nwin.min()) >= min_windows})
+    return out
+
+
+def _resamples(programs: list[str], boot: int = BOOT, seed: int = 0) -> np.ndarray:
+    """``boot`` resamples of the programs' positions (the same for every scaler and scale: paired)."""
+    return np.random.default_rng(seed).integers(0, len(programs), (boot, len(programs)))
+
+
+def _boot_means(per: pd.DataFrame, programs: list[str], idx: np.ndarray) -> np.ndarray:
+    """Per resample the mean over the resampled programs of each scaler (rows of ``per``): ``[boot, scalers]``;
+    a scaler without a value on a program is averaged over the programs it has (NaN-skipping, as the point
+    estimate)."""
+    a = per.reindex(columns=programs).to_numpy(np.float64)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(a[:, idx], axis=2).T
+
+
+def _ranks(m: np.ndarray) -> np.ndarray:
+    """Ranks (1 = lowest error, ties share the lowest rank; no value ranks last) along the last axis."""
+    m = np.where(np.isfinite(m), m, np.inf)
+    return (m[..., None, :] < m[..., :, None]).sum(axis=-1) + 1.0
 
 
 def _kendall(a: pd.Series, b: pd.Series) -> float:
@@ -138,6 +128,143 @@ def _kendall(a: pd.Series, b: pd.Series) -> float:
         for j in range(i + 1, n):
             s += np.sign(x[i] - x[j]) * np.sign(y[i] - y[j])
     return float(2 * s / (n * (n - 1))) if n > 1 else float("nan")
+
+
+def _tau_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Kendall's tau (tau-a: ties count 0, as `_kendall`) of each row of ``a`` against the same row of ``b``."""
+    k = a.shape[-1]
+    i, j = np.triu_indices(k, 1)
+    s = (np.sign(a[..., i] - a[..., j]) * np.sign(b[..., i] - b[..., j])).sum(axis=-1)
+    return 2 * s / (k * (k - 1))
+
+
+def _ci(x: np.ndarray) -> tuple[float, float]:
+    x = x[np.isfinite(x)]
+    return (float(np.percentile(x, 2.5)), float(np.percentile(x, 97.5))) if x.size else (np.nan, np.nan)
+
+
+def _study(s: pd.DataFrame, fam: str, cv: pd.Series, min_windows: int) -> list[dict]:
+    """Per read period of one family: its scales, the programs, the common scaler order, the bootstrap means
+    per scale, the rankings' taus against the finest ranked scale with intervals, the best scaler per scale with
+    its share of resamples."""
+    out = []
+    for read_every, r in s.groupby("read_every"):
+        scales = _family_scales(r, fam, cv, min_windows)
+        programs = sorted(r["program"].unique())
+        scalers = sorted(set().union(*(sc["per"].index for sc in scales)))
+        idx = _resamples(programs)
+        for sc in scales:
+            sc["per"] = sc["per"].reindex(scalers)
+            sc["mean"] = sc["per"].mean(axis=1)
+            sc["boot"] = _boot_means(sc["per"], programs, idx)
+            sc["n_prog"] = sc["per"].notna().sum(axis=1)
+            best = np.nanargmin(np.where(np.isfinite(sc["boot"]), sc["boot"], np.inf), axis=1)
+            sc["best"] = sc["mean"].idxmin()
+            sc["best_share"] = float((best == scalers.index(sc["best"])).mean())
+        ranked = [sc for sc in scales if sc["ranked"]]
+        taus = []
+        if len(ranked) >= 2:
+            base = ranked[0]
+            for sc in ranked[1:]:
+                t0 = _kendall(pd.Series(_ranks(base["mean"].to_numpy()), base["mean"].index),
+                              pd.Series(_ranks(sc["mean"].to_numpy()), sc["mean"].index))
+                tb = _tau_rows(_ranks(base["boot"]), _ranks(sc["boot"]))
+                taus.append((base["label"], sc["label"], t0, *_ci(tb)))
+        out.append({"read_every": int(read_every), "scales": scales, "programs": programs, "scalers": scalers,
+                    "taus": taus, "min_windows": min_windows})
+    return out
+
+
+def tables(scores: pd.DataFrame, events: pd.DataFrame, min_windows: int, per_program: bool = True) -> str:
+    out: list[str] = []
+    cv = events.groupby("cell_key")["cv"].median()  # per cell: median over events
+    for fam in FAMILY_ORDER:
+        s = scores[scores["family"] == fam]
+        if s.empty:
+            out.append(f"#### {fam}\n\nno results (not recorded or not run yet)\n")
+            continue
+        for st in _study(s, fam, cv, min_windows):
+            scales = st["scales"]
+            q = "basic blocks per quantum" if fam == "callgrind" else "quantum"
+            out.append(f"#### {fam}, a read every {st['read_every']} quanta\n")
+            out.append(f"{len(st['programs'])} programs: {', '.join(st['programs'])}\n")
+            out.append(f"| {q} | programs | read windows per trace | read windows pooled | median cv of true window "
+                       f"counts | rotation (quanta) | ranked |")
+            out.append("| --- | --- | --- | --- | --- | --- | --- |")
+            for sc in scales:
+                out.append(f"| {sc['label']} | {sc['per'].shape[1]} | {sc['lo']}-{sc['hi']} | {sc['pooled']:,} | "
+                           f"{sc['cv']:.2f} | {sc['rot']:g} | "
+                           f"{'yes' if sc['ranked'] else f'no (< {min_windows} windows)'} |")
+            out.append("")
+            first = next((sc for sc in scales if sc["ranked"]), scales[0])
+            order = first["mean"].sort_values().index
+            n = len(st["programs"])
+            out.append("wape_all % (mean over programs [95 % bootstrap interval, programs resampled]); rank of the "
+                       "mean in ( ) where ranked:\n")
+            out.append("| scaler | " + " | ".join(sc["label"] for sc in scales) + " |")
+            out.append("| --- |" + " --- |" * len(scales))
+            for name in order:
+                j = st["scalers"].index(name)
+                cells = []
+                for sc in scales:
+                    m = sc["mean"][name]
+                    if not np.isfinite(m):
+                        cells.append("-")
+                        continue
+                    lo, hi = _ci(sc["boot"][:, j])
+                    rank = sc["mean"].rank(method="min")[name]
+                    part = "" if sc["n_prog"][name] == n else f", {sc['n_prog'][name]} of {n} programs"
+                    cells.append(f"{m:.1f} [{lo:.1f}, {hi:.1f}]" + (f" ({int(rank)})" if sc["ranked"] else "") + part)
+                out.append(f"| {name} | " + " | ".join(cells) + " |")
+            out.append("")
+            out.append(_rank_table(fam, st))
+            if per_program and fam == FAMILY_ORDER[1] and st["read_every"] == 1:
+                out.append(_per_program(st))
+    return "\n".join(out)
+
+
+def _rank_table(fam: str, st: dict) -> str:
+    """The ranking at each scale against the finest ranked one: Kendall's tau with its interval, the best scaler
+    and the share of resamples in which it is the best."""
+    lines = ["| family | read every (quanta) | scale | Kendall tau vs the finest scale [95 %] | best scaler "
+             "(share of resamples best) |", "| --- | --- | --- | --- | --- |"]
+    taus = {b: (t, lo, hi) for _, b, t, lo, hi in st["taus"]}
+    base = next((sc["label"] for sc in st["scales"] if sc["ranked"]), None)
+    for sc in st["scales"]:
+        if not sc["ranked"]:
+            lines.append(f"| {fam} | {st['read_every']} | {sc['label']} | not ranked (< {st['min_windows']} "
+                         "windows) | - |")
+            continue
+        tau = "(the finest)" if sc["label"] == base else "{:+.2f} [{:+.2f}, {:+.2f}]".format(*taus[sc["label"]])
+        lines.append(f"| {fam} | {st['read_every']} | {sc['label']} | {tau} | {sc['best']} "
+                     f"({100 * sc['best_share']:.0f} %) |")
+    return "\n".join(lines) + "\n"
+
+
+def _per_program(st: dict) -> str:
+    """Per program, the best scaler of the finest scale, linear and fusion at every scale (wape_all %)."""
+    best = st["scales"][0]["best"]
+    cols = [(f"{best} {sc['label']}", sc["per"].loc[best]) for sc in st["scales"]]
+    for other in ("linear", "fusion"):  # the baseline, and the learned scaler whose mean a few programs decide
+        cols += [(f"{other} {sc['label']}", sc["per"].loc[other]) for sc in st["scales"] if other in sc["per"].index]
+    lines = ["Per program (wape_all %):\n", "| program | " + " | ".join(c for c, _ in cols) + " |",
+             "| --- |" + " --- |" * len(cols)]
+    for prog in st["programs"]:
+        lines.append(f"| {prog} | " + " | ".join("-" if not np.isfinite(v.get(prog, np.nan)) else f"{v[prog]:.1f}"
+                                                  for _, v in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def rankings(scores: pd.DataFrame, events: pd.DataFrame, min_windows: int) -> str:
+    """Only the ranking tables of every family (`_rank_table`), one table."""
+    cv = events.groupby("cell_key")["cv"].median()
+    lines: list[str] = []
+    for fam in FAMILY_ORDER:
+        s = scores[scores["family"] == fam]
+        for st in ([] if s.empty else _study(s, fam, cv, min_windows)):
+            body = _rank_table(fam, st).rstrip("\n").split("\n")
+            lines += body if not lines else body[2:]
+    return "\n".join(lines)
 
 
 def figure(scores: pd.DataFrame, path: Path) -> None:
@@ -166,18 +293,37 @@ def figure(scores: pd.DataFrame, path: Path) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("store", type=Path, help="results folder of mpx run experiments/timescale.toml")
     p.add_argument("--scheduler", default="perf")
     p.add_argument("--min-windows", type=int, default=8)
+    p.add_argument("--rankings", action="store_true", help="only the ranking table (tau and best scaler per scale)")
+    p.add_argument("--markdown", metavar="OUT", help="write the tables as a generated block of docs/timescale.md "
+                   "(header: this command and the commit; '-': stdout; experiments/doc_tables.py splices it)")
     p.add_argument("--figure", type=Path, default=None, help="write the figure there (PNG)")
-    a = p.parse_args()
+    a = p.parse_args(argv)
     scores, events = load(a.store, a.scheduler)
+    body = rankings(scores, events, a.min_windows) if a.rankings else tables(scores, events, a.min_windows)
     datasets = sorted(scores["dataset"].unique())
-    print(f"<!-- python experiments/analyses/timescale.py {a.store} --scheduler {a.scheduler}: "
-          f"{len(scores.drop_duplicates('cell_key'))} cells, datasets {', '.join(datasets)} -->\n")
-    print(tables(scores, events, a.min_windows))
+    note = (f"{len(scores.drop_duplicates('cell_key'))} cells ({a.scheduler}), datasets {', '.join(datasets)}")
+    if a.markdown:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        import doc_tables
+
+        cmd = f"python experiments/analyses/timescale.py {a.store} --scheduler {a.scheduler}"
+        cmd += (" --rankings" if a.rankings else "") + " --markdown -"
+        if a.min_windows != 8:
+            cmd = cmd.replace(" --markdown -", f" --min-windows {a.min_windows} --markdown -")
+        block = "timescale-" + a.scheduler.replace("_", "-") + ("-rankings" if a.rankings else "")
+        text = doc_tables.block_header(block, cmd, doc_tables.commit()) + "\n" + body + "\n"
+        if a.markdown == "-":
+            print(text)
+        else:
+            Path(a.markdown).write_text(text)
+    else:
+        print(f"<!-- python experiments/analyses/timescale.py {a.store} --scheduler {a.scheduler}: {note} -->\n")
+        print(body)
     if a.figure:
         figure(scores, a.figure)
 

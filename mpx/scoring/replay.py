@@ -132,6 +132,12 @@ def learned_scalers(names: Iterable[str]) -> list[str]:
     return [n for n in names if scalers.REGISTRY.tags(n).learned]
 
 
+#: collections whose learned scalers also train, by default, on another collection: a 250 ms gem5 recording's
+#: own collection holds two or three programs, the 50 ms steady-state one twelve (a dataset of the same program,
+#: the same recipe ``program``, is left out: it is the scored workload at another length)
+TRAIN_WITH = {"gem5-long-250ms": ("gem5-long",)}
+
+
 def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[Trace], str]:
     """The traces learned scalers are fitted on for ``mpx evaluate`` (``--train``: comma-separated
     trace files or dataset names), and how they were chosen; never the scored workload. Without
@@ -144,6 +150,9 @@ def training_traces(text: str | None, scored: str, workload: Any) -> tuple[list[
         e = datasets.entry(scored)
         sim = (e.get("recipe") or {}).get("simulator", "callgrind")
         names = other_workloads(datasets.names(sim, datasets.collection(e)), scored, workload_of=lambda n: n)
+        program = (e.get("recipe") or {}).get("program")
+        names += [n for c in TRAIN_WITH.get(datasets.collection(e), ()) for n in datasets.names(sim, c)
+                  if (datasets.entry(n).get("recipe") or {}).get("program") != program]
         return [datasets.load(n) for n in names], f"{', '.join(names)} (default: the other shipped datasets)"
     items = [t.strip() for t in text.split(",") if t.strip()]
     traces = [resolve_trace(t) for t in items]
