@@ -140,7 +140,8 @@ def log_axis(ax: Any, axis: str = "y") -> None:
     lo, hi = (ax.get_ylim() if axis == "y" else ax.get_xlim())
     if hi / max(lo, 1e-300) < 10:  # less than a decade: a few round values, as on a linear axis
         a.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
-    elif hi / max(lo, 1e-300) < 1e3:  # few decades: label 1-2-5 steps
+    elif hi / max(lo, 1e-300) < 1e2:  # under two decades: label 1-2-5 steps (over two, on a half-width axis,
+        # 0.005 and 0.01 are 0.3 decade apart and collide: the labels would depend on the measured range)
         a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(NullFormatter())
