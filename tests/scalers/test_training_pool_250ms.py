@@ -4,7 +4,7 @@ its own program at another length (issue 36: the steady-state collection is the 
 from __future__ import annotations
 
 from mpx.datasets import shipped
-from mpx.scoring import scalers as scoring_scalers
+from mpx.scoring import replay as scoring_scalers
 
 
 def test_a_250ms_recording_trains_on_the_other_steady_state_programs(monkeypatch):

@@ -18,7 +18,7 @@ from mpx.datasets import shipped
 from mpx.multiplex import multiplex
 from mpx.problem import Problem
 from mpx.schedulers.tintin import TintinScheduler
-from mpx.scoring.scalers import default_events
+from mpx.scoring.replay import default_events
 
 CONFIG = Path(__file__).resolve().parents[2] / "experiments" / "claims" / "fig13_gem5_250ms.toml"
 
