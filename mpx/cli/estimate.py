@@ -207,10 +207,12 @@ def run(args: argparse.Namespace) -> int:
 
     print(textwrap.fill(f"{args.perfstat}: {times.size} intervals, {len(labels)} counters ({run_.format}); scaler "
                         f"{args.scaler} ({'causal' if est.causal else 'offline'}); {100 * args.level:.0f} % intervals "
-                        f"from {rep.interval_from}", width=118, subsequent_indent="  "))
+                        f"from {rep.interval_from}", width=118, subsequent_indent="  ",
+                        break_on_hyphens=False, break_long_words=False))
 
     for n in notes + list(est.notes) + rep.notes:
-        print(textwrap.fill(f"note: {n}", width=118, subsequent_indent="  "))
+        print(textwrap.fill(f"note: {n}", width=118, subsequent_indent="  ", break_on_hyphens=False,
+                            break_long_words=False))
 
     def num(v: float) -> str:
         if not np.isfinite(v):
