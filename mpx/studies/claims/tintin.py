@@ -183,7 +183,7 @@ FIG13_SETS = (("callgrind", {"main": "claims_fig13", "uf": "claims_fig13_uf", "u
                "the 250 ms steady-state gem5 recordings (gem5-long-250ms, 5,000 dumps of 50 us) at the paper's 0.4 ms "
                "quantum (625 quanta, H = 4 ms, a read every 4 ms), gem5 catalog, gem5-o3-g4, warm-up 2 hyperperiods "
                "of counter time per event (220 quanta = 88 ms, 405 quanta after it; the kernel's 20 need ~2,200 "
-               "quanta = 880 ms): experiments/claims_250ms.toml"))
+               "quanta = 880 ms)"))
 
 #: figure 13's four bars and three rows beside them, each (label, experiment slot, scheduler, scaler). Tintin's
 #: CounterMiner bar is a second perf run: its kernel code changes no count (arch/x86/events/core.c:173, 191-194,
