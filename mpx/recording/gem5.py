@@ -248,7 +248,9 @@ def record_gem5(
         if status is None:
             raise RecordError(f"gem5 was still running after the timeout of {timeout:g} s: stopped, nothing written")
         text = log_path.read_text(errors="replace")
-        if status != 0:
+        if status == 0:
+            report.finish()
+        else:
             raise RecordError(f"gem5 failed (exit {status}); last lines of its output:\n"
                               + "\n".join(text.splitlines()[-15:]))
         m = re.search(r"se_periodic\.py: exit at tick (\d+): (.*) \(code (-?\d+)\)", text)
@@ -519,8 +521,11 @@ class ProgressLine:
         self.next_step = 1
 
     def update(self, done: int) -> None:
+        """``done``: dumps written so far, as estimated from the file's size (never the last one: "done" is
+        said by `finish`, when gem5 has exited; dumps differ in size, and phases-250ms read 5,000 at 4,821)."""
         if not self.max_dumps or done <= 0:
             return
+        done = min(done, self.max_dumps - 1)
         now = self.clock()
         if self.first is None:
             self.first = (now, done)
@@ -530,9 +535,15 @@ class ProgressLine:
             t0, d0 = self.first
             rate = (done - d0) / (now - t0) if now > t0 and done > d0 else 0.0
             left = (self.max_dumps - done) / rate if rate > 0 else float("nan")
-            eta = "done" if done >= self.max_dumps else (f"ETA {left / 60:.1f} min" if left == left else "ETA ?")
-            self.say(f"{min(done, self.max_dumps):,} of {self.max_dumps:,} dumps, "
-                     f"{min(done, self.max_dumps) * self.period_ps / 1e9:.3f} ms simulated, {eta}")
+            eta = f"ETA {left / 60:.1f} min" if left == left else "ETA ?"
+            self.say(f"{done:,} of {self.max_dumps:,} dumps, {done * self.period_ps / 1e9:.3f} ms simulated, {eta}")
+
+    def finish(self) -> None:
+        """gem5 has exited: the last line (the dumps are counted exactly when the trace is read; the program
+        may also have ended before ``max_dumps``)."""
+        if self.max_dumps:
+            self.say(f"gem5 exited (at most {self.max_dumps:,} dumps, "
+                     f"{self.max_dumps * self.period_ps / 1e9:.3f} ms simulated): done")
 
 
 def _dumps_so_far(stats: Path) -> int:
