@@ -13,7 +13,7 @@ from mpx.studies.claims.common import (DIRECTION, NOT_MEASURED, NOT_REPRODUCED, 
 
 TINTIN_SETS = (("callgrind", "claims_tintin", "claims_tintin_short", "9 shipped callgrind workloads, 14 events, "
                  "4 generic counters"),
-               ("gem5", "claims_tintin_gem5", "claims_tintin_gem5_short", "4 steady-state gem5 recordings (50 ms), "
+               ("gem5", "claims_tintin_gem5", "claims_tintin_gem5_short", "the steady-state gem5 recordings (50 ms), "
                 "gem5 catalog, gem5-o3-g4"))
 
 
@@ -176,7 +176,7 @@ FIG13_SETS = (("callgrind", {"main": "claims_fig13", "uf": "claims_fig13_uf", "u
                "quanta), 14 events, 4 generic counters, the kernel's 20-hyperperiod warm-up"),
               ("gem5", {"main": "claims_fig13_gem5", "uf": "claims_fig13_gem5_uf", "uf48": "claims_fig13_gem5_uf48",
                         "grouped": "claims_fig13_gem5_grouped"},
-               "the 4 steady-state gem5 recordings (gem5-long, 50 ms in 1,000 dumps of 50 us), gem5 catalog, "
+               "the steady-state gem5 recordings (gem5-long, 50 ms in 1,000 dumps of 50 us), gem5 catalog, "
                "gem5-o3-g4, warm-up shortened to 2 hyperperiods (the kernel's 20 need ~1,900 quanta)"),
               ("gem5 at 0.4 ms", {"main": "claims_fig13_gem5_250ms", "uf": "claims_fig13_gem5_250ms_uf",
                                   "uf48": "claims_fig13_gem5_250ms_uf48", "grouped": "claims_fig13_gem5_250ms_grouped"},
