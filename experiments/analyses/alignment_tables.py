@@ -8,11 +8,11 @@ issue 34 item 7: every result table of a doc is printed by a named command).
     mpx run experiments/alignment_variation.toml --out results/alignment_variation # 30 cells
     python experiments/analyses/alignment_tables.py results/alignment_variation --markdown -
 
-What it prints depends on what the store's ``alignment`` rows vary (`mpx.studies.sections.alignment_frontier`:
+What it prints depends on what the store's ``alignment`` rows vary (`mpx.experiment.alignment.alignment_frontier`:
 medians over the reference runs of WAPE on every read window of the reference run):
 
 - counters (experiments/alignment.toml): the best method of each road per program and counter count
-  (`mpx.studies.sections.alignment_tables`, what ``mpx report`` prints), then every method at ``--counters``;
+  (`mpx.experiment.alignment.alignment_tables`, what ``mpx report`` prints), then every method at ``--counters``;
 - DTW's band (alignment_band.toml): WAPE per band and program;
 - synthetic variation (alignment_variation.toml): per (warp, rate noise) the best alignment and the best one-run
   multiplexing, and their ratio.
@@ -29,7 +29,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mpx.studies.sections import alignment_frontier, alignment_tables  # noqa: E402
+from mpx.experiment.alignment import alignment_frontier, alignment_tables  # noqa: E402
 
 
 def load(store: Path) -> pd.DataFrame:
@@ -137,11 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd = f"python experiments/analyses/alignment_tables.py {a.store}"
     cmd += ("" if a.counters == [4, 8] or kind != "counters" else " --counters " + " ".join(map(str, a.counters)))
     cmd += " --markdown -"
-    text = doc_tables.block_header(f"alignment-{kind}", cmd, doc_tables.commit()) + "\n" + body + "\n"
-    if a.markdown == "-":
-        print(text)
-    else:
-        Path(a.markdown).write_text(text)
+    doc_tables.write_block(f"alignment-{kind}", cmd, body, a.markdown)
     return 0
 
 

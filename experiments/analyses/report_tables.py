@@ -80,11 +80,7 @@ def main(argv: list[str] | None = None) -> int:
            + " ".join(f"--section {shlex.quote(s)}" for s in a.section)
            + (f" --experiment {a.experiment}" if a.experiment else "") + (f" --id {a.id}" if a.id else "")
            + " --markdown -")
-    text = doc_tables.block_header(block, cmd, doc_tables.commit()) + "\n" + body + "\n"
-    if a.markdown == "-":
-        print(text)
-    else:
-        Path(a.markdown).write_text(text)
+    doc_tables.write_block(block, cmd, body, a.markdown)
     return 0
 
 

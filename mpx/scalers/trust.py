@@ -195,18 +195,29 @@ def trusted_interval(estimate: Any, lo: Any, hi: Any, counted: Any, extrapolated
 def previous_rate_count(raw: Any, enabled: Any, running: Any) -> np.ndarray:
     """[T, E] the count of each window if the unseen time ran at the rate last measured before it: counted +
     rate(previous measured window) x (enabled - running). NaN where no earlier window measured the event."""
+    raw, ena, run, rate, ok = _measured_rates(raw, enabled, running)
+    return np.nan_to_num(raw) + _carried(rate, ok) * np.maximum(ena - run, 0.0)
+
+
+def _measured_rates(raw: Any, enabled: Any, running: Any) -> tuple[np.ndarray, ...]:
+    """raw, enabled, running as float arrays, the measured rate raw/running (NaN where not measured), and where."""
     raw = np.asarray(raw, dtype=np.float64)
     ena = np.asarray(enabled, dtype=np.float64)
     run = np.asarray(running, dtype=np.float64)
     ok = np.isfinite(raw) & (run > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(ok, raw / np.where(ok, run, 1.0), np.nan)
-    last = np.full(rate.shape, np.nan)
+    return raw, ena, run, rate, ok
+
+
+def _carried(rate: np.ndarray, ok: np.ndarray, backwards: bool = False) -> np.ndarray:
+    """[T, E] the rate last measured strictly before each window (``backwards``: first measured after it)."""
+    out = np.full(rate.shape, np.nan)
     carry = np.full(rate.shape[1], np.nan)
-    for t in range(rate.shape[0]):
-        last[t] = carry
+    for t in (range(rate.shape[0] - 1, -1, -1) if backwards else range(rate.shape[0])):
+        out[t] = carry
         carry = np.where(ok[t], rate[t], carry)
-    return np.nan_to_num(raw) + last * np.maximum(ena - run, 0.0)
+    return out
 
 
 def following_rate_count(raw: Any, enabled: Any, running: Any, jump: float = 2.0) -> np.ndarray:
@@ -215,21 +226,8 @@ def following_rate_count(raw: Any, enabled: Any, running: Any, jump: float = 2.0
     by more than ``jump`` (a phase change the reads saw: the unseen time ran at rates between the two, so the truth
     lies between this count and `previous_rate_count`'s). NaN elsewhere (steady windows keep their band), and where
     no window before or after measured the event. Uses the next read: not causal."""
-    raw = np.asarray(raw, dtype=np.float64)
-    ena = np.asarray(enabled, dtype=np.float64)
-    run = np.asarray(running, dtype=np.float64)
-    ok = np.isfinite(raw) & (run > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(ok, raw / np.where(ok, run, 1.0), np.nan)
-    before, after = np.full(rate.shape, np.nan), np.full(rate.shape, np.nan)
-    carry = np.full(rate.shape[1], np.nan)
-    for t in range(rate.shape[0]):
-        before[t] = carry
-        carry = np.where(ok[t], rate[t], carry)
-    carry = np.full(rate.shape[1], np.nan)
-    for t in range(rate.shape[0] - 1, -1, -1):
-        after[t] = carry
-        carry = np.where(ok[t], rate[t], carry)
+    raw, ena, run, rate, ok = _measured_rates(raw, enabled, running)
+    before, after = _carried(rate, ok), _carried(rate, ok, backwards=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         changed = np.maximum(before / after, after / before) > jump  # NaN (no rate on a side) compares False
     return np.where(changed, np.nan_to_num(raw) + after * np.maximum(ena - run, 0.0), np.nan)

@@ -321,8 +321,10 @@ def fair_headline(scores: pd.DataFrame, methods: list[str], error: str = HEADLIN
         scalers_ = per.index.get_level_values("scaler")
         for m in methods:
             mine = per[scalers_ == m]
+            if mine.empty:  # the method has no value on every workload of this group (or is not in it)
+                continue
             pool = per[[s not in methods and (causal[s] or not causal[m]) for s in scalers_]]
-            if mine.empty or pool.empty:
+            if pool.empty:
                 continue
             (m_sched, _), m_boot = _best_row(mine, idx)
             (b_sched, b_name), b_boot = _best_row(pool, idx)

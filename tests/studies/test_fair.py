@@ -88,3 +88,12 @@ def test_the_fair_table_prints_both_ratios_labelled():
     assert "FAIR TERMS" in t1 and "SAME-SCHEDULE" in t1
     assert fair.loc["new", "FAIR ratio"] == 2.0 and fair.loc["new", "same-schedule ratio"] == 0.5
     assert won.loc["new", "method on"] == "mine" and won.loc["new", "baseline on"] == "theirs"
+
+
+def test_a_group_without_the_method_is_left_out_not_a_traceback():
+    """A store whose experiments differ (the claims store): in one counters group the method never ran; it used
+    to raise KeyError from the method's causal flag in `mpx report`'s fair table."""
+    with_new = _rows(PAIRS)
+    without = _rows({k: v for k, v in PAIRS.items() if k[1] != "new"}, causal={"dcam": False}).assign(counters=2)
+    h = fair_headline(pd.concat([with_new, without], ignore_index=True), ["new"])
+    assert list(h["counters"]) == [4]
