@@ -36,13 +36,19 @@ def test_tintin_rule_replaces_above_mean_plus_5_sigma_after_10_values():
     assert y[12] == pytest.approx(100.0) and y[5] == 1000.0
 
 
-def test_wrapper_fills_missing_and_replaces_outliers():
+def _outlier_and_gap() -> Observation:
+    """Two events at 100 per quantum, read every 2: event a has an outlier (5000) in quantum 17, event b is not
+    counted in quanta 20-23."""
     counts = np.full((40, 2), 100.0)
     counts[17, 0] = 5000.0
     running = np.ones((40, 2), bool)
     running[20:24, 1] = False
-    obs = Observation.from_quanta(["a", "b"], np.arange(41.0), np.where(running, counts, np.nan), running, 2,
-                                  time_unit="intervals")
+    return Observation.from_quanta(["a", "b"], np.arange(41.0), np.where(running, counts, np.nan), running, 2,
+                                   time_unit="intervals")
+
+
+def test_wrapper_fills_missing_and_replaces_outliers():
+    obs = _outlier_and_gap()
     lin = get("linear").estimate(obs)
     cm = get("counterminer", alpha=0.01).estimate(obs)
     assert lin.counts[8, 0] == pytest.approx(5100.0)
@@ -74,12 +80,7 @@ def test_tintin_variant_is_unit_free(scale):
 def test_fill_variant_fills_like_the_paper_and_replaces_no_outlier():
     """variant='fill' (the fill-matched baseline of issue 34): the missing windows filled as the paper variant
     fills them, the outlier left as linear scaling gives it."""
-    counts = np.full((40, 2), 100.0)
-    counts[17, 0] = 5000.0
-    running = np.ones((40, 2), bool)
-    running[20:24, 1] = False
-    obs = Observation.from_quanta(["a", "b"], np.arange(41.0), np.where(running, counts, np.nan), running, 2,
-                                  time_unit="intervals")
+    obs = _outlier_and_gap()
     lin = get("linear").estimate(obs)
     cm = get("counterminer", alpha=0.01).estimate(obs)
     fill = get("counterminer", variant="fill").estimate(obs)
