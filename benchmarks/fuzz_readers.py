@@ -8,7 +8,8 @@ Usage::
     python benchmarks/fuzz_readers.py --all --seconds 600 --jobs 2 --table   # the markdown table, two lanes
 
 Targets: ``gem5`` (gem5 ``stats.txt``), ``jsonl`` (``mpx-stats`` JSON lines), ``callgrind`` (a combined
-callgrind output), ``callgrind-split`` (a folder of split parts: one member mutated or deleted), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``npz`` (native traces), one
+callgrind output), ``callgrind-split`` (a folder of split parts: one member mutated or deleted), ``perfstat-csv`` and ``perfstat-json`` (``perf stat -I``), ``perfstat-plain`` (perf stat's other forms:
+plain text, whole-run CSV and JSON), ``likwid-perfctr`` (its table and CSV output), ``npz`` (native traces), one
 per catalog format of `mpx.metrics.formats.REGISTRY` (``perfjson``, ``likwid``, ``armtelemetry``,
 ``hperf``, ``toml``) and ``expr`` (the metric-expression parser). Seeds are real files: the shipped
 datasets (``datasets/traces``), ``tests/data``, the built-in catalogs and ``../shared/data`` (or
@@ -88,7 +89,8 @@ SPECIAL_NUMBERS = (b"-0", b"+5", b"5e3", b".5", b"1e-999", b"1e308", b"184467440
                    b"NaN", b"Infinity", b"-1", b"1_000", "\u0663".encode(), b"0x10")
 """Number forms no tool mpx reads prints (issue 40): a special_number mutant of a format with one number grammar
 (`GRAMMAR_TARGETS`) must be refused or load the original's numbers."""
-GRAMMAR_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "jsonl", "callgrind", "callgrind-split", "store"))
+GRAMMAR_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "perfstat-plain", "likwid-perfctr", "jsonl", "callgrind",
+                             "callgrind-split", "store"))
 CONFUSABLES = {ord("a"): "а", ord("e"): "е", ord("o"): "о", ord("c"): "с", ord("p"): "р", ord("0"): "０",
                ord("1"): "１", ord("."): "․", ord("-"): "−", ord(":"): "∶", ord(";"): ";", ord(","): "‚"}
 SWEEP_BYTES = 8192  # seeds up to this size are also truncated at every byte (`_sweep`)
@@ -266,6 +268,12 @@ def _read_perf(path: str) -> Any:
     return read_perf_stat(path)
 
 
+def _read_likwid(path: str) -> Any:
+    from mpx.readers.likwid_perfctr import read_likwid_perfctr
+
+    return read_likwid_perfctr(path)
+
+
 def _catalog(fmt: str) -> Callable[[str], Any]:
     def load(path: str) -> Any:
         from mpx.metrics.formats import get
@@ -331,6 +339,10 @@ def targets() -> dict[str, Target]:
                lambda r: len(r.dropped)),
         Target("perfstat-json", lambda w: _files(data / "perfstat", "*.jsonl"), _read_perf, _perf_numbers,
                lambda r: len(r.dropped)),
+        Target("perfstat-plain", lambda w: [p for p in _files(data / "perfstat" / "forms", "*") if p.suffix != ".md"],
+               _read_perf, _perf_numbers, lambda r: len(r.dropped)),
+        Target("likwid-perfctr", lambda w: _files(data / "likwid", "*.txt"), _read_likwid, _perf_numbers,
+               lambda r: len(r.dropped)),
         Target("npz", lambda w: _small(_files(REPO / "datasets" / "traces", "*.npz"))[:6], _read_trace("mpx"),
                _trace_numbers, _trace_notes, text=False, suffix=".npz"),
         Target("perfjson", lambda w: _files(metrics / "linux-perf", "**/*.json"), _catalog("perfjson"),
@@ -352,6 +364,7 @@ def targets() -> dict[str, Target]:
 
 
 _NUMBER = re.compile(rb"(?<![0-9.])[0-9]{1,30}(\.[0-9]{1,30})?(?![0-9])")
+_FREE_NUMBER = re.compile(rb"(?<![0-9A-Za-z_.])[0-9]{1,30}(\.[0-9]{1,30})?(?![0-9A-Za-z_])")  # not in a name
 _KEY = re.compile(rb'("[^"\n]{1,80}")\s*:\s*("[^"\n]{0,200}"|-?[0-9][0-9.eE+-]{0,40}|true|false|null)')
 
 
@@ -451,8 +464,8 @@ def mutate(b: bytes, kind: str, r: int, s: int) -> bytes:
             return mutate(b, "dup_line", r, s)
         other = m.group(2) if s % 2 else (b'"x"' if m.group(2).startswith(b'"') else b"7")
         return b[: m.end()] + b", " + m.group(1) + b": " + other + b[m.end():]
-    if kind == "special_number":
-        m = _NUMBER.search(b, r % len(b)) or _NUMBER.search(b)
+    if kind == "special_number":  # in a number's place: `FP_ARITH_INST_RETIRED_512B` is a name, not a number
+        m = _FREE_NUMBER.search(b, r % len(b)) or _FREE_NUMBER.search(b)
         if m is None:
             return b
         return b[: m.start()] + SPECIAL_NUMBERS[s % len(SPECIAL_NUMBERS)] + b[m.end():]
@@ -633,7 +646,8 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
 
 
 #: targets whose readers refuse a last line without its newline (`mpx.readers.textio.require_final_newline`)
-EOF_RULE_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "jsonl", "callgrind", "likwid"))
+EOF_RULE_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "perfstat-plain", "jsonl", "callgrind", "likwid",
+                              "likwid-perfctr"))
 
 
 def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, timed: Callable, t_end: float,

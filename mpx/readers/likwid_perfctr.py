@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from mpx.errors import FormatError
+from mpx.readers.numbers import NumberError, likwid_number
 from mpx.readers.perfstat.run import COUNTED, STATUS_NOT_COUNTED, STATUS_NOT_SUPPORTED, PerfColumn, PerfStatRun
 from mpx.readers.textio import read_text, require_final_newline
 from mpx.trace import Trace
@@ -63,15 +64,14 @@ NAME = "likwid_perfctr"
 FORMS = {"table": "likwid-perfctr table output", "csv": "likwid-perfctr -O (CSV) output",
          "timeline": "likwid-perfctr -t (timeline) output"}
 
-_TITLE = re.compile(r"^(?:Region (?P<region>.+), )?Group (?P<gid>\d+): (?P<name>\S.*?)$")
-_CSV_TABLE = re.compile(r"^TABLE,(?:Region (?P<region>[^,]*),)?Group (?P<gid>\d+) (?P<kind>Raw|Metric)"
-                        r"(?P<stat> STAT| Stat)?,(?P<name>[^,]*),(?P<rows>\d+)")
-_THREAD = re.compile(r"^(?:HWThread|Core|core) (\d+)$")
+_TITLE = re.compile(r"^(?:Region (?P<region>.+), )?Group (?P<gid>\d{1,9}): (?P<name>\S.*?)$")
+_CSV_TABLE = re.compile(r"^TABLE,(?:Region (?P<region>[^,]*),)?Group (?P<gid>\d{1,9}) (?P<kind>Raw|Metric)"
+                        r"(?P<stat> STAT| Stat)?,(?P<name>[^,]*),(?P<rows>\d{1,9})")
+_BORDER = re.compile(r"^\+-[-+]*\+$")  # a table border: nothing else on the line
+_THREAD = re.compile(r"^(?:HWThread|Core|core) (\d{1,9})$")
 _TL_HEAD = re.compile(r"^# GID(?P<d>[|, ])(?P<kind>EventCount|MetricsCount)(?P=d)CpuCount(?P=d)Total runtime \[s\]")
 _TL_CPUS = re.compile(r"^# (?:HWThreads|Cores)(?:: |[ ,])(?P<list>.*)$")
-_TL_DATA = re.compile(r"^\d+([ ,])\d+\1\d+\1")
-_INT = re.compile(r"^-?\d+$")
-_FLOAT = re.compile(r"^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+_TL_DATA = re.compile(r"^\d{1,9}([ ,])\d{1,9}\1\d{1,9}\1")
 _STAT_COLS = ["Sum", "Min", "Max", "Avg"]
 _RUNTIME = "Runtime (RDTSC) [s]"
 
@@ -198,7 +198,11 @@ def _take(block: _Block | None, header: list[str], rows: list[tuple[list[str], i
         if block.threads and threads != block.threads:
             raise _Error(line, "the counts name other threads than the Region Info table")
         block.threads = threads
+        first_line: dict[tuple[str, str], int] = {}
         for r, ln in rows:
+            if first_line.setdefault((r[0], r[1]), ln) != ln:
+                raise _Error(ln, f"{r[0]!r} on counter {r[1]!r} twice in one table (the first at line "
+                                 f"{first_line[r[0], r[1]]})")
             if r[0] == _RUNTIME and r[1] == "TSC":
                 block.runtime = r[2:]
             else:
@@ -236,16 +240,18 @@ def _table_blocks(lines: list[str]) -> list[_Block]:
             block = _new_block(blocks, seen, m.group("region"), int(m.group("gid")), m.group("name"), i + 1)
             i += 1
             continue
-        if not (s.startswith("+-") and s.endswith("+") and block is not None):
+        if not (s.startswith("+-") and block is not None):
             i += 1  # the program's own output, LIKWID's header lines, blank lines
             continue
+        if not _BORDER.match(s):
+            raise _Error(i + 1, f"a damaged table border (something after it: {s[-40:]!r})")
         start = i + 1
         if i + 1 >= n or not lines[i + 1].strip().startswith("|"):
             raise _Error(i + 2, "a table border without a header row after it (a cut table?)")
         header = _cells(lines[i + 1])
         i += 2
-        if i >= n or not lines[i].strip().startswith("+-"):
-            raise _Error(i + 1, "no border under the table's header (a cut table?)")
+        if i >= n or not _BORDER.match(lines[i].rstrip("\r").strip()):
+            raise _Error(i + 1, "no border under the table's header (a cut table or a damaged border?)")
         i += 1
         rows = []
         while i < n and lines[i].strip().startswith("|"):
@@ -255,8 +261,8 @@ def _table_blocks(lines: list[str]) -> list[_Block]:
             rows.append((cells, i + 1))
             i += 1
         if rows:
-            if i >= n or not lines[i].strip().startswith("+-"):
-                raise _Error(i + 1, "a table without its closing border (cut short?)")
+            if i >= n or not _BORDER.match(lines[i].rstrip("\r").strip()):
+                raise _Error(i + 1, "a table without its closing border (cut short, or a damaged border?)")
             i += 1
         _take(block, header, rows, start)
     return blocks
@@ -286,7 +292,7 @@ def _csv_blocks(lines: list[str]) -> list[_Block]:
         s = lines[i].rstrip("\r")
         if s.startswith("STRUCT,"):
             f = s.split(",")
-            if len(f) < 3 or not f[2].isdigit():
+            if len(f) < 3 or not re.fullmatch(r"[0-9]{1,9}", f[2]):
                 raise _Error(i + 1, f"a STRUCT line without its row count: {s[:60]!r}")
             i += 1 + int(f[2])  # CPU name/type/clock
             continue
@@ -322,12 +328,11 @@ def _csv_blocks(lines: list[str]) -> list[_Block]:
 def _number(tok: str, line: int) -> tuple[float, int]:
     if tok in ("-", "nan", "-nan"):
         return float("nan"), STATUS_NOT_SUPPORTED
-    if _INT.match(tok) or _FLOAT.match(tok):
-        v = float(tok)
-        if v < 0:
-            raise _Error(line, f"a negative count {tok!r}")
-        return v, COUNTED
-    raise _Error(line, f"{tok!r} is not a number")
+    try:
+        return likwid_number(tok, "value"), COUNTED
+    except NumberError as exc:
+        raise _Error(line, f"a negative count {tok!r}" if tok.startswith("-") and tok[1:2].isdigit() else str(exc)) \
+            from None
 
 
 def _digits(tok: str) -> int:
@@ -338,7 +343,11 @@ def _digits(tok: str) -> int:
 
 def _seconds(block: _Block) -> tuple[list[str], str]:
     """Each thread's runtime of the group as printed, the most precise of the three places LIKWID prints it
-    (all three are the same time: ``markerRegionTime`` in a region, ``getRuntimeOfGroup`` in a whole run)."""
+    (all three are the same time: ``markerRegionTime`` in a region, ``getRuntimeOfGroup`` in a whole run); each
+    printed one must be a number, used or not."""
+    for vals in (block.runtime, block.region_time, block.metric_runtime):
+        for tok in vals or ():
+            _number(tok, block.line)
     if block.runtime is not None:
         return block.runtime, "Runtime (RDTSC) [s] of the raw table"
     if block.region_time is not None and block.metric_runtime is not None:
@@ -468,7 +477,7 @@ def _timeline(path: str | os.PathLike, lines: list[str]) -> PerfStatRun:
         m = _TL_CPUS.match(s)
         if m:
             toks = [x for x in re.split(r"[|, ]", m.group("list")) if x]
-            if not all(x.isdigit() for x in toks):
+            if not all(re.fullmatch(r"[0-9]{1,9}", x) for x in toks):
                 raise _Error(i + 1, f"a thread list that is not numbers: {m.group('list')[:60]!r}")
             cpus = [int(x) for x in toks]
             continue
@@ -508,7 +517,7 @@ def _timeline(path: str | os.PathLike, lines: list[str]) -> PerfStatRun:
     prev = 0.0
     for t, (ln, f, _d, _l) in enumerate(data):
         try:
-            gid, n_ev, n_cpu, now = int(f[0]), int(f[1]), int(f[2]), float(f[3])
+            gid, n_ev, n_cpu, now = int(f[0]), int(f[1]), int(f[2]), likwid_number(f[3], "time")
         except (ValueError, IndexError):
             raise _Error(ln, "a data line whose first fields are not GID, EventCount, CpuCount, time") from None
         if not 1 <= gid <= n_g:

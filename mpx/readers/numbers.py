@@ -10,20 +10,22 @@ line):
   exponent; counts within perf's ``u64``;
 - mpx-stats JSON lines: `python_json_number` — what Python's ``json.dumps`` prints (``str(int)``,
   ``repr(float)``), integers within 64 bits;
-- callgrind: `callgrind_count` — valgrind's ``%llu``: digits without leading zeros, within 64 bits.
+- callgrind: `callgrind_count` — valgrind's ``%llu``: digits without leading zeros, within 64 bits;
+- likwid-perfctr: `likwid_number` — its ``num2str``: counts as integers, other values ``%.4f`` or ``%e``.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["U64_MAX", "NumberError", "callgrind_count", "perf_decimal", "python_json_number"]
+__all__ = ["U64_MAX", "NumberError", "callgrind_count", "likwid_number", "perf_decimal", "python_json_number"]
 
 #: the largest count any of these tools keeps (an unsigned 64-bit integer)
 U64_MAX = 2**64 - 1
 
 _PERF = re.compile(r"(-?)(0|[1-9][0-9]{0,19})(\.[0-9]{1,20})?\Z", re.ASCII)
 _DIGITS = re.compile(r"(0|[1-9][0-9]{0,19})\Z", re.ASCII)
+_LIKWID = re.compile(r"(0|[1-9][0-9]{0,19})(\.[0-9]{1,20})?\Z|[0-9]\.[0-9]{1,20}e[-+][0-9]{2,3}\Z", re.ASCII)
 
 
 class NumberError(ValueError):
@@ -69,3 +71,14 @@ def callgrind_count(text: str, what: str) -> int:
         raise NumberError(f"{what}: {_show(text)} is not a non-negative integer as callgrind writes it "
                           "(0..2**64-1, no leading zeros)")
     return int(text)
+
+
+def likwid_number(text: str, what: str) -> float:
+    """A value as likwid-perfctr prints it (``num2str``, ``src/applications/likwid-perfctr.lua``'s tables): an
+    integer count (``4414042000``), ``%.4f`` (``0.4653``) or ``%e`` (``2.132045e-06``); no sign (counts and
+    times), at most 2**64-1."""
+    m = _LIKWID.match(text)
+    if not m or (m.group(1) is not None and int(m.group(1)) > U64_MAX):
+        raise NumberError(f"{what} {_show(text)} is not a number as likwid-perfctr prints it (an integer, %.4f or "
+                          "%e; no sign, no leading zeros)")
+    return float(text)

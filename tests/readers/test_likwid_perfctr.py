@@ -299,3 +299,34 @@ def test_estimate_reestimates_likwid_groups(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "(likwid-table)" in text
     assert any(line.split()[:4] == ["time", "counter", "cov%", "likwid"] for line in text.splitlines())
+
+
+@pytest.mark.parametrize("old,new,why", [
+    ("Group 1: FLOPS_DP", "Group 1" + "9" * 5000 + ": FLOPS_DP", "x"),  # a 5,001-digit group id: no ValueError
+    ("| 4414042000 |", "| 5e3 |", "not a number as likwid-perfctr prints it"),
+    ("| 4414042000 |", "| " + "0" * 300 + "5 |", "not a number as likwid-perfctr prints it"),
+    ("| 4414042000 |", "| 18446744073709551616 |", "not a number as likwid-perfctr prints it"),
+    ("| 4414042000 |", "| -5 |", "a negative count"),
+    ("|   0.465348 |", "|   -0 |", "a negative count '-0'"),  # a runtime the reader would not have used
+])
+def test_number_grammar_of_the_fuzzed_mutants(tmp_path, old, new, why):
+    """Mutants the reader fuzz harness found (issue 40's grammar for issue 38's reader): refused in one line."""
+    text = (DATA / "jl_marker_flops_dp.txt").read_text()
+    assert old in text
+    path = tmp_path / "m.txt"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(FormatError) as err:
+        read_likwid_perfctr(path)
+    assert why == "x" or why in str(err.value)
+
+
+def test_merged_and_repeated_rows_of_the_fuzzed_mutants(tmp_path):
+    """A border merged with the row after it (the row would vanish) and a raw-count row printed twice."""
+    lines = (DATA / "jl_marker_flops_dp.txt").read_text().split("\n")
+    row = next(i for i, s in enumerate(lines) if "INSTR_RETIRED_ANY" in s and "FIXC0" in s)
+    merged = lines[:row - 1] + [lines[row - 1] + lines[row]] + lines[row + 1:]
+    with pytest.raises(FormatError, match="damaged border|damaged table border"):
+        read_likwid_perfctr(write(tmp_path, merged, "merged.txt"))
+    twice = lines[:row + 1] + [lines[row]] + lines[row + 1:]
+    with pytest.raises(FormatError, match="'INSTR_RETIRED_ANY' on counter 'FIXC0' twice in one table"):
+        read_likwid_perfctr(write(tmp_path, twice, "twice.txt"))

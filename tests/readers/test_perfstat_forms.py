@@ -263,3 +263,44 @@ def test_damaged_whole_run_json_is_a_one_line_error(tmp_path):
     with pytest.raises(FormatError, match="not a JSON object") as info:
         read_perf_stat(write(tmp_path, text, "x.jsonl"))
     assert info.value.line == 4
+
+
+def _mutant(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    text = (FORMS / name).read_text()
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("name,old,new,why", [
+    ("plain_global.txt", "191.81 msec", "18446744073709551616 msec", "beyond 64 bits"),
+    ("plain_global.txt", "14503      page", "0000000000014503      page", "a leading zero"),
+    ("plain_global.txt", "14503      page", "\u0661\u0664503      page", "cannot read"),  # Arabic-Indic digits
+    ("plain_global.txt", "0.775639350 seconds", "18446744073709551616 seconds", "beyond 64 bits"),
+    ("plain_global.txt", "utilized          \n", "utilized                       14503      page-faults "
+     "                     #   75.610 K/sec                  \n", "two '#' on one line"),
+    ("plain_global.txt", "K/sec                  \n", "K/sec                     <not supported>      cycles\n",
+     "two rows merged"),
+    ("plain_interval_persocket.txt", "counts unit events\n", "counts unit events", "two rows merged"),
+    ("whole.jsonl", '"event" : "task-clock",', '"event" : "task-clock", "event": "x",', "twice"),
+    ("whole.jsonl", '"event-runtime" : 170999438', '"event-runtime" : 5e3', "not an integer of 0..2\\*\\*64-1"),
+    ("whole_repeat_comma.csv", "task-clock,2.00%", "task-clock,5e3%", "no -r variance as perf prints it"),
+])
+def test_the_fuzzed_mutants_are_refused_in_one_line(tmp_path, name, old, new, why):
+    """What the reader fuzz harness found in these forms (issue 40's rules for issue 38's forms): a value beyond
+    perf's grammar, two rows merged into one line, a repeated JSON key, a broken -r variance read as a cgroup."""
+    with pytest.raises(FormatError, match=why):
+        read_perf_stat(_mutant(tmp_path, name, old, new))
+
+
+def test_deeply_nested_json_and_a_repeated_event(tmp_path):
+    with pytest.raises(FormatError):
+        read_perf_stat(_mutant(tmp_path, "whole.jsonl", '"unit" : "msec"', '"unit" : ' + "[" * 20000 + "]" * 20000))
+    text = (FORMS / "plain_global.txt").read_text()
+    row = next(s for s in text.split("\n") if "task-clock" in s)
+    path = tmp_path / "twice.txt"
+    path.write_text(text.replace(row, row + "\n" + row, 1))
+    run = read_perf_stat(path)  # perf -e task-clock,task-clock: two columns, and a note that says so
+    assert run.labels[:2] == ("task-clock", "task-clock#2")
+    assert any(d["what"] == "repeated events" for d in run.dropped)

@@ -93,6 +93,9 @@ class CsvParser(RowParser):
         mid2 = mid[:-1] if variance else mid
         if self.cgroup_opt is None:
             cgroup = len(mid2) == 2 and not self._split_term(mid2[:1] + ["x"])
+            if cgroup and mid2[-1].endswith("%"):
+                raise RowError(f"field {mid2[-1][:40]!r} after the event ends in '%' but is no -r variance as perf "
+                               "prints it (NN.NN%); not read as a cgroup name")
         else:
             cgroup = self.cgroup_opt
         pattern = next((pat for k, pat, _ in AGGR_CSV if k == kind), THREAD)

@@ -69,7 +69,7 @@ def form_of(lines: list[str]) -> str | None:
         if s.startswith("{"):
             try:
                 obj = json.loads(s)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return None
             return "json" if isinstance(obj, dict) and "interval" not in obj and "counter-value" in obj else None
         m = re.match(r"\s*(\d+\.\d+)(\t|[^\w\s.<>+\-])", raw)
@@ -128,7 +128,10 @@ def read_form(path: str | os.PathLike, lines: list[str], form: str, *, missing: 
                 obj = json.loads(raw)
             except (ValueError, RecursionError):
                 return raw  # the JSON parser says what is wrong with it
-            return json.dumps({"interval": 1.0, **obj}) if isinstance(obj, dict) and "interval" not in obj else raw
+            if not isinstance(obj, dict) or "interval" in obj:
+                return raw
+            body = raw.lstrip()[1:]  # the object as written (its numbers and repeated keys for the JSON parser)
+            return '{"interval" : 1.0' + ("" if body.lstrip().startswith("}") else ", ") + body
 
         _feed(path, jparser, lines, start, with_interval)
         run = jparser.finish(missing)

@@ -32,6 +32,7 @@ import dataclasses
 import math
 import re
 
+from mpx.readers.numbers import U64_MAX
 from mpx.readers.perfstat.rows import AGGR_CSV, RowError, RowParser, check_cpu_count, check_pct
 from mpx.readers.perfstat.run import NOT_COUNTED, NOT_SUPPORTED, STATUS_NOT_COUNTED, STATUS_NOT_SUPPORTED, \
     COUNTED, PerfStatRow
@@ -40,22 +41,25 @@ __all__ = ["HEADER", "PlainParser", "looks_plain", "parse_grouped"]
 
 #: the header of each run (``print_header_std``)
 HEADER = re.compile(r"^\s*Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$")
-ELAPSED = re.compile(r"^\s*(\d+(?:[.,]\d+)?)\s+(?:\+-\s*\d+(?:[.,]\d+)?\s+)?seconds time elapsed")
+ELAPSED = re.compile(r"^\s*((?:0|[1-9]\d*)[.,]\d+)\s+(?:\+-\s*\d+(?:[.,]\d+)?\s+)?seconds time elapsed",
+                     re.ASCII)
 SKIP = re.compile(r"^\s*(\d+(?:[.,]\d+)?\s+seconds (user|sys)|#\s+(Table of individual measurements|Final result):"
                   r"|\d+(?:[.,]\d+)?\s+\([-+]\d+(?:[.,]\d+)?\)\s+#+\s*$)")
 #: perf's hints after the counters (``print_footer``): skipped up to the next blank line
 HINT = re.compile(r"^\s*(Some events weren't counted|The events in group usually have to be from the same PMU"
                   r"|Error:|Warning:)")
-TIME = re.compile(r"\s*(\d+\.\d{9})\s+")
+TIME = re.compile(r"\s*(\d+\.\d{9})\s+", re.ASCII)
 _SEP = ",.'\u00a0\u202f "
 VALUE = re.compile(r"(?:<not counted>|<not supported>|\d{1,3}(?:[" + _SEP + r"]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
-                   r"(?=\s)")
-AGGR = re.compile(r"(CPU\d+|S\d+(?:-D\d+)?(?:-L\d+-ID\d+|-C\d+)?|N\d+)\s+(?:(\d+)\s+(?=[<\d]))?")
+                   r"(?=\s)", re.ASCII)
+AGGR = re.compile(r"(CPU\d+|S\d+(?:-D\d+)?(?:-L\d+-ID\d+|-C\d+)?|N\d+)\s+(?:(\d+)\s+(?=[<\d]))?", re.ASCII)
 THREAD = re.compile(r"(\S+-\d+)\s+(?=[<\d])")
-RUNNING = re.compile(r"\s\(\s*(\d+[.,]\d+)%\)\s*$")
-NOISE = re.compile(r"\s\(\s*\+-\s*(\d+[.,]\d+|nan|inf)%\s*\)\s*$", re.IGNORECASE)
+RUNNING = re.compile(r"\s\(\s*(\d+[.,]\d+)%\)\s*$", re.ASCII)
+NOISE = re.compile(r"\s\(\s*\+-\s*(\d+[.,]\d+|nan|inf)%\s*\)\s*$", re.IGNORECASE | re.ASCII)
 #: units perf prints between value and event (``evsel->unit``: software clocks, RAPL, IMC, tool events)
 UNITS = frozenset({"msec", "ns", "us", "ms", "sec", "Joules", "MiB", "KiB", "GiB", "MB", "Watts", "B", "bytes"})
+#: a value after a wide gap inside a metric comment: perf pads the metric's unit, and the next row begins there
+MERGED = re.compile(r"\s{4,}(?:[0-9]|<not )")
 METRIC_VALUE = re.compile(r"(\d[\d" + _SEP + r"]*(?:[.,]\d+)?)\s*(%?\s*.*)$")
 
 
@@ -85,7 +89,16 @@ def parse_grouped(text: str, decimal: str | None) -> tuple[float, str | None]:
     """
     marks = [i for i, c in enumerate(text) if not c.isdigit()]
     if not marks:
-        return float(text), None
+        whole, fraction, mark = text, "", None
+    else:
+        whole, fraction, mark = _split_grouped(text, marks, decimal)
+    if len(whole) > 1 and whole[0] == "0" or len(whole) > 20 or int(whole) > U64_MAX:
+        raise RowError(f"number {text[:40]!r} is not a value as perf prints it (a leading zero, or beyond 64 bits)")
+    return float(f"{whole}.{fraction}" if fraction else whole), mark
+
+
+def _split_grouped(text: str, marks: list[int], decimal: str | None) -> tuple[str, str, str | None]:
+    """``text`` (with separators at ``marks``) → its integer digits, fraction digits and decimal mark."""
     last = marks[-1]
     tail, mark = text[last + 1:], text[last]
     if mark in ".," and len(tail) in (2, 6):
@@ -107,7 +120,7 @@ def parse_grouped(text: str, decimal: str | None) -> tuple[float, str | None]:
         whole = "".join(parts)
     if mark is not None and decimal is not None and mark != decimal:
         raise RowError(f"number {text!r} has decimal mark {mark!r}; the file's other numbers have {decimal!r}")
-    return float(f"{whole}.{fraction}" if fraction else whole), mark
+    return whole, fraction, mark
 
 
 def _metric(text: str, decimal: str | None) -> float:
@@ -152,6 +165,8 @@ class PlainParser(RowParser):
         if self.in_hint:
             self.in_hint = bool(s)
             return
+        if s.count("#") > 1:
+            raise RowError("two '#' on one line (perf prints one comment or metric per line): two rows merged?")
         h = HEADER.match(raw)
         if h:
             if self.headers:
@@ -161,8 +176,11 @@ class PlainParser(RowParser):
             self.runs = int(h.group(2) or 1)
             return
         if s.startswith("#") and not TIME.match(raw):
-            if s.split()[1:2] == ["time"]:
-                return  # the -I column header, repeated every 25 intervals
+            if s.split()[1:2] == ["time"]:  # the -I column header, repeated every 25 intervals
+                if not s.endswith("counts unit events"):  # what print_header_interval_std ends with
+                    raise RowError(f"an -I column header that does not end in 'counts unit events' ({s[-40:]!r}): "
+                                   "--metric-only output (not supported) or a data row merged into it")
+                return
             self._continuation(raw)
             return
         e = ELAPSED.match(raw)
@@ -284,6 +302,8 @@ class PlainParser(RowParser):
         if tokens:
             raise RowError(f"cannot read {left.strip()[:60]!r} as [unit] event [cgroup]")
         metrics: tuple[tuple[float, str], ...] = ()
+        if hash_ and MERGED.search(metric.strip()):
+            raise RowError(f"a counter value after the metric comment ({metric.strip()[:60]!r}): two rows merged?")
         mm = METRIC_VALUE.match(metric.strip()) if hash_ else None
         if mm:
             metrics = ((_metric(mm.group(1).rstrip(_SEP), self.decimal), mm.group(2).strip()),)

@@ -198,6 +198,9 @@ class RowParser:
         cell[key] = row
         if key not in self.units:
             self.columns_of[key[:3]] += 1
+            if occ:
+                self.drop("repeated events", "an event printed more than once per interval (perf -e X,X opens one "
+                          "counter each): kept as separate columns, the second named X#2")
         seen = self.units.setdefault(key, (row.unit, row.line))
         if seen[0] != row.unit:
             raise RowError(f"unit of {row.event!r} changes from {seen[0]!r} (line {seen[1]}) "
