@@ -58,10 +58,18 @@ def manifest_path() -> Path:
     return root() / "manifest.json"
 
 
-def manifest() -> dict:
-    """The parsed manifest (``{"format": ..., "datasets": [entry, ...]}``)."""
+_MANIFEST: dict[tuple, dict] = {}  # (path, mtime, size) -> the parsed manifest (2 MB: parsed once, not per entry)
+
+
+def manifest(fresh: bool = False) -> dict:
+    """The parsed manifest (``{"format": ..., "datasets": [entry, ...]}``): shared by every reader in the process
+    until the file changes (do not modify it); ``fresh``: a new parse, for a writer."""
     p = manifest_path()
     try:
+        st = p.stat()
+        key = (str(p), st.st_mtime_ns, st.st_size)
+        if not fresh and key in _MANIFEST:
+            return _MANIFEST[key]
         data = strict_json.loads(p.read_text())
     except FileNotFoundError:
         raise FileNotFoundError(f"no dataset manifest at {p} (set MPX_DATASETS to the datasets folder)") from None
@@ -69,6 +77,9 @@ def manifest() -> dict:
         raise FormatError(p, exc.lineno, f"manifest is not valid JSON: {exc.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get("datasets"), list):
         raise FormatError(p, None, "manifest has no 'datasets' list")
+    if not fresh:
+        _MANIFEST.clear()
+        _MANIFEST[key] = data
     return data
 
 
@@ -518,7 +529,7 @@ def _update_manifest(name: str, e: dict, fields: dict) -> None:
 
 
 def _update_manifest_locked(name: str, e: dict, fields: dict) -> None:
-    data = manifest()
+    data = manifest(fresh=True)
     if not any(d["name"] == name for d in data["datasets"]):
         data["datasets"].append({k: v for k, v in e.items()})
     for d in data["datasets"]:

@@ -141,15 +141,9 @@ class ScalingKind(CellKind):
             scaler_specs = [{"name": n, "params": relations_path_relative(scaler_params.get(n, {}), exp.base)}
                             for n in plugin_names(cfg, "scalers", w)]
             ds = dataset_specs(cfg, exp.base, w)
-            sums = {d["name"]: dataset_checksum(d) for d in ds}
-            hw_sums = hardware_checksums(hardware, ("pmu", "metrics"))
-            workloads = {d["name"]: workload_of(d) for d in ds}
-            learned = learned_scalers(s["name"] for s in scaler_specs)
-            trainable = [d for d in ds if not d.get("heldout")]
-            if learned and len({workloads[d["name"]] for d in trainable}) < 2:
-                raise ConfigError(f"{w}: learned scaler(s) {learned} need at least two workloads "
-                                  "(leave-one-workload-out training)")
-            for d in ds:
+            sums, workloads = {}, {}
+            for d in ds:  # one pass: each trace loaded once (the cache of `load_dataset` holds a few)
+                sums[d["name"]], workloads[d["name"]] = dataset_checksum(d), workload_of(d)
                 try:  # a quantum in ms on a cycles axis needs clock_hz: no silent default
                     resolve_quantum(mux, load_dataset(d))
                 except ConfigError as exc:
@@ -159,6 +153,12 @@ class ScalingKind(CellKind):
                 if missing:
                     raise ConfigError(f"{w}: [hardware] the problem's event(s) {missing[:10]} are not in "
                                       f"dataset {d['name']!r} (it has {sorted(have)[:20]})")
+            hw_sums = hardware_checksums(hardware, ("pmu", "metrics"))
+            learned = learned_scalers(s["name"] for s in scaler_specs)
+            trainable = [d for d in ds if not d.get("heldout")]
+            if learned and len({workloads[d["name"]] for d in trainable}) < 2:
+                raise ConfigError(f"{w}: learned scaler(s) {learned} need at least two workloads "
+                                  "(leave-one-workload-out training)")
             out = cfg.get("output", {})
             for d in ds:
                 train = ([{"dataset": t, "checksum": sums[t["name"]]}

@@ -34,6 +34,7 @@ import math
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -172,16 +173,20 @@ def column_scale(values: list[str]) -> float:
     return float(np.median(x)) if x.size else 0.0
 
 
-def compare_tables(got_text: str, want_text: str, limit: int = 12) -> list[str]:
-    """Value-by-value differences between two canonical tables beyond the tolerance (at most ``limit``)."""
+def compare_tables(got_text: str, want_text: str, limit: int = 12, datasets: Sequence[str] | None = None) -> list[str]:
+    """Value-by-value differences between two canonical tables beyond the tolerance (at most ``limit``); with
+    ``datasets``, against the reference's rows of those datasets only (the first column), at the tolerance of the
+    whole reference."""
     gh, grows = parse(got_text)
     wh, wrows = parse(want_text)
     if gh != wh:
         return [f"columns differ: {gh} (reference {wh})"]
-    if len(grows) != len(wrows):
-        return [f"{len(grows)} rows (reference {len(wrows)})"]
     fset = set(_float_columns(wh, wrows)) | set(_float_columns(gh, grows))
     atol = {j: max(ATOL, RTOL * column_scale([r[j] for r in wrows])) for j in fset}
+    if datasets is not None:
+        wrows = [r for r in wrows if r[0] in datasets]
+    if len(grows) != len(wrows):
+        return [f"{len(grows)} rows (reference {len(wrows)})"]
     out = []
     for i, (g, r) in enumerate(zip(grows, wrows)):
         for j, (a, b) in enumerate(zip(g, r)):
@@ -218,14 +223,15 @@ def load_reference(name: str) -> dict[str, str]:
     return out
 
 
-def compare(name: str, got: dict[str, str]) -> list[str]:
-    """Every table of experiment ``name`` against its reference: a list of differences, empty when equal."""
+def compare(name: str, got: dict[str, str], datasets: Sequence[str] | None = None) -> list[str]:
+    """Every table of experiment ``name`` against its reference (with ``datasets``: the rows of those datasets,
+    as `run_reference` computes them): a list of differences, empty when equal."""
     want = load_reference(name)
     if sorted(got) != sorted(want):
         return [f"tables {sorted(got)} (reference {sorted(want)})"]
     problems = []
     for table, ref in want.items():
-        problems += [f"{name}.{table}: {d}" for d in compare_tables(got[table], ref)]
+        problems += [f"{name}.{table}: {d}" for d in compare_tables(got[table], ref, datasets=datasets)]
     return problems
 
 
@@ -244,14 +250,17 @@ def pinned_config(path: Path):
     return Experiment(raw, Path(path))
 
 
-def run_reference(name: str, db: str | Path) -> None:
+def run_reference(name: str, db: str | Path, datasets: Sequence[str] | None = None) -> None:
     """Run experiment ``name`` with its pinned plugins into the store at ``db``, one process (the recording
-    and the test run it the same way; set ``MPX_CODE_VERSION=golden`` first)."""
+    and the test run it the same way; set ``MPX_CODE_VERSION=golden`` first); with ``datasets``, only the cells
+    of those datasets (each cell as in the whole grid: its training workloads are the whole grid's)."""
     from mpx.experiment import run_experiment
     from mpx.experiment.store import ResultsStore
 
+    exp = pinned_config(CONFIGS[name])
+    cells = None if datasets is None else [c for c in exp.cells() if c["dataset"]["name"] in datasets]
     with ResultsStore(db) as store:
-        run_experiment(pinned_config(CONFIGS[name]), store, jobs=1, progress=False)
+        run_experiment(exp, store, jobs=1, progress=False, cells=cells)
 
 
 def record(name: str, db: str | Path) -> None:

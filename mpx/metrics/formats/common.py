@@ -48,8 +48,20 @@ def line_of(text: str, needle: str, start: int = 0) -> int | None:
 
 def json_line(text: str, key: str, value: str) -> int | None:
     """Line of ``"key": "value"`` in JSON ``text`` (tolerates any spacing after the colon)."""
-    m = re.search(re.escape(json.dumps(key)) + r"\s*:\s*" + re.escape(json.dumps(value)), text)
-    return None if m is None else text.count("\n", 0, m.start()) + 1
+    k, v = json.dumps(key), json.dumps(value)
+    i = text.find(v)
+    while i >= 0:  # a plain search and a look back: a regex per call compiled a pattern per entry (most of a load)
+        j = i
+        while j > 0 and text[j - 1].isspace():
+            j -= 1
+        if j > 0 and text[j - 1] == ":":
+            j -= 1
+            while j > 0 and text[j - 1].isspace():
+                j -= 1
+            if text.endswith(k, 0, j):
+                return text.count("\n", 0, j - len(k)) + 1
+        i = text.find(v, i + 1)
+    return None
 
 
 def where(path: Any, line: int | None) -> str:
