@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--windows", default=str(RECENT_WINDOWS),
                     help="measured windows recent_sigma keeps, comma-separated; 'all': Tintin's rule (every window)")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown (docs/verdicts.md's block)")
+    ap.add_argument("--summary", action="store_true",
+                    help="one row per --windows value: each scaler's coverage over all and >2x-change windows, and "
+                         "their mean over the scalers (how RECENT_WINDOWS was chosen: docs/verdicts.md)")
     args = ap.parse_args(argv)
     if args.tune and args.datasets:
         ap.error("--tune and --datasets: give one")
@@ -151,6 +154,27 @@ def main(argv: list[str] | None = None) -> int:
         return "-" if b == 0 else f"{100 * a / b:.1f} %"
 
     what = "tuning traces" if args.tune else "gem5 traces" if all(d.startswith("gem5") for d in sets) else "traces"
+    if args.summary:
+        print(f"90 % intervals of mpx estimate on {len(sets)} {what} replayed as perf stat -I: coverage of the "
+              f"multiplexed windows, all / those where the rate changes >2x, per number of measured windows kept")
+        head = ("windows kept", *names, "mean over scalers")
+        rows = [head]
+        for win in windows:
+            cov = [(100 * total[win, s]["all"][0] / max(total[win, s]["all"][2], 1),
+                    100 * total[win, s]["change"][0] / max(total[win, s]["change"][2], 1)) for s in names]
+            mean = (float(np.mean([a for a, _ in cov])), float(np.mean([c for _, c in cov])))
+            rows.append(("all (Tintin)" if win is None else str(win),
+                         *(f"{a:.1f} / {c:.1f} %" for a, c in [*cov, mean])))
+        if args.markdown:
+            print("| " + " | ".join(head) + " |")
+            print("| --- | " + " | ".join("---:" for _ in head[1:]) + " |")
+            for r in rows[1:]:
+                print("| " + " | ".join(r) + " |")
+            return 0
+        w = [max(len(r[i]) for r in rows) for i in range(len(head))]
+        for r in rows:
+            print("  ".join(x.ljust(w[i]) if i == 0 else x.rjust(w[i]) for i, x in enumerate(r)))
+        return 0
     for win in windows:
         kept = "all measured windows so far (Tintin's rule)" if win is None else f"the last {win} measured windows"
         print(f"90 % intervals of mpx estimate on {len(sets)} {what} replayed as perf stat -I (gem5-o3-g4, gem5 "
