@@ -147,10 +147,10 @@ def trust_report(run: Any, estimate: Any, *, catalog: Any = None, level: float =
     else:
         k = RECENT_WINDOWS if window is None else window
         std = recent_sigma(view.raw, view.enabled, view.running, k)
-        source = f"Tintin's rule over the last {k} measured windows"
+        source = f"Tintin's rule over the last {k} measured windows (mpx's sliding variant)"
         notes.append(f"scaler {estimate.scaler or '?'} gives no uncertainty: intervals from Tintin's rule over the "
                      f"last {k} measured windows (sigma = sqrt(V) x time not running, V the time-weighted variance of "
-                     f"their rates; Tintin keeps all history, which stays as wide as the earliest phase)")
+                     f"their rates; Tintin's kernel takes every window so far, earlier phases included)")
     std = np.where(whole, 0.0, std)
     rate = np.zeros(len(labels), dtype=bool)
     rate[rates] = True
