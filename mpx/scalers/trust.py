@@ -269,11 +269,12 @@ def tintin_sigma(raw: Any, enabled: Any, running: Any) -> np.ndarray:
 def recent_sigma(raw: Any, enabled: Any, running: Any, window: int | None = None) -> np.ndarray:
     """`tintin_sigma` over the last ``window`` measured windows of each event (this one included; default
     `RECENT_WINDOWS`) instead of all of them: σ = √V_k · (ΔE − ΔR), V_k the time-weighted population variance of
-    those windows' rates. Why: Tintin's variance keeps every earlier phase (``tintin_uncertainty.c:166-220``), so a
-    steady phase after a busy start keeps the start's spread and its 90 % band covers far more than 90 %; the
-    spread of the recent rates is the one of the phase the window is in. Tintin's authors wrote the same idea, a
-    sliding window of ``tintin_count_window_size`` (10, ``tintin_vector.c:6``) measurements, left disabled
-    (``tintin_uncertainty.c:222-343``, "need to reimplement"): this is mpx's rule, not Tintin's. NaN until two
+    those windows' rates. Why: Tintin's variance keeps every earlier phase (``Welfords_variance``,
+    ``tintin_uncertainty.c:166-220``), so a steady phase after a busy start keeps the start's spread and its 90 %
+    band covers far more than 90 %; the spread of the recent rates is the one of the phase the window is in.
+    Tintin's authors wrote the same idea, a sliding window of ``tintin_count_window_size`` (10,
+    ``tintin_vector.c:6``) measurements, left disabled (``tintin_update_variance_by_Welfords_method_sliding``,
+    ``tintin_uncertainty.c:222-343``, "need to reimplement"): this is mpx's rule, not Tintin's. NaN until two
     windows were measured; a phase change the reads saw is held by `trusted_interval`'s rules 3-4. Causal."""
     k = RECENT_WINDOWS if window is None else int(window)
     if k < 2:
