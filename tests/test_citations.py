@@ -32,6 +32,7 @@ EXCERPTS = "kernel-events-core.c.excerpts"
 CITE = re.compile(r"(?P<file>[A-Za-z0-9_./-]+\.[ch]):(?P<lines>\d+(?:-\d+)?(?:,\s?\d+(?:-\d+)?)*)")
 SPAN = re.compile(r"(`{1,2})([^`]+?)\1")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+FENCE = re.compile(r"^```.*$", re.M)
 
 
 def _shared_files(peers: Path) -> dict[str, Path]:
@@ -83,6 +84,8 @@ def _named(spans: list[tuple[int, int, str]], start: int, after: int = 0) -> set
 
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
+    # a fenced block's ``` would pair with the next inline backtick and swap every later span: blank the fences
+    text = FENCE.sub(lambda m: " " * len(m.group(0)), text)
     return [(m.start(), m.end(), m.group(2)) for m in SPAN.finditer(text)]
 
 

@@ -124,3 +124,54 @@ def test_following_rate_holds_a_phase_change_the_reads_saw():
     est = np.array([[100.0]])
     lo, hi = trusted_interval(est, est - 5, est + 5, [[10.0]], [[100.0]], [[100.0]], nxt[1:2])
     assert lo[0, 0] == 95.0 and hi[0, 0] == 4_510.0
+
+
+def test_recent_sigma_keeps_the_spread_of_the_last_measured_windows():
+    """Issue 38 item 4: a busy start (rate 100) then a steady phase (rates 10, 12, 10, 12), each window enabled 2
+    and running 1. Over the last 2 measured windows the rates 10 and 12 have mean 11 and variance 1: sigma = 1 x 1
+    time unit not running. Tintin's all-history variance keeps the start: mean 244/6, variance 20,488/6 - (244/6)^2,
+    sigma about 42. Time-weighted as Tintin's: rates 10 and 20 measured for 1 and 3 give 18.75; windows that did
+    not run are not counted among the last k; a window as long as the run is Tintin's rule itself."""
+    from mpx.scalers.trust import RECENT_WINDOWS, recent_sigma
+
+    raw = np.array([[100.0], [100.0], [10.0], [12.0], [10.0], [12.0]])
+    ena, run = np.full((6, 1), 2.0), np.ones((6, 1))
+    recent, full = recent_sigma(raw, ena, run, 2), tintin_sigma(raw, ena, run)
+    assert np.isnan(recent[0, 0]) and np.isnan(full[0, 0])
+    assert recent[5, 0] == pytest.approx(1.0)
+    assert full[5, 0] == pytest.approx(np.sqrt(20_488 / 6 - (244 / 6) ** 2))
+    assert recent[2, 0] == pytest.approx(45.0)  # rates 100 and 10: the change itself is in the window
+    assert recent_sigma(raw, ena, run, 6) == pytest.approx(full, nan_ok=True)
+    weighted = recent_sigma([[50.0], [10.0], [0.0], [60.0]], [[2.0], [2.0], [4.0], [4.0]],
+                            [[1.0], [1.0], [0.0], [3.0]], 2)
+    assert weighted[3, 0] == pytest.approx(np.sqrt(18.75) * 1.0)  # windows 1 and 3: window 2 did not run
+    assert weighted[2, 0] == pytest.approx(20.0 * 4.0)  # not run: rates 50 and 10 of windows 0-1, 4 units unseen
+    with pytest.raises(ValueError, match="at least 2"):
+        recent_sigma(raw, ena, run, 1)
+    assert RECENT_WINDOWS >= 2
+
+
+def test_printed_band_is_narrower_in_a_steady_phase_and_still_never_below_counted(tmp_path):
+    """perf stat -I at 50 % running (ran 50 ms of 100 ms): 1,000,000 per interval three times, then 100,000 and
+    120,000 in turn (rates 1e-2 then 1e-3 and 1.2e-3 per ns). Linear's estimate is perf's value.
+    Last interval, band from the last 2 measured windows: sigma = 1e-4 x 5e7 ns = 5,000, so 120,000 +- 1.645 x
+    5,000, its lower end held down to 110,000, the previous rate's count (60,000 counted + 1e-3 x 5e7; rule 3).
+    With every window (Tintin's rule) sigma is about 216,000 and the band stops only at the 60,000 counted.
+    At the phase change (fourth interval) the recent band still spans it: from the 50,000 counted up to 550,000,
+    the count at the previous rate (rule 3)."""
+    from mpx import scalers
+    from mpx.observation import Observation
+    from mpx.readers.perfstat import read_perf_stat
+    from mpx.scalers.trust import trust_report
+
+    values = [1e6, 1e6, 1e6, 1e5, 1e5, 1.2e5, 1e5, 1.2e5]
+    run = read_perf_stat(_csv(tmp_path, [(0.1 * (t + 1), "cycles", v, 50.0) for t, v in enumerate(values)]))
+    est = scalers.get("linear").estimate(Observation.from_read_view(run.read_view(), meta={"workload": "t"}))
+    recent, full = trust_report(run, est, window=2), trust_report(run, est, window=len(values))
+    z = 1.6448536269514722
+    assert recent.lo[7, 0] == pytest.approx(110_000.0) and recent.hi[7, 0] == pytest.approx(120_000 + z * 5_000)
+    assert full.lo[7, 0] == pytest.approx(60_000.0) and full.hi[7, 0] > 120_000 + z * 200_000
+    assert recent.hi[7, 0] - recent.lo[7, 0] < (full.hi[7, 0] - full.lo[7, 0]) / 10
+    assert np.all(recent.lo[1:, 0] >= np.asarray(values[1:]) / 2 - 0.5)  # never below what was counted
+    assert recent.lo[3, 0] == pytest.approx(50_000.0) and recent.hi[3, 0] == pytest.approx(550_000.0)
+    assert "last 2 measured windows" in recent.interval_from
