@@ -5,9 +5,10 @@ yet, or with ``--run``), then draw the figure from the results store with ``mpx 
 
 Results go to ``DIR/<experiment name>/`` (default ``results/``, as ``mpx run`` does), figures to
 ``paper_figs/figures/`` as PDF and PNG. The figure → experiment table is the figure registry
-(`mpx.figures`); ``--dry-run`` prints the commands without running them. Run times are listed in
-``experiments/README.md``. An experiment whose ``[data] files`` or ``heldout`` traces are made on this machine
-(the held-out programs: `PREREQUISITES`) gets its recording first when they are missing. A failed step skips
+(`mpx.figures`); ``--dry-run`` prints the commands without running them. Each step prints its wall and CPU
+time (worker processes included) and the load, and the run ends with a table of them (paper_figs/README.md
+quotes one). An experiment whose ``[data] files`` or ``heldout`` traces are made on this machine (the
+held-out programs: `PREREQUISITES`) gets its recording first when they are missing. A failed step skips
 the figures that need it, the others are still drawn, and the command ends with the list of what failed.
 A figure of another package whose ``experiment`` is None or no config file (`foreign`) is skipped with a line.
 Last, ``mpx site`` builds the static site of every store the figures read (``--site``, default
@@ -19,9 +20,11 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import resource
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from mpx.cli import main as mpx
@@ -102,6 +105,16 @@ def plan(figures: list[str], results: Path, out: Path, rerun: bool, site: Path |
     return commands
 
 
+def cpu_seconds() -> float:
+    """User + system seconds of this process and its waited-for children (`mpx run`'s workers, recordings)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def load() -> str:
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("figures", nargs="*", metavar="FIGURE", help=f"figures (default: all of {', '.join(available())})")
@@ -121,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         if name in args.figures:
             failed.append(f"figure {name}")
     broken: set[str] = set()  # stores whose run, or a recording it needs, failed
+    took: list[tuple[str, float, float]] = []  # step, wall and CPU seconds (worker processes included)
     site = None if args.no_site else Path(args.site)
     for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run, site):
         if cmd[0] == "site":  # the site of the stores whose runs succeeded
@@ -139,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         # a recording script calls `mpx`: this interpreter's, even when its environment is not activated
         env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+        t0, c0 = time.perf_counter(), cpu_seconds()
         code = subprocess.run(cmd, cwd=REPO, env=env).returncode if shell else mpx(cmd)
+        took.append((text, time.perf_counter() - t0, cpu_seconds() - c0))
+        print(f"  {took[-1][1]:.0f} s wall, {took[-1][2]:.0f} s CPU ({load()})", flush=True)
         if code != 0:
             failed.append(text)
             if shell:  # the recording: every run after it that reads its traces is skipped
@@ -148,6 +165,10 @@ def main(argv: list[str] | None = None) -> int:
                               if c[0] == "run" and cmd in prerequisites(Path(c[1])))
             elif store is not None:
                 broken.add(store)
+    if took:
+        print(f"\n| step | wall s | CPU s |\n| --- | ---: | ---: |", flush=True)
+        for text, wall, cpu in [*took, ("total", sum(t[1] for t in took), sum(t[2] for t in took))]:
+            print(f"| `{text}` | {wall:.0f} | {cpu:.0f} |" if text != "total" else f"| total | {wall:.0f} | {cpu:.0f} |")
     if failed:
         print(f"{len(failed)} step(s) failed or skipped:\n  " + "\n  ".join(failed), file=sys.stderr)
         return 1

@@ -37,3 +37,10 @@ def jit_warm_up():
             for name in registry.builtin:
                 if registry.tags(name).jit:
                     registry.get_class(name).warm_up()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules holding a slow test first (each module's tests kept together and in order): with ``-n auto`` the
+    long tests start at once and the short ones fill the workers around them, instead of one long test last."""
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and item.module is not None}
+    items.sort(key=lambda item: item.module is None or item.module.__name__ not in slow)

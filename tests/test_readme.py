@@ -43,3 +43,11 @@ def test_the_dataset_counts_are_the_manifests():
                       len(shipped.names("gem5", "gem5-long-250ms")),
                       sum(shipped.collection(r) in ("gem5-long", "gem5-long-250ms") for r in unrecorded)]
     assert said == shipped_counts, f"README says {said}, the manifest and recipes hold {shipped_counts}"
+
+
+def test_ci_runs_the_readmes_test_command():
+    """`.ci/run` runs exactly the README's test command (the one a user is told passes)."""
+    repo = Path(__file__).resolve().parents[1]
+    readme = (repo / "README.md").read_text()
+    command = next(ln for ln in readme.splitlines() if ln.startswith('pip install -e ".[test]" && python -m pytest'))
+    assert command in (repo / ".ci" / "run").read_text().splitlines()
