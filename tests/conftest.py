@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MPX_SHARED", REPO.parent / "shared"))
+# the exact schedules the tests solve are kept for this test process only (not read from the user's machine-wide
+# cache, `mpx.util.solved`): every run of the suite exercises the solver
+os.environ["MPX_MILP_CACHE"] = tempfile.mkdtemp(prefix="mpx-test-milp-")
 
 
 def shared_path(*parts: str) -> Path:

@@ -28,7 +28,8 @@ on a busy machine (issue 39: a 60 s wall-clock limit made busy machines skip cel
 instances with more than ``max_variables`` binary variables are refused with a `ConfigError` before
 building anything (a size rule decided before solving), and a solve that does not prove optimality within
 ``node_limit`` branch-and-bound nodes of HiGHS is an error too, naming that bound: a number that is not the
-optimum would mislead the comparison. HiGHS's MIP search is deterministic for a given model and options.
+optimum would mislead the comparison. HiGHS's MIP search is deterministic for a given model and options, so a
+model solved once on a machine is kept (`mpx.util.solved`: the quickstart's instance takes ~7 s of CPU).
 """
 
 from __future__ import annotations
@@ -37,13 +38,13 @@ import math
 from typing import ClassVar
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import lil_matrix
 
 from mpx.errors import ConfigError
 from mpx.params import Interval, StrOptions
 from mpx.problem import Problem
 from mpx.schedulers.base import Schedule, StaticScheduler
+from mpx.util.solved import milp_cached
 
 __all__ = ["OptimalScheduler"]
 
@@ -204,8 +205,7 @@ class OptimalScheduler(StaticScheduler):
             scale = y_w / wmin
             for (q, j), v in yi.items():
                 c[v] = -scale * metrics[j][2]
-        res = milp(c, constraints=LinearConstraint(a.tocsr(), lo, hi), integrality=integrality,
-                   bounds=Bounds(lb, ub), options={"node_limit": int(self.node_limit)})
+        res = milp_cached(c, a, lo, hi, integrality, lb, ub, {"node_limit": int(self.node_limit)})
         if res.status == 2 and self.length is None and self.cover_all and length < len(sched):
             return self._solve(problem, length + 1)
         if res.status == 2:
