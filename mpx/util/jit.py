@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from mpx.util import machine_cache
+
 try:  # pragma: no cover - exercised implicitly by whichever branch is installed
     if os.environ.get("MPX_NO_NUMBA"):
         raise ImportError("disabled by MPX_NO_NUMBA")
@@ -34,11 +36,7 @@ PACKAGE = Path(__file__).resolve().parents[1]  # the mpx package (this module is
 
 def cache_root() -> Path | None:
     """The folder of mpx's compiled kernels (None: numba's own place, next to the sources)."""
-    given = os.environ.get("MPX_NUMBA_CACHE")
-    if given is not None:
-        return Path(given).expanduser() if given else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mpx" / "numba"
+    return machine_cache("numba", "MPX_NUMBA_CACHE")
 
 
 def _install_locator() -> None:

@@ -22,16 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from mpx.util import machine_cache
+
 __all__ = ["cache_folder", "milp_cached"]
 
 
 def cache_folder() -> Path | None:
     """Where solutions are kept (None: the cache is off)."""
-    given = os.environ.get("MPX_MILP_CACHE")
-    if given is not None:
-        return Path(given).expanduser() if given else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mpx" / "milp"
+    return machine_cache("milp", "MPX_MILP_CACHE")
 
 
 def _key(c: Any, a: Any, lo: Any, hi: Any, integrality: Any, lb: Any, ub: Any, options: dict) -> str:
