@@ -311,7 +311,7 @@ class ResultsStore:
                 cols = list(dict.fromkeys(k for r in rows for k in r))
                 self._ensure_columns(t, cols)
                 sql = f"INSERT INTO {t} ({', '.join(map(_q, cols))}) VALUES ({', '.join('?' * len(cols))})"
-                c.executemany(sql, [tuple(r.get(k) for k in cols) for r in rows])
+                c.executemany(sql, [tuple(map(r.get, cols)) for r in rows])
             c.execute(f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) VALUES "
                       f"({', '.join('?' * len(_CELL_COLUMNS))})", tuple(cell.get(k) for k in _CELL_COLUMNS))
             c.execute(f"INSERT OR REPLACE INTO {CHECKSUMS} (cell_key, sha256) VALUES (?, ?)",
