@@ -283,6 +283,7 @@ def _mutant(tmp_path: Path, name: str, old: str, new: str) -> Path:
     ("plain_global.txt", "K/sec                  \n", "K/sec                     <not supported>      cycles\n",
      "two rows merged"),
     ("plain_interval_persocket.txt", "counts unit events\n", "counts unit events", "two rows merged"),
+    ("plain_interval_persocket.txt", "S0        2 ", "S0        " + "2" * 5000 + " ", "CPU count"),
     ("whole.jsonl", '"event" : "task-clock",', '"event" : "task-clock", "event": "x",', "twice"),
     ("whole.jsonl", '"event-runtime" : 170999438', '"event-runtime" : 5e3', "not an integer of 0..2\\*\\*64-1"),
     ("whole_repeat_comma.csv", "task-clock,2.00%", "task-clock,5e3%", "no -r variance as perf prints it"),

@@ -33,7 +33,7 @@ import math
 import re
 
 from mpx.readers.numbers import U64_MAX
-from mpx.readers.perfstat.rows import AGGR_CSV, RowError, RowParser, check_cpu_count, check_pct
+from mpx.readers.perfstat.rows import AGGR_CSV, RowError, RowParser, check_cpu_count, check_pct, parse_int
 from mpx.readers.perfstat.run import NOT_COUNTED, NOT_SUPPORTED, STATUS_NOT_COUNTED, STATUS_NOT_SUPPORTED, \
     COUNTED, PerfStatRow
 
@@ -173,7 +173,7 @@ class PlainParser(RowParser):
                 raise RowError(f"a second 'Performance counter stats' header (the first at line {self.headers[0]}):"
                                " several perf stat runs appended in one file; split the file at these headers")
             self.headers.append(lineno)
-            self.runs = int(h.group(2) or 1)
+            self.runs = parse_int(h.group(2) or "1", "number of runs")
             return
         if s.startswith("#") and not TIME.match(raw):
             if s.split()[1:2] == ["time"]:  # the -I column header, repeated every 25 intervals
@@ -245,7 +245,7 @@ class PlainParser(RowParser):
             if kind is None:
                 raise RowError(f"aggregation id {aggr_id!r} is none perf prints")
             if a.re is AGGR and a.group(2) is not None:
-                n_agg = check_cpu_count(int(a.group(2)), "CPU count")
+                n_agg = check_cpu_count(parse_int(a.group(2), "CPU count"), "CPU count")
             self.set_aggregation(kind)
             rest = rest[a.end():]
         elif self.aggregation not in (None, "global"):
