@@ -162,11 +162,12 @@ def _store_seed(workdir: Path) -> list[Path]:
 
 
 def _read_store(path: str) -> Any:
-    """What `mpx report` reads: every table of the latest runs, and what `--verify` says."""
+    """What `mpx report` reads: every table of the latest runs (a column empty in every row carries nothing, and
+    its name is not data: left out), and what `--verify` says."""
     from mpx.experiment.store import damage_as_error, open_store
 
     with damage_as_error(path), open_store(path) as st:
-        tables = {t: st.table(t).to_csv(index=False) for t in ("cells", *st.tables())}
+        tables = {t: st.table(t).dropna(axis=1, how="all").to_csv(index=False) for t in ("cells", *st.tables())}
         return tables, st.problems(), st.unchecked()
 
 

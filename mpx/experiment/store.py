@@ -73,6 +73,9 @@ _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "co
                  "status", "reason", "config", "cell_seconds", "host", "pid", "finished")
 
 
+_RUN_TABLE_COLUMNS = (*RUN_COLUMNS, "finished", "status")
+
+
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -159,6 +162,12 @@ class ResultsStore:
         if lost:
             raise FormatError(self.path, None, f"damaged results store: schema {version} keeps the table(s) "
                               f"{', '.join(lost)}, and they are missing")
+        for table, columns in (("cells", _CELL_COLUMNS), ("runs", _RUN_TABLE_COLUMNS)):  # every schema has them all
+            there = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+            missing = [col for col in columns if col not in there]
+            if missing:  # a renamed column reads as NULL everywhere: its values would be lost without a word
+                raise FormatError(self.path, None, f"damaged results store: table {table} has no column "
+                                  f"{', '.join(missing)}")
         return version
 
     def _check_readable(self) -> None:

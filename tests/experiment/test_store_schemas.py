@@ -272,3 +272,15 @@ def test_a_current_store_made_to_look_older_is_damage(tmp_path, capsys):
     con.close()
     code, _, err = report_lines(capsys, str(p))
     assert code == 1 and len(err) == 1 and "schema number reads 0" in err[0]
+
+
+def test_a_renamed_cells_column_is_damage(tmp_path):
+    """A flipped byte in the schema text renamed ``dataset_checksum`` (the 600 s fuzz run's store finding): every
+    cell would read it as missing, without a word; refused in one line instead."""
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db):
+        pass
+    with sqlite3.connect(db) as c:
+        c.execute("ALTER TABLE cells RENAME COLUMN dataset_checksum TO eataset_checksum")
+    with pytest.raises(FormatError, match="table cells has no column dataset_checksum"):
+        open_store(db).close()
