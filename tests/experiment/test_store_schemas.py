@@ -274,13 +274,23 @@ def test_a_current_store_made_to_look_older_is_damage(tmp_path, capsys):
     assert code == 1 and len(err) == 1 and "schema number reads 0" in err[0]
 
 
-def test_a_renamed_cells_column_is_damage(tmp_path):
-    """A flipped byte in the schema text renamed ``dataset_checksum`` (the 600 s fuzz run's store finding): every
-    cell would read it as missing, without a word; refused in one line instead."""
+def test_a_changed_definition_of_the_stores_own_tables_is_damage(tmp_path):
+    """Flipped bytes in the schema text (the 600 s fuzz run's store findings): ``dataset_checksum`` renamed (every
+    cell would read it as missing) and ``row_tables.name`` losing its type and key (the tables' order and keys
+    change): refused in one line, as every definition mpx does not create."""
     db = tmp_path / "r.sqlite"
     with ResultsStore(db):
         pass
     with sqlite3.connect(db) as c:
         c.execute("ALTER TABLE cells RENAME COLUMN dataset_checksum TO eataset_checksum")
-    with pytest.raises(FormatError, match="table cells has no column dataset_checksum"):
+    with pytest.raises(FormatError, match=r"table cells is not as mpx creates it \(column 'dataset_checksum' reads"):
         open_store(db).close()
+    db2 = tmp_path / "r2.sqlite"
+    with ResultsStore(db2):
+        pass
+    with sqlite3.connect(db2) as c:
+        c.execute("PRAGMA writable_schema = ON")
+        c.execute("UPDATE sqlite_master SET sql = replace(sql, 'name TEXT PRIMARY KEY', 'name ,EXT PRIMARY KEY') "
+                  "WHERE name = 'row_tables'")
+    with pytest.raises(FormatError, match="table row_tables is not as mpx creates it"):
+        open_store(db2).close()
