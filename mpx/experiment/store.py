@@ -263,8 +263,9 @@ class ResultsStore:
         """The declared row tables: name → the columns rows are sorted by (``cell_key`` first)."""
         if self._tables is None:
             if "row_tables" in self._have():
-                self._tables = {n: tuple(json.loads(k)) if k else ("cell_key",) for n, k in
-                                self.conn.execute("SELECT name, keys FROM row_tables ORDER BY rowid")}
+                self._tables = {n: tuple(_json_list(self.path, k, f"the sort keys of table {n!r}")) if k
+                                else ("cell_key",)
+                                for n, k in self.conn.execute("SELECT name, keys FROM row_tables ORDER BY rowid")}
             else:  # a store of schema 0 read as it is (read-only)
                 self._tables = {n: ("cell_key",) for n in self._legacy_tables()}
         return dict(self._tables)
@@ -431,13 +432,13 @@ class ResultsStore:
             r = self.conn.execute("SELECT experiment, cells FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if r is None:
                 raise ConfigError(f"{self.path}: no run {run_id}")
-            return {r[0]: json.loads(r[1])}
-        rows = self.conn.execute("SELECT experiment, cells FROM runs ORDER BY run_id").fetchall()
+            return {r[0]: _json_list(self.path, r[1], run_id)}
+        rows = self.conn.execute("SELECT run_id, experiment, cells FROM runs ORDER BY run_id").fetchall()
         if not rows:
             return None
         latest: dict[str, list[str]] = {}
-        for exp, cells in rows:
-            latest[exp] = json.loads(cells)
+        for rid, exp, cells in rows:
+            latest[exp] = _json_list(self.path, cells, rid)
         if experiment is not None:
             if experiment not in latest:
                 raise ConfigError(f"{self.path}: no run of experiment {experiment!r}; runs: {sorted(latest)}")
@@ -454,7 +455,15 @@ class ResultsStore:
                                   (experiment,)).fetchone()
         else:
             r = self.conn.execute("SELECT config FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
-        return json.loads(r[0]) if r and r[0] else None
+        if not (r and r[0]):
+            return None
+        try:
+            config = json.loads(r[0])
+        except (ValueError, RecursionError):
+            config = None
+        if not isinstance(config, dict):
+            raise FormatError(self.path, None, "damaged results store: a run's config is not a JSON object")
+        return config
 
     def experiments(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT experiment FROM runs ORDER BY run_id")]
@@ -590,14 +599,16 @@ def _text(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
-def _json_list(path: Path, text: Any, run_id: int) -> list[str]:
+def _json_list(path: Path, text: Any, what: int | str) -> list[str]:
+    """A list of names the store keeps as JSON text (a run's cells: ``what`` its id; a row table's sort keys)."""
     try:
         keys = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         keys = None
     if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
         return keys
-    raise FormatError(path, None, f"damaged results store: run {run_id}'s list of cells is not a JSON list")
+    of = f"run {what}'s list of cells" if isinstance(what, int) else what
+    raise FormatError(path, None, f"damaged results store: {of} is not a JSON list")
 
 
 #: the schemas mpx has written (SQLite's user_version) → the tables besides ``cells`` and ``runs`` each keeps: 0 for

@@ -294,3 +294,16 @@ def test_a_changed_definition_of_the_stores_own_tables_is_damage(tmp_path):
                   "WHERE name = 'row_tables'")
     with pytest.raises(FormatError, match="table row_tables is not as mpx creates it"):
         open_store(db2).close()
+
+
+def test_damaged_json_of_the_store_is_damage(tmp_path):
+    """A byte run copied into ``row_tables.keys`` (the fuzz run's store finding: a JSONDecodeError traceback from
+    `ResultsStore.tables`): the store's own JSON fields read as damage, in one line."""
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db) as st:
+        st.declare({"scores": ("scaler",)})
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE row_tables SET keys = ? WHERE name = 'scores'", ('["cell_key", "sca',))
+    with pytest.raises(FormatError, match="the sort keys of table 'scores' is not a JSON list"):
+        with open_store(db) as st:
+            st.tables()
