@@ -66,40 +66,12 @@ from mpx.experiment.latex import to_latex
 from mpx.experiment.reuse import as_asked
 from mpx.experiment.checksum import (CHECKSUMS, LEGACY_DIGESTS, RUN_CHECKSUMS, RUN_COLUMNS, all_checksums,
                                      canonical_value, cell_checksum, digest, row_text, run_checksum)
+from mpx.experiment.schema import KEEPS, OWN_TABLES, SCHEMA, UNCHECKED, changed_definition
 
 __all__ = ["SCHEMA", "ResultsStore", "canonical_value", "open_store", "row_text", "to_latex"]
 
 _CELL_COLUMNS = ("key", "experiment", "kind", "dataset", "dataset_checksum", "code_version", "scheduler", "seed",
                  "status", "reason", "config", "cell_seconds", "host", "pid", "finished")
-
-
-#: the cells a migration to `SCHEMA` found without a checksum (written before checksums existed)
-UNCHECKED = "unchecked_cells"
-
-#: the store's own tables as mpx creates them (every schema: a row table's columns grow with its rows instead)
-_OWN = {
-    "cells": "cells (key TEXT PRIMARY KEY, experiment TEXT, kind TEXT, dataset TEXT, dataset_checksum TEXT, "
-             "code_version TEXT, scheduler TEXT, seed INTEGER, status TEXT, reason TEXT, config TEXT, "
-             "cell_seconds REAL, host TEXT, pid INTEGER, finished REAL)",
-    "runs": "runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, config_path TEXT, config TEXT, "
-            "code_version TEXT, cells TEXT, n_cells INTEGER, jobs TEXT, started REAL, finished REAL, status TEXT)",
-    "row_tables": "row_tables (name TEXT PRIMARY KEY, keys TEXT)",
-    CHECKSUMS: f"{CHECKSUMS} (cell_key TEXT PRIMARY KEY, sha256 TEXT)",
-    UNCHECKED: f"{UNCHECKED} (cell_key TEXT PRIMARY KEY)",
-    RUN_CHECKSUMS: f"{RUN_CHECKSUMS} (run_id INTEGER PRIMARY KEY, sha256 TEXT)",
-}
-
-
-def _layout(conn: sqlite3.Connection, table: str) -> list[tuple]:
-    """A table's columns as SQLite reads its definition: (name, type, primary-key position)."""
-    return [(r[1], r[2], r[5]) for r in conn.execute(f"PRAGMA table_info({_q(table)})")]
-
-
-def _own_layouts() -> dict[str, list[tuple]]:
-    mem = sqlite3.connect(":memory:")
-    for definition in _OWN.values():
-        mem.execute(f"CREATE TABLE {definition}")
-    return {t: _layout(mem, t) for t in _OWN}
 
 
 def _q(name: str) -> str:
@@ -188,13 +160,9 @@ class ResultsStore:
         if lost:
             raise FormatError(self.path, None, f"damaged results store: schema {version} keeps the table(s) "
                               f"{', '.join(lost)}, and they are missing")
-        for table, want in _own_layouts().items():  # a flipped byte in a definition renames or retypes a column
-            got = _layout(self.conn, table) if table in have else want
-            if got != want:
-                diff = next((f"column {w[0]!r} reads {g}" for g, w in zip(got, want) if g != w),
-                            f"{len(got)} columns, not {len(want)}")
-                raise FormatError(self.path, None, f"damaged results store: table {table} is not as mpx creates "
-                                  f"it ({diff})")
+        changed = changed_definition(self.conn, have)
+        if changed:
+            raise FormatError(self.path, None, f"damaged results store: {changed}")
         return version
 
     def _check_readable(self) -> None:
@@ -225,22 +193,22 @@ class ResultsStore:
         missing checksum is damage."""
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
-        c.execute(f"CREATE TABLE IF NOT EXISTS {_OWN['cells']}")
-        c.execute(f"CREATE TABLE IF NOT EXISTS {_OWN['runs']}")
+        c.execute(f"CREATE TABLE IF NOT EXISTS {OWN_TABLES['cells']}")
+        c.execute(f"CREATE TABLE IF NOT EXISTS {OWN_TABLES['runs']}")
         version = int(c.execute("PRAGMA user_version").fetchone()[0])
         if version < 3:
-            c.execute(f"CREATE TABLE IF NOT EXISTS {_OWN['row_tables']}")
+            c.execute(f"CREATE TABLE IF NOT EXISTS {OWN_TABLES['row_tables']}")
             for t in self._legacy_tables():  # keys NULL: unknown until declared (`declare` fills them in)
                 c.execute("INSERT OR IGNORE INTO row_tables (name, keys) VALUES (?, NULL)", (t,))
-            c.execute(f"CREATE TABLE IF NOT EXISTS {_OWN[CHECKSUMS]}")
-            c.execute(f"CREATE TABLE IF NOT EXISTS {_OWN[UNCHECKED]}")
+            c.execute(f"CREATE TABLE IF NOT EXISTS {OWN_TABLES[CHECKSUMS]}")
+            c.execute(f"CREATE TABLE IF NOT EXISTS {OWN_TABLES[UNCHECKED]}")
             c.execute(f"INSERT OR IGNORE INTO {UNCHECKED} SELECT key FROM cells WHERE key NOT IN "
                       f"(SELECT cell_key FROM {CHECKSUMS})")
             tables = [t for (t,) in c.execute("SELECT name FROM row_tables ORDER BY rowid")]
             for k in sorted(self._relabel):  # checked under the digest they were written with (`LEGACY_DIGESTS`)
                 c.execute(f"UPDATE {CHECKSUMS} SET sha256 = ? WHERE cell_key = ?", (cell_checksum(c, k, tables), k))
         if version < SCHEMA:  # schema 3 written by an mpx of 2026-11-29 04:18-05:04 had no run checksums
-            c.execute(f"CREATE TABLE IF NOT EXISTS {_OWN[RUN_CHECKSUMS]}")
+            c.execute(f"CREATE TABLE IF NOT EXISTS {OWN_TABLES[RUN_CHECKSUMS]}")
             for row in c.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs").fetchall():  # as they are now
                 c.execute(f"INSERT OR IGNORE INTO {RUN_CHECKSUMS} VALUES (?, ?)", (row[0], run_checksum(row)))
             c.execute(f"PRAGMA user_version = {SCHEMA}")
@@ -611,11 +579,6 @@ def _json_list(path: Path, text: Any, what: int | str) -> list[str]:
     raise FormatError(path, None, f"damaged results store: {of} is not a JSON list")
 
 
-#: the schemas mpx has written (SQLite's user_version) → the tables besides ``cells`` and ``runs`` each keeps: 0 for
-#: every store before the number was recorded (with or without row_tables and cell_checksums); 3 adds UNCHECKED (its
-#: stores of 2026-11-29 04:18-05:04 have no RUN_CHECKSUMS, the later ones have it); 4 keeps RUN_CHECKSUMS
-KEEPS = {0: (), 3: ("row_tables", CHECKSUMS, UNCHECKED), 4: ("row_tables", CHECKSUMS, UNCHECKED, RUN_CHECKSUMS)}
-SCHEMA = max(KEEPS)
 
 def is_damage(exc: BaseException) -> bool:
     """Whether an SQLite error says the file is damaged (malformed, not a database, a format it does not know, a
