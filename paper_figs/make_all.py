@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from mpx.cli import main as mpx
+from mpx.errors import ConfigError
 from mpx.experiment import load_config
 from mpx.experiment.config import load_suite
 from mpx.figures import REGISTRY, get
@@ -83,6 +84,21 @@ def foreign(names: list[str]) -> dict[str, str]:
                 else "it names no experiment") for n in names if config_of(n) is None}
 
 
+def unloadable(names: list[str]) -> dict[str, str]:
+    """The figures among ``names`` whose experiment config does not load here (an input it names is missing, such
+    as ``../shared``), with the reason: skipped with a line, and the run ends as failed."""
+    out = {}
+    for n in names:
+        where = config_of(n)
+        if where is None:
+            continue
+        try:
+            store_name(Path(os.path.relpath(where)))
+        except ConfigError as exc:
+            out[n] = f"its experiment does not load: {exc}"
+    return out
+
+
 def plan(figures: list[str], results: Path, out: Path, rerun: bool, site: Path | None = None) -> list[list[str]]:
     """The ``mpx`` commands that regenerate ``figures``: each experiment run at most once, then one ``figs``
     per store, then (``site``) one ``mpx site`` of every store."""
@@ -129,14 +145,15 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown figure(s) {unknown}; figures: {', '.join(available())}")
     failed: list[str] = []
-    for name, why in foreign(args.figures or available()).items():
+    for name, why in {**foreign(args.figures or available()), **unloadable(args.figures or available())}.items():
         print(f"skipped figure {name} (not regenerated here: {why})", flush=True)
-        if name in args.figures:
+        if name in args.figures or "does not load" in why:
             failed.append(f"figure {name}")
+    wanted = [n for n in args.figures or available() if n not in unloadable(args.figures or available())]
     broken: set[str] = set()  # stores whose run, or a recording it needs, failed
     took: list[tuple[str, float, float]] = []  # step, wall and CPU seconds (worker processes included)
     site = None if args.no_site else Path(args.site)
-    for cmd in plan(args.figures or available(), Path(args.results), Path(args.out), args.run, site):
+    for cmd in plan(wanted, Path(args.results), Path(args.out), args.run, site):
         if cmd[0] == "site":  # the site of the stores whose runs succeeded
             cmd = ["site", *(s for s in cmd[1:cmd.index("--out")] if s not in broken), *cmd[cmd.index("--out"):]]
             if cmd[1] == "--out":
@@ -160,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         if code != 0:
             failed.append(text)
             if shell:  # the recording: every run after it that reads its traces is skipped
-                broken.update(c[c.index("--out") + 1] for c in plan(args.figures or available(), Path(args.results),
-                                                                     Path(args.out), args.run)
+                broken.update(c[c.index("--out") + 1] for c in plan(wanted, Path(args.results), Path(args.out),
+                                                                     args.run)
                               if c[0] == "run" and cmd in prerequisites(Path(c[1])))
             elif store is not None:
                 broken.add(store)
