@@ -29,7 +29,7 @@ instances with more than ``max_variables`` binary variables are refused with a `
 building anything (a size rule decided before solving), and a solve that does not prove optimality within
 ``node_limit`` branch-and-bound nodes of HiGHS is an error too, naming that bound: a number that is not the
 optimum would mislead the comparison. HiGHS's MIP search is deterministic for a given model and options, so a
-model solved once on a machine is kept (`mpx.util.solved`: the quickstart's instance takes ~7 s of CPU).
+model solved once on a machine is kept (`mpx.util.solved`: the real catalogs' instances take minutes).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ machine, not once per process.
 
 The optimal scheduler's HiGHS search is bounded by a node count and deterministic for a given model and options
 (`mpx.schedulers.optimal`), so its answer is a function of the model: caching it changes no result, only the
-time (the quickstart's 14-event instance takes ~7 s of CPU in each worker process that meets it). An entry is
+time (the quickstart's instance takes ~3 s of CPU; those of ``experiments/schedulers_real.toml`` most of its 4
+minutes). An entry is
 keyed by the SHA-256 of every array of the model, the options and the versions of scipy and numpy, and kept under
 ``~/.cache/mpx/milp`` (``$XDG_CACHE_HOME`` is followed; ``MPX_MILP_CACHE`` names another folder, and
 ``MPX_MILP_CACHE=""`` turns the cache off). An entry that does not read back (a partial write, a damaged file) is
