@@ -7,7 +7,6 @@ to the store (`mpx.experiment.store.ResultsStore.write`, one transaction per cel
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -178,10 +177,8 @@ def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> N
                     pending.discard(f)
                     done(f.result())
     except BaseException:
+        procs = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        # the pool's workers, and one it was starting when the interrupt came (not in ``_processes`` yet: left
-        # alive, it kept the pool's manager thread, and so the exit, waiting for ever)
-        procs = {*(getattr(pool, "_processes", None) or {}).values(), *multiprocessing.active_children()}
         for p in procs:  # a cell in progress is lost (it was not stored); the stored ones stay
             if p.is_alive():
                 p.terminate()
