@@ -148,24 +148,16 @@ def print_output(groups: list[Group], cpus: list[int], *, csv: bool = False, reg
             if info:
                 out.extend(printtable(info))
             out.extend(printtable(first))
-        if first_c:
+        tables = ([("Raw STAT", first_c)] if first_c else []) + ([("Metric", second)] if second else []) + \
+            ([("Metric STAT", second_c)] if second and second_c else [])
+        for kind, tab in tables:
             if csv:
-                pre = f"TABLE,Group {g} Raw STAT" if region is None else f"TABLE,Region {region},Group {g} Raw STAT"
+                pre = f"TABLE,Group {g} {kind}" if region is None else f"TABLE,Region {region},Group {g} {kind}"
                 pad = width - (4 if region is None else 5)
-                out.append(f"{pre},{grp.name},{len(first_c[0]) - 1}" + "," * pad)
-                out.extend(printcsv(first_c, width))
+                out.append(f"{pre},{grp.name},{len(tab[0]) - 1}" + "," * pad)
+                out.extend(printcsv(tab, width))
             else:
-                out.extend(printtable(first_c))
-        if second:
-            tables = [("Metric", second)] + ([("Metric STAT", second_c)] if second_c else [])
-            for kind, tab in tables:
-                if csv:
-                    pre = f"TABLE,Group {g} {kind}" if region is None else f"TABLE,Region {region},Group {g} {kind}"
-                    pad = width - (4 if region is None else 5)
-                    out.append(f"{pre},{grp.name},{len(tab[0]) - 1}" + "," * pad)
-                    out.extend(printcsv(tab, width))
-                else:
-                    out.extend(printtable(tab))
+                out.extend(printtable(tab))
     return out
 
 
