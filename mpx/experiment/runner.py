@@ -178,12 +178,23 @@ def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> N
                     done(f.result())
     except BaseException:
         procs = list((getattr(pool, "_processes", None) or {}).values())
+        results = getattr(pool, "_result_queue", None)
         pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:  # a cell in progress is lost (it was not stored); the stored ones stay
             if p.is_alive():
                 p.terminate()
         for p in procs:
             p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+        # A worker terminated while it wrote its result leaves half a message in the result pipe: the pool's
+        # thread then waits in recv() for the rest forever, and Python's exit waits for that thread (mpx run
+        # hung after Ctrl-C, 1 in 3 runs beside a busy loop). With every worker gone, closing this process's
+        # end for writing ends that read (EOF): the thread marks the pool broken and stops.
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            writer.close()
         raise
     pool.shutdown(wait=True)
 

@@ -96,3 +96,35 @@ def test_a_pool_compiles_the_jitted_plugins_once_before_the_cells_that_run_them(
     plain = [dict(c, scalers=[s for s in c["scalers"] if not s["name"].startswith("fusion")]) for c in cells
              if c["key"] not in jit_cells]
     assert jit_warm_ups(plain) == ({}, [frozenset()] * len(plain))  # nothing to compile: no warm-up task
+
+
+HALF_WRITTEN = r'''
+import gc, multiprocessing.queues, os, signal, struct, time
+import mpx.experiment.runner as runner
+
+def half_written(cell):
+    # as a worker terminated in the middle of sending its result: a header announcing 4096 bytes, 10 sent
+    q = next(o for o in gc.get_objects() if isinstance(o, multiprocessing.queues.SimpleQueue))
+    os.write(q._writer.fileno(), struct.pack("!i", 4096) + b"0123456789")
+    os.kill(os.getppid(), signal.SIGINT)
+    time.sleep(600)
+
+runner.run_cell = half_written
+runner.jit_warm_ups = lambda todo: ({}, [frozenset()] * len(todo))
+signal.signal(signal.SIGINT, signal.default_int_handler)
+try:
+    runner._run_pool([{"key": "a"}, {"key": "b"}], 2, lambda result: None)
+except KeyboardInterrupt:
+    print("interrupted")
+'''
+
+
+def test_a_worker_stopped_halfway_through_its_result_does_not_hang_the_exit(tmp_path):
+    """Ctrl-C while a worker sends its result: the worker is terminated with half a message in the result
+    pipe, and the pool's thread, reading the rest, must not keep the process from ending (it did, in 1 of 3
+    runs of ``mpx run --jobs 2`` interrupted beside a busy loop)."""
+    script = tmp_path / "half.py"
+    script.write_text(HALF_WRITTEN)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "interrupted", proc.stderr[-2000:]
