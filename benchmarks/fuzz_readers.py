@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/fuzz_readers.py --target gem5 --seconds 600
     python benchmarks/fuzz_readers.py --all --seconds 600          # 600 s per target
+    python benchmarks/fuzz_readers.py --all --inputs 200           # 200 inputs per target, fixed seeds: the suite
     python benchmarks/fuzz_readers.py --list                       # targets and their seeds
     python benchmarks/fuzz_readers.py --all --seconds 600 --jobs 2 --table   # the markdown table, two lanes
 
@@ -512,9 +513,12 @@ class Stats:
     peak_mib: float = 0.0  # the child's peak resident memory (one target, under RLIMIT_AS)
 
 
-def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Path) -> Stats | str:
-    """Fuzz ``t`` for ``seconds``; a Stats, or a string saying why the target was skipped."""
+def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Path,
+               inputs: int | None = None) -> Stats | str:
+    """Fuzz ``t`` for ``seconds``, or for ``inputs`` inputs from fixed random seeds (the same inputs on any
+    machine at any load: what a test runs); a Stats, or a string saying why the target was skipped."""
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
     from mpx.errors import MpxError
@@ -578,7 +582,7 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         ops = kinds + ("delete_member",) if folder else kinds
         muts = data.draw(st.lists(st.tuples(st.sampled_from(ops), st.integers(0, 2**31), st.integers(0, 2**16)),
                                   min_size=1, max_size=3), label="mutations")
-        if time.monotonic() > t_end and not failing:  # the budget is spent: the batch's other examples pass at once
+        if spent() and not failing:  # the budget is spent: the batch's other examples pass at once
             return  # (after the same draws: hypothesis refuses a test whose draws depend on the clock)
         b = dict(originals[i]) if folder else originals[i]
         for kind, r, s in muts:
@@ -631,8 +635,19 @@ def run_target(t: Target, seconds: float, timeout: float, out: Path, workdir: Pa
         except MpxError:
             pass
     t_end = time.monotonic() + seconds
-    _sweep(t, seeds, originals, stats, timed, time.monotonic() + seconds / 2, workdir / "mutants", out)  # half
-    while time.monotonic() < t_end and not stats.failures:
+    half = time.monotonic() + seconds / 2
+
+    def spent(sweep: bool = False) -> bool:
+        if inputs is not None:
+            return stats.tried >= (inputs // 2 if sweep else inputs)
+        return time.monotonic() > (half if sweep else t_end)
+
+    _sweep(t, seeds, originals, stats, timed, lambda: spent(sweep=True), workdir / "mutants", out)  # half
+    batch = 0
+    while not spent() and not stats.failures:
+        if inputs is not None:
+            hypothesis_seed(batch)(check)
+        batch += 1
         try:
             check()
         except AssertionError as exc:
@@ -651,9 +666,9 @@ EOF_RULE_TARGETS = frozenset(("perfstat-csv", "perfstat-json", "perfstat-plain",
                               "likwid-perfctr"))
 
 
-def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, timed: Callable, t_end: float,
-           folder: Path, out: Path) -> None:
-    """Every-byte truncation of the small seeds (at most `SWEEP_BYTES`), until ``t_end``: each cut loads or is
+def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, timed: Callable,
+           spent: Callable[[], bool], folder: Path, out: Path) -> None:
+    """Every-byte truncation of the small seeds (at most `SWEEP_BYTES`), until ``spent()``: each cut loads or is
     a format error naming the file; in a format with the end-of-file rule a cut that is not just after a
     newline must be refused."""
     from mpx.errors import MpxError
@@ -668,7 +683,7 @@ def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, tim
             continue
         mutant = folder / seed.name  # in the run's temporary folder, under the seed's name (LIKWID reads it)
         for n in range(len(data)):
-            if time.monotonic() > t_end:
+            if spent():
                 return
             cut = data[:n]
             mutant.write_bytes(cut)
@@ -695,12 +710,12 @@ def _sweep(t: Target, seeds: list[Path], originals: list[Any], stats: Stats, tim
         mutant.unlink(missing_ok=True)
 
 
-def _child(name: str, seconds: float, timeout: float, memory_mib: int, out: Path) -> int:
+def _child(name: str, seconds: float, timeout: float, memory_mib: int, out: Path, inputs: int | None) -> int:
     """Run one target under the memory bound; print its Stats as one JSON line."""
     limit = memory_mib * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     with tempfile.TemporaryDirectory(prefix=f"mpx-fuzz-{name}-") as tmp:
-        res = run_target(targets()[name], seconds, timeout, out, Path(tmp))
+        res = run_target(targets()[name], seconds, timeout, out, Path(tmp), inputs)
     if not isinstance(res, str):
         res.peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
     print(json.dumps(res if isinstance(res, str) else res.__dict__))
@@ -713,6 +728,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all", action="store_true", help="every target")
     ap.add_argument("--list", action="store_true", help="list targets and their seed counts")
     ap.add_argument("--seconds", type=float, default=60.0, help="budget per target (default 60)")
+    ap.add_argument("--inputs", type=int, help="budget per target in inputs instead of seconds, from fixed random "
+                    "seeds: the same inputs on any machine and load (what the test suite runs)")
     ap.add_argument("--timeout", type=float, default=10.0, help="limit per input in seconds (default 10)")
     ap.add_argument("--memory", type=int, default=2048, help="address-space bound in MiB (default 2048)")
     ap.add_argument("--out", type=Path, default=Path("fuzz-failures"), help="where reproducers go")
@@ -722,7 +739,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        return _child(args.child, args.seconds, args.timeout, args.memory, args.out)
+        return _child(args.child, args.seconds, args.timeout, args.memory, args.out, args.inputs)
     ts = targets()
     if args.list:
         with tempfile.TemporaryDirectory() as tmp:
@@ -735,6 +752,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"give --all or --target among {', '.join(ts)}" + (f" (unknown: {unknown})" if unknown else ""))
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
+    if args.inputs is not None and args.inputs < 1:
+        ap.error("--inputs must be at least 1")
     show = _markdown if args.table else _plain
     if args.table:
         print(_preamble(args, len(names)) + "\n")
@@ -774,7 +793,8 @@ def _run_child(name: str, args: argparse.Namespace) -> Any:
     """One target in a child process (`_child`): its Stats as a dict, the string saying why it was skipped, or
     (exit code, the end of its stderr) when it died."""
     proc = subprocess.run([sys.executable, __file__, "--child", name, "--seconds", str(args.seconds),
-                           "--timeout", str(args.timeout), "--memory", str(args.memory), "--out", str(args.out)],
+                           "--timeout", str(args.timeout), "--memory", str(args.memory), "--out", str(args.out),
+                           *(["--inputs", str(args.inputs)] if args.inputs is not None else [])],
                           capture_output=True, text=True)
     lines = proc.stdout.strip().splitlines()
     try:
@@ -819,7 +839,8 @@ def _preamble(args: argparse.Namespace, n: int) -> str:
     except (OSError, subprocess.SubprocessError):
         commit = "unknown"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"`python benchmarks/fuzz_readers.py {' '.join(sys.argv[1:])}`: {n} target(s), {args.seconds:g} s each "
+    budget = f"{args.inputs:,} inputs" if args.inputs is not None else f"{args.seconds:g} s"
+    return (f"`python benchmarks/fuzz_readers.py {' '.join(sys.argv[1:])}`: {n} target(s), {budget} each "
             f"in {args.jobs} lane(s); commit {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
             f"average {load:.1f} at the start ({os.cpu_count()} CPUs)")
 

@@ -354,6 +354,8 @@ def _record(
     end = _number(rec["end"], "end")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise _Bad(f"interval bounds must be finite, got [{start!r}, {end!r})")
+    if start < 0:  # every time axis counts from the run's start (ticks, cycles, instructions, seconds, ...)
+        raise _Bad(f"interval starts before the run's start: start {start:g} < 0")
     if not end > start:
         raise _Bad(f"interval must end after it starts, got [{start!r}, {end!r})")
     stats = _object(rec["stats"], "'stats' of the record")

@@ -71,8 +71,8 @@ Lines 2.., one object per interval, in time order::
                  "overflows": 0, "buckets": [2, 1]},
      "cpu.ipc": 0.812}}
 
-- ``start``/``end``: the interval ``[start, end)`` on the time axis; ``end > start`` and each ``start``
-  equals the previous ``end`` (contiguous).
+- ``start``/``end``: the interval ``[start, end)`` on the time axis, counted from the run's start
+  (``start >= 0``); ``end > start`` and each ``start`` equals the previous ``end`` (contiguous).
 - ``stats``: every declared stat, by name, with its value over the interval (stats are reset after each
   record, so values are per-interval):
 

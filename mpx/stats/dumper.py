@@ -117,8 +117,8 @@ class PeriodicDumper:
             raise StatsError(f"unknown time unit {time_unit!r}; expected one of {', '.join(TIME_UNITS)}")
         if period is not None and not (isinstance(period, (int, float)) and math.isfinite(period) and period > 0):
             raise StatsError(f"period must be a positive finite number, got {period!r}")
-        if not (isinstance(start, (int, float)) and math.isfinite(start)):
-            raise StatsError(f"start must be a finite number, got {start!r}")
+        if not (isinstance(start, (int, float)) and math.isfinite(start) and start >= 0):
+            raise StatsError(f"start must be a finite number >= 0 (a position from the run's start), got {start!r}")
         meta = dict(meta or {})
         try:
             json.dumps(meta, allow_nan=False)

@@ -204,6 +204,15 @@ def test_bad_record(tmp_path, bad, match):
     error(write(tmp_path, HEADER, rec(0, 10), bad), line=3, match=match)
 
 
+def test_an_interval_before_the_runs_start_is_refused(tmp_path):
+    """Found by the fuzz harness: ``"start": 0`` changed to ``-1`` loaded a wider first interval, silently."""
+    error(write(tmp_path, HEADER, rec(-1, 10)), line=2, match="start -1 < 0")
+    from mpx.stats import PeriodicDumper, StatGroup, StatsError
+
+    with pytest.raises(StatsError, match=">= 0"):
+        PeriodicDumper(StatGroup("sim"), tmp_path / "x.jsonl", "cycles", start=-1)
+
+
 def test_gap_and_overlap_name_the_line(tmp_path):
     error(write(tmp_path, HEADER, rec(0, 10), rec(10, 20), rec(25, 30)), line=4, match="gap")
     error(write(tmp_path, HEADER, rec(0, 10), rec(5, 30)), line=3, match="overlap")
