@@ -40,7 +40,8 @@ def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env:
     nothing holding ``token`` is left."""
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(exist_ok=True)
-    e = dict(os.environ, TMPDIR=str(tmpdir), MPX_PROGRESS="1", PYTHONPATH=str(REPO), **(env or {}))
+    e = dict(os.environ, TMPDIR=str(tmpdir), MPX_PROGRESS="1", PYTHONPATH=str(REPO), PYTHONFAULTHANDLER="1",
+             **(env or {}))
     proc = subprocess.Popen([sys.executable, "-m", "mpx", *argv], cwd=tmp_path, env=e, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -71,9 +72,18 @@ def interrupt(argv: list[str], tmp_path: Path, seed: int, max_delay: float, env:
     try:
         code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
+        tree = subprocess.run(["ps", "-o", "pid,ppid,stat,etime,args", "-g", str(proc.pid)], capture_output=True,
+                              text=True).stdout
+        os.kill(proc.pid, signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack on stderr, to say where it hung
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
         os.killpg(proc.pid, signal.SIGKILL)  # never leave it running
         proc.wait()
-        pytest.fail(f"mpx {argv[0]} still running {timeout} s after SIGINT")
+        time.sleep(0.5)
+        pytest.fail(f"mpx {argv[0]} still running {timeout} s after SIGINT; its group:\n{tree}\nits stderr's end:\n"
+                    + b"".join(err).decode(errors="replace")[-6000:])
     deadline = time.monotonic() + 30
     while (group_alive(proc.pid) or (token and running(token))) and time.monotonic() < deadline:
         time.sleep(0.1)
