@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from tests._blas import one_blas_thread_per_worker
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MPX_SHARED", REPO.parent / "shared"))
 # the exact schedules the tests solve are kept for this test process only (not read from the user's machine-wide
 # cache, `mpx.util.solved`): every run of the suite exercises the solver
 os.environ["MPX_MILP_CACHE"] = tempfile.mkdtemp(prefix="mpx-test-milp-")
+
+
+# under ``-n N``: one BLAS thread per test process (`tests._blas`)
+one_blas_thread_per_worker()
 
 
 def shared_path(*parts: str) -> Path:

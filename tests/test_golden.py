@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._blas import all_blas_threads
+
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))
@@ -62,7 +64,7 @@ def test_tables_match_reference(name, tmp_path, monkeypatch):
     """The reference's tables, with every BLAS thread the library starts; the small experiments (the exact ILP
     and the partitioner, once bounded by seconds) with every CPU busy too: the tables do not depend on the load."""
     monkeypatch.setenv("MPX_CODE_VERSION", "golden")
-    with contextlib.nullcontext() if name in SUBSET else every_cpu_busy():
+    with all_blas_threads(), contextlib.nullcontext() if name in SUBSET else every_cpu_busy():
         digest.run_reference(name, tmp_path / "results.sqlite")
     problems = digest.compare(name, digest.canonical_tables(tmp_path / "results.sqlite"))
     assert not problems, f"{name}: differs from the reference beyond rtol {digest.RTOL:g}:\n" + "\n".join(problems[:20])
