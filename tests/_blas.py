@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-_AT_START: list[dict] = []
+AT_START: list[dict] = []
 
 
 def one_blas_thread_per_worker() -> None:
@@ -21,8 +21,8 @@ def one_blas_thread_per_worker() -> None:
     import numpy  # noqa: F401 - numpy's and scipy's BLAS (two copies of OpenBLAS in the wheels) are the ones to limit
     import scipy.linalg  # noqa: F401
 
-    if not _AT_START:
-        _AT_START.extend(threadpool_info())
+    if not AT_START:
+        AT_START.extend(threadpool_info())
     if os.environ.get("PYTEST_XDIST_WORKER"):
         threadpool_limits(limits=1, user_api="blas")
 
@@ -31,5 +31,5 @@ def all_blas_threads() -> Any:
     """A context in which the BLAS libraries run as many threads as this process started with."""
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits={lib["prefix"]: lib["num_threads"] for lib in _AT_START
+    return threadpool_limits(limits={lib["prefix"]: lib["num_threads"] for lib in AT_START
                                      if lib["user_api"] == "blas"})

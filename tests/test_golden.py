@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._blas import all_blas_threads
+from tests._blas import AT_START, all_blas_threads
 
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -140,3 +140,15 @@ def test_rounded_reference_keeps_what_the_tolerance_needs():
     assert abs(float(digest.parse(rounded)[1][0][5]) * 3 - 1) < digest.RTOL / 100
 
 
+def _blas() -> list[int]:
+    return [lib["num_threads"] for lib in pytest.importorskip("threadpoolctl").threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_one_blas_thread_in_a_worker_and_all_on_request():
+    """The test processes' BLAS threads (`tests._blas`): one per process under ``-n N``, all of them on request."""
+    start = [lib["num_threads"] for lib in AT_START if lib["user_api"] == "blas"]
+    assert start, "no BLAS library was seen at the start"
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        assert set(_blas()) == {1}
+    with all_blas_threads():
+        assert sorted(_blas()) == sorted(start)

@@ -135,7 +135,7 @@ def _note_interrupts() -> dict | None:
 
         def on_sigint(signum: int, frame: object) -> None:
             request_interrupt()
-            if _in_a_callback(frame):
+            if in_a_callback(frame):
                 return  # raised there, it is printed as "Exception ignored"; the noted interrupt is raised later
             raise KeyboardInterrupt
 
@@ -163,7 +163,7 @@ CALLBACKS = (("cb", "importlib"), ("_raw_object_cache_notify", "llvmlite"),
              ("_raw_object_cache_getbuffer", "llvmlite"))
 
 
-def _in_a_callback(frame: object) -> bool:
+def in_a_callback(frame: object) -> bool:
     """Is ``frame`` (where a signal handler interrupted Python) inside one of the `CALLBACKS`?"""
     for _ in range(64):
         code = getattr(frame, "f_code", None)

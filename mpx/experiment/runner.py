@@ -23,6 +23,10 @@ from mpx import code_version
 from mpx.experiment.rows import cell_row
 from mpx.util.jit import PACKAGE, compile_notice
 from mpx.util.progress import bar as progress_bar
+from mpx.util.progress import interrupt_requested, interrupts_deferred
+
+#: seconds between two looks at a noted Ctrl-C while a pool runs (`interrupts_deferred`)
+INTERRUPT_POLL = 0.2
 
 __all__ = ["die_with_parent", "one_blas_thread", "run_cell", "run_experiment", "start_worker", "usable_cpus",
            "warm_up_aside"]
@@ -155,6 +159,12 @@ def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> N
     again (the fresh quickstart: ~50 s of CPU per worker); cells that need none run meanwhile. Results do not
     depend on the order. On any exception here (Ctrl-C above all) the pool is stopped at once: queued cells
     are cancelled and the workers terminated, instead of waiting for every submitted cell to finish."""
+    with interrupts_deferred():  # a Ctrl-C is raised here, between the pool's calls, never inside one
+        _drive_pool(todo, workers, done)
+
+
+def _drive_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> None:
+    """`_run_pool`'s work, with Ctrl-C noted (it raises KeyboardInterrupt between two waits)."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=(os.getpid(),))
     try:
         warm, needs = jit_warm_ups(todo)
@@ -168,7 +178,9 @@ def _run_pool(todo: list[dict], workers: int, done: Callable[[dict], None]) -> N
             pending.update(pool.submit(run_cell, c) for c in now)
             if not pending and not waiting:
                 break
-            finished, _ = wait(pending | set(waiting), return_when=FIRST_COMPLETED)
+            finished, _ = wait(pending | set(waiting), timeout=INTERRUPT_POLL, return_when=FIRST_COMPLETED)
+            if interrupt_requested():
+                raise KeyboardInterrupt
             for f in finished:
                 if f in waiting:
                     f.result()  # a compile that failed is the cell's own failure later, not the run's

@@ -10,8 +10,10 @@ seconds, so quick work prints nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -52,6 +54,38 @@ def request_interrupt(flag: bool = True) -> None:
 
 def interrupt_requested() -> bool:
     return _interrupt[0]
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM (where Python handles them) are only noted: their handler runs with
+    its KeyboardInterrupt caught, and the block's code polls `interrupt_requested` where stopping is safe. For
+    code that drives threads: a KeyboardInterrupt raised between a lock's acquire and the ``with`` that releases
+    it (a `concurrent.futures` pool's queue) leaves the lock held, and the pool's thread, which Python's exit
+    joins, waits for it forever. Outside the main thread nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def note(signum: int, frame: Any) -> None:
+        request_interrupt()
+        try:
+            saved[signum](signum, None)  # the command's own handler: what it notes (a SIGTERM), not its raise
+        except KeyboardInterrupt:
+            pass
+
+    mine = [sig for sig, h in saved.items() if callable(h)]
+    for sig in mine:
+        signal.signal(sig, note)
+    try:
+        yield
+    finally:
+        for sig in mine:
+            signal.signal(sig, saved[sig])
 
 
 def close_all() -> None:

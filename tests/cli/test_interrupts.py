@@ -218,13 +218,13 @@ def test_a_ctrl_c_inside_a_callback_of_c_code_is_noted_not_raised():
     50 Ctrl-Cs of `mpx partition`'s first seconds, in a full suite run)."""
     import types
 
-    from mpx.cli import _in_a_callback
+    from mpx.cli import in_a_callback
 
     def frame(name: str, path: str, back: object = None) -> object:
         return types.SimpleNamespace(f_code=types.SimpleNamespace(co_name=name, co_filename=path), f_back=back)
 
     notify = frame("_raw_object_cache_notify", "/venv/site-packages/llvmlite/binding/executionengine.py")
-    assert _in_a_callback(notify)
-    assert _in_a_callback(frame("save_overload", "/venv/site-packages/numba/core/caching.py", notify))
-    assert _in_a_callback(frame("cb", "<frozen importlib._bootstrap>"))
-    assert not _in_a_callback(frame("run", "/repo/mpx/cli/partition.py")) and not _in_a_callback(None)
+    assert in_a_callback(notify)
+    assert in_a_callback(frame("save_overload", "/venv/site-packages/numba/core/caching.py", notify))
+    assert in_a_callback(frame("cb", "<frozen importlib._bootstrap>"))
+    assert not in_a_callback(frame("run", "/repo/mpx/cli/partition.py")) and not in_a_callback(None)

@@ -125,6 +125,12 @@ def test_a_worker_stopped_halfway_through_its_result_does_not_hang_the_exit(tmp_
     runs of ``mpx run --jobs 2`` interrupted beside a busy loop)."""
     script = tmp_path / "half.py"
     script.write_text(HALF_WRITTEN)
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and proc.stdout.strip() == "interrupted", proc.stderr[-2000:]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]), PYTHONFAULTHANDLER="1")
+    proc = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # every thread's stack on stderr: where it hung
+        out, err = proc.communicate()
+    assert proc.returncode == 0 and out.strip() == "interrupted", err[-6000:]

@@ -78,3 +78,32 @@ def test_no_bar_when_stderr_is_not_a_terminal_and_a_bar_when_forced(tmp_path, co
     assert same(forced.stdout) == same(quiet.stdout)  # bars never touch stdout
     shown = "reading stats.txt" if command == "trace" else "partitioning k=4"
     assert shown in forced.stderr
+
+
+def test_interrupts_deferred_notes_a_ctrl_c_and_restores_the_handler():
+    """Inside `interrupts_deferred` a SIGINT raises nothing (it is noted, and the command's handler still runs, its
+    KeyboardInterrupt caught); after it the handler is the one before."""
+    import os
+    import signal
+
+    from mpx.util.progress import interrupt_requested, interrupts_deferred, request_interrupt
+
+    calls = []
+
+    def handler(signum, frame):
+        calls.append(signum)
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGINT, handler)
+    try:
+        request_interrupt(False)
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # the handler runs at the next bytecode boundary
+                if calls:
+                    break
+            assert interrupt_requested() and calls == [signal.SIGINT]
+        assert signal.getsignal(signal.SIGINT) is handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+        request_interrupt(False)
