@@ -182,13 +182,15 @@ def _element_lines(text: str) -> list[int]:
     dec = json.JSONDecoder()
     i = text.index("[") + 1
     lines: list[int] = []
-    n = len(text)
+    n, line, counted = len(text), 1, 0
     while True:
         while i < n and text[i] in " \t\r\n,":
             i += 1
         if i >= n or text[i] == "]":
             return lines
-        lines.append(text.count("\n", 0, i) + 1)
+        line += text.count("\n", counted, i)  # from the last element on: counting from 0 each time was quadratic
+        counted = i
+        lines.append(line)
         _, i = dec.raw_decode(text, i)
 
 
