@@ -50,7 +50,26 @@ def jit_warm_up():
 
 
 def pytest_collection_modifyitems(config, items):
-    """Modules holding a slow test first (each module's tests kept together and in order): with ``-n auto`` the
-    long tests start at once and the short ones fill the workers around them, instead of one long test last."""
-    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and item.module is not None}
-    items.sort(key=lambda item: item.module is None or item.module.__name__ not in slow)
+    """Modules holding a slow test first, the longest first (a slow marker's ``seconds``: the module's largest),
+    each module's tests kept together and in order: with ``-n auto`` the long tests start at once and the
+    short ones fill the workers around them, instead of one long test last."""
+    def seconds(item) -> float:
+        return max((float(m.kwargs.get("seconds", 0)) for m in item.iter_markers("slow")), default=-1.0)
+
+    weight: dict[str, float] = {}
+    for item in items:
+        name = item.module.__name__ if item.module is not None else ""
+        weight[name] = max(weight.get(name, -2.0), seconds(item))
+    items.sort(key=lambda item: -weight[item.module.__name__ if item.module is not None else ""])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``-n N`` distributes by work stealing: each worker takes its share of the ordered tests, and one that runs
+    out takes half of what another has not started (xdist's default, ``load``, hands tests out in batches
+    and cannot take back those already sent: one worker ran 100 s longer than the other)."""
+    if config.getoption("dist") != "load":  # a --dist the caller chose
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)

@@ -67,7 +67,7 @@ def the_others(name: str) -> tuple[str, ...] | None:
     return tuple(sorted({c["dataset"]["name"] for c in exp.cells()} - set(SUBSET[name])))
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "quickstart" else n
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow(seconds=35)) if n == "quickstart" else n
                                   for n in digest.CONFIGS])
 def test_tables_match_reference(name, tmp_path, monkeypatch):
     """The reference's tables, with every BLAS thread the library starts (the quickstart: the datasets outside its
@@ -81,7 +81,7 @@ def test_tables_match_reference(name, tmp_path, monkeypatch):
     assert not problems, f"{name}: differs from the reference beyond rtol {digest.RTOL:g}:\n" + "\n".join(problems[:20])
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "quickstart" else n
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow(seconds=20)) if n == "quickstart" else n
                                   for n in digest.CONFIGS])
 def test_tables_match_reference_with_one_blas_thread(name, tmp_path, monkeypatch):
     """The run above uses every BLAS thread the library starts; one thread sums in another order. The quickstart

@@ -140,7 +140,7 @@ def _done(db: Path) -> int:
         return 0
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=7)
 def test_kill_9_resumes_to_identical_rows(tmp_path):
     # 3 workloads x 2 schedulers x 24 noise seeds = 144 cells: since cells got faster, 48 could all be stored
     # between the poll that saw the sixth and the kill

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGES = {"mpx_example_plugin": REPO / "examples" / "plugin",
             "mpx_broken_plugin": Path(__file__).parent / "broken_package"}
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+pytestmark = [pytest.mark.slow(seconds=11), pytest.mark.skipif(
     importlib.util.find_spec("wheel") is None and importlib.util.find_spec("setuptools.command.bdist_wheel") is None,
     reason="pip's editable install with this setuptools needs the wheel package: pip install -e '.[test]'")]
 

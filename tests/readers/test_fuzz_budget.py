@@ -26,7 +26,7 @@ def harness():
     return mod
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=25)
 def test_every_target_for_a_short_budget(tmp_path):
     proc = subprocess.run([sys.executable, str(HARNESS), "--all", "--inputs", "200", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=900)

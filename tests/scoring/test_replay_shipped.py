@@ -92,7 +92,7 @@ def test_evaluate_defaults_on_a_shipped_dataset(name, preset):
     check(name, preset)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=5)
 @pytest.mark.parametrize("name", datasets.names("callgrind") + datasets.names("gem5"))  # the main collections
 def test_evaluate_defaults_on_every_shipped_dataset_and_preset(name):
     """Every preset, each distinct observation scored once (96 of the 171 dataset x preset pairs: e.g. skylake's
