@@ -13,6 +13,7 @@ import csv
 import glob
 import json
 import os
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,11 @@ __all__ = ["PartitionKind", "PARTITION_TOOLS", "partition_table", "reference_km1
 PARTITION_TOOLS = ("mpx", "kahypar", "mtkahypar")
 
 
-def reference_km1(path: str) -> dict[tuple[str, int, float], float]:
-    """Mean km1 per (hypergraph file name, k, epsilon) of a published per-run results file of
+def reference_km1(path: str) -> dict[tuple[str, int, float], dict[str, float]]:
+    """The published km1 per (hypergraph file name, k, epsilon) of a per-run results file of
     kahypar/experimental-results (CSV rows ``algorithm, graph, ..., seed, k, epsilon, imbalance, time,
-    objective, km1, cut, ...``: the columns are read from the end, which every file of that folder shares)."""
+    objective, km1, cut, ...``: the columns are read from the end, which every file of that folder shares):
+    ``{"km1": mean, "sd": sample standard deviation over the runs (0 for one run), "runs": count}``."""
     runs: dict[tuple[str, int, float], list[int]] = {}
     with open(path, newline="") as fh:
         for lineno, row in enumerate(csv.reader(fh), start=1):
@@ -55,7 +57,8 @@ def reference_km1(path: str) -> dict[tuple[str, int, float], float]:
                     continue  # a header line
                 raise FormatError(path, lineno, "expected 'algorithm,graph,...,seed,k,epsilon,imbalance,time,"
                                   "objective,km1,cut,...'") from None
-    return {k: sum(v) / len(v) for k, v in runs.items()}
+    return {k: {"km1": statistics.fmean(v), "sd": statistics.stdev(v) if len(v) > 1 else 0.0, "runs": len(v)}
+            for k, v in runs.items()}
 
 
 class PartitionKind(CellKind):
@@ -211,7 +214,7 @@ class PartitionKind(CellKind):
                             "kind": "partition", "dataset": {"kind": "instance", "name": name},
                             "dataset_checksum": instance_checksum(hg), "instance": spec, "k": k, "epsilon": eps,
                             "caps": caps, "seed": seed, "tool": tool,
-                            "reference": None if ref is None else {"km1": ref, "label": st["reference_label"],
+                            "reference": None if ref is None else {**ref, "label": st["reference_label"],
                                                                    "checksum": ref_sum},
                             "scheduler": {"name": tool["name"], "params": {}}, "code_version": version}, exp.name))
         return unique(cells, exp.where)
@@ -248,7 +251,8 @@ class PartitionKind(CellKind):
             "k": k, "epsilon": eps, "cap": None if caps is None else int(max(caps)), "seed": cell["seed"],
             "tool": tool["name"], "tool_version": tool.get("version"),
             "tool_params": json.dumps(tool["params"], sort_keys=True),
-            "reference_km1": ref.get("km1"), "reference_label": ref.get("label")}
+            "reference_km1": ref.get("km1"), "reference_label": ref.get("label"),
+            "reference_km1_sd": ref.get("sd"), "reference_runs": ref.get("runs")}
         if tool.get("unavailable"):
             row.update(status="skipped", reason=tool["unavailable"])
             return {"partition": [row], "_status": ("skipped", tool["unavailable"])}

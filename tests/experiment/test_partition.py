@@ -191,12 +191,15 @@ def test_published_reference(tmp_path):
     csv.write_text("kKaHyPar,tiny.hgr,no,no,0,2,0.0,0.0,0.1,km1,2,2,no\n"
                    "kKaHyPar,tiny.hgr,no,no,1,2,0.0,0.0,0.1,km1,1,1,no\n"
                    "kKaHyPar,tiny.hgr,no,no,0,4,0.0,0.0,0.1,km1,5,4,no\n")
-    assert reference_km1(str(csv)) == {("tiny.hgr", 2, 0.0): 1.5, ("tiny.hgr", 4, 0.0): 5.0}
+    sd = (2 * 0.5 ** 2) ** 0.5  # runs 2 and 1: sample standard deviation
+    assert reference_km1(str(csv)) == {("tiny.hgr", 2, 0.0): {"km1": 1.5, "sd": sd, "runs": 2},
+                                       ("tiny.hgr", 4, 0.0): {"km1": 5.0, "sd": 0.0, "runs": 1}}
     cfg = write(tmp_path, extra=f'reference = "{csv}"\nreference_label = "published"')
     assert main(["run", str(cfg), "--out", str(tmp_path / "r"), "--no-progress", "--no-figures"]) == 0
     rows, _ = _rows(tmp_path / "r")
     k2 = rows[rows["instance"] == "tiny k=2"]
     assert (k2["reference_km1"] == 1.5).all() and np.allclose(k2["km1_vs_reference"], k2["km1"] / 1.5)
+    assert np.allclose(k2["reference_km1_sd"], sd) and (k2["reference_runs"] == 2).all()
     assert rows.loc[rows["family"] == "events", "reference_km1"].isna().all()
     bad = tmp_path / "bad.csv"
     bad.write_text("header,line\nkKaHyPar,tiny.hgr,x\n")

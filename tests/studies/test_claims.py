@@ -203,3 +203,28 @@ def test_claims_1_6_12_decompose_their_gain():
     # schedule sqrt(0.4/0.2 * 0.4/0.25) = 1.79x, estimator sqrt(0.4/0.4 * 0.2/0.25) = 0.89x; 1.60x
     assert "the paper's pairing 1.60x" in t.loc[1, "why"] and "schedule 1.79x x estimator 0.89x" in t.loc[1, "why"]
     assert "its estimator on its own schedule 0.80x" in t.loc[1, "why"]
+
+
+def _partition_rows(km1_by_k: dict[int, list[float]], ref: dict[int, tuple[float, float]]) -> pd.DataFrame:
+    rows = []
+    for k, runs in km1_by_k.items():
+        for seed, km1 in enumerate(runs):
+            rows.append({"status": "done", "tool": "kahypar", "k": k, "seed": seed, "km1": km1,
+                         "reference_km1": ref[k][0], "reference_km1_sd": ref[k][1], "reference_runs": 10})
+    return pd.DataFrame(rows)
+
+
+def test_claim_13_band_follows_the_spread_of_the_runs():
+    """Claim 13: KaHyPar's published 10 seeds at k = 2 spread by sd 21.4 around 210.4; three runs here of 190, 204 and
+    218 (mean 204, sd 14) lie 3.0 % below: outside a flat 3 % band, inside two standard errors of the difference
+    (2 * sqrt(14^2/3 + 21.4^2/10) = 21.1). At k = 32 (sd 22.6 around 2196.2, CV 1 %) the floor of 3 % (66) rules."""
+    from mpx.studies.claims import km1_band
+
+    ref = {2: (210.4, 21.4), 32: (2196.2, 22.6)}
+    t = ledger(Store({("partition", "claims_partition"): _partition_rows({2: [190, 204, 218], 32: [2200] * 3}, ref)}))
+    assert t.loc[13, "verdict"] == "reproduced", t.loc[13, "mpx"]
+    assert "band ±21" in t.loc[13, "mpx"] and "band ±66" in t.loc[13, "mpx"]
+    far = ledger(Store({("partition", "claims_partition"): _partition_rows({2: [180, 181, 182], 32: [2200] * 3}, ref)}))
+    assert far.loc[13, "verdict"] == "not reproduced"  # 14 % below with almost no spread of its own: 2 SE = 13.6
+    by = pd.DataFrame({"sd": [14.0], "runs": [3], "ref": [210.4], "ref_sd": [21.4], "ref_runs": [10]})
+    assert km1_band(by).iloc[0] == pytest.approx(2 * (14.0 ** 2 / 3 + 21.4 ** 2 / 10) ** 0.5)

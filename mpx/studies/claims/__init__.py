@@ -349,21 +349,36 @@ def _kahypar(store: Any) -> Finding:
     p = store.table("partition", "claims_partition")
     if p.empty:
         return Finding("ISPD98 ibm01", "no partition", NOT_MEASURED, "claims_partition not in the store")
-    done = p[p["status"] == "done"].assign(km1=lambda d: _num(d, "km1"), ref=lambda d: _num(d, "reference_km1"))
-    by = done.groupby(["tool", "k"]).agg(km1=("km1", "mean"), ref=("ref", "first"))
-    parts = [f"{tool} k={int(k)}: {r.km1:.0f} ({r.km1 / r.ref:.3f}x the published {r.ref:.0f})"
-             for (tool, k), r in by.iterrows()]
+    done = p[p["status"] == "done"].assign(km1=lambda d: _num(d, "km1"), ref=lambda d: _num(d, "reference_km1"),
+                                           ref_sd=lambda d: _num(d, "reference_km1_sd"),
+                                           ref_runs=lambda d: _num(d, "reference_runs"))
+    by = done.groupby(["tool", "k"]).agg(km1=("km1", "mean"), sd=("km1", "std"), runs=("km1", "size"),
+                                         ref=("ref", "first"), ref_sd=("ref_sd", "first"),
+                                         ref_runs=("ref_runs", "first"))
+    by["band"] = km1_band(by)
+    parts = [f"{tool} k={int(k)}: {r.km1:.0f} ({r.km1 / r.ref:.3f}x the published {r.ref:.0f}"
+             + (f"; band ±{r.band:.0f}" if tool == "kahypar" else "") + ")" for (tool, k), r in by.iterrows()]
     ran_kahypar = "kahypar" in set(done["tool"])
     if ran_kahypar:
         kr = by.xs("kahypar", level="tool")
-        verdict = REPRODUCED if ((kr["km1"] / kr["ref"] - 1).abs() <= 0.03).all() else NOT_REPRODUCED
-        why = "KaHyPar run here with the published configuration; 3 seeds instead of 10"
+        verdict = REPRODUCED if ((kr["km1"] - kr["ref"]).abs() <= kr["band"]).all() else NOT_REPRODUCED
+        why = ("KaHyPar run here with the published configuration; 3 seeds instead of 10; the band is two standard "
+               "errors of the difference of the two means (the published runs' spread and ours), at least 3 %")
     else:
         verdict = NOT_REPRODUCIBLE
         reason = p[p["tool"] == "kahypar"]["reason"].dropna()
         why = ("KaHyPar is not installed here" + (f" ({str(reason.iloc[0])[:80]})" if len(reason) else "")
                + "; mpx's own partitioner is shown against the published numbers")
     return Finding("ISPD98 ibm01, k = 2, 8, 32, epsilon = 0.03, km1, 3 seeds", "; ".join(parts), verdict, why)
+
+
+def km1_band(by: Any) -> Any:
+    """How far a mean km1 may lie from the published mean and still reproduce it, per row of ``by`` (columns
+    ``sd``, ``runs``, ``ref``, ``ref_sd``, ``ref_runs``): two standard errors of the difference of the two means,
+    sqrt(sd^2 / runs + ref_sd^2 / ref_runs), and at least 3 % of the published mean. A flat 3 % called KaHyPar
+    itself "not reproduced" at k = 2, where its published 10 seeds spread by 10 % (sd 21 around 210)."""
+    se = np.sqrt(by["sd"].fillna(0) ** 2 / by["runs"] + by["ref_sd"].fillna(0) ** 2 / by["ref_runs"].fillna(1))
+    return np.maximum(0.03 * by["ref"], 2 * se)
 
 
 #: the time scale of the Tintin paper's evaluation (OSDI 2025; its setting in ../shared/peers/tintin/SOURCES.md)
@@ -447,10 +462,11 @@ CLAIMS: tuple[Claim, ...] = (
           paper_scale="not stated"),
     Claim(13, "KaHyPar's published km1 on ISPD98 ibm01 (k = 2, 8, 32, epsilon = 0.03)", "KaHyPar benchmark tables",
           "KaHyPar-K, 10 seeds", "reference-km1 csv", "claims_partition", _kahypar,
-          "reproduced: KaHyPar's km1 within 3 % of the published mean at every k; not reproducible when KaHyPar "
+          "reproduced: KaHyPar's mean km1 within two standard errors of the difference from the published mean "
+          "(the published runs' spread and ours; at least 3 %) at every k; not reproducible when KaHyPar "
           "is not installed. The published 10 seeds vary (coefficient of variation 10.2 % at k = 2, 2.9 % at "
-          "k = 8, 1.0 % at k = 32), so with 3 seeds 3 % is about two standard errors at k = 8, tight at k = 2 "
-          "and loose at k = 32: a tolerance per k would be fairer (noted, not done).",
+          "k = 8, 1.0 % at k = 32), so a flat 3 % was tight at k = 2 and loose at k = 32: the band follows the "
+          "spread at each k (`km1_band`), as published (their standard deviation) and as measured here.",
           scale_from=()),
     Claim(14, "Tintin's headline (figure 13): mean error 9.01 % (Linux perf) -> 2.91 % (Tintin elastic), 3.09x; "
           "CounterMiner 8.80 %, uncertainty-first 6.51 %", "TinTin, OSDI 2025 (figure 13)",
