@@ -59,10 +59,11 @@ def interrupt_requested() -> bool:
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM (where Python handles them) are only noted: their handler runs with
-    its KeyboardInterrupt caught, and the block's code polls `interrupt_requested` where stopping is safe. For
-    code that drives threads: a KeyboardInterrupt raised between a lock's acquire and the ``with`` that releases
-    it (a `concurrent.futures` pool's queue) leaves the lock held, and the pool's thread, which Python's exit
-    joins, waits for it forever. Outside the main thread nothing changes."""
+    its KeyboardInterrupt caught, and the block's code polls `interrupt_requested` where stopping is safe; one
+    noted and not acted on is raised when the block ends, and the note does not outlive the block. For code that
+    drives threads: a KeyboardInterrupt raised between a lock's acquire and the ``with`` that releases it (a
+    `concurrent.futures` pool's queue) leaves the lock held, and the pool's thread, which Python's exit joins,
+    waits for it forever. Outside the main thread nothing changes."""
     import signal
     import threading
 
@@ -70,8 +71,10 @@ def interrupts_deferred() -> Iterator[None]:
         yield
         return
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    before, noted = interrupt_requested(), [False]
 
     def note(signum: int, frame: Any) -> None:
+        noted[0] = True
         request_interrupt()
         try:
             saved[signum](signum, None)  # the command's own handler: what it notes (a SIGTERM), not its raise
@@ -86,6 +89,10 @@ def interrupts_deferred() -> Iterator[None]:
     finally:
         for sig in mine:
             signal.signal(sig, saved[sig])
+        if noted[0]:
+            request_interrupt(before)
+    if noted[0]:
+        raise KeyboardInterrupt
 
 
 def close_all() -> None:
