@@ -68,7 +68,7 @@ def pytest_xdist_make_scheduler(config, log):
     """``-n N`` distributes by work stealing: each worker takes its share of the ordered tests, and one that runs
     out takes half of what another has not started (xdist's default, ``load``, hands tests out in batches
     and cannot take back those already sent: one worker ran 100 s longer than the other)."""
-    if config.getoption("dist") != "load":  # a --dist the caller chose
+    if config.getoption("dist") != "load":  # -n's default is "load"; another --dist the caller chose stays
         return None
     from xdist.scheduler import WorkStealingScheduling
 
