@@ -60,11 +60,11 @@ SUBSET = {"quickstart": ("sqlite", "kernels")}
 
 
 def the_others(name: str) -> tuple[str, ...] | None:
-    """The datasets of experiment ``name`` outside its `SUBSET` (None: all of them)."""
+    """The datasets of experiment ``name``'s reference outside its `SUBSET` (None: all of them)."""
     if name not in SUBSET:
         return None
-    exp = digest.pinned_config(digest.CONFIGS[name])
-    return tuple(sorted({c["dataset"]["name"] for c in exp.cells()} - set(SUBSET[name])))
+    every = {r[0] for r in digest.parse(digest.load_reference(name)["scores"])[1]}  # the first column: the dataset
+    return tuple(sorted(every - set(SUBSET[name])))
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow(seconds=35)) if n == "quickstart" else n
@@ -152,7 +152,8 @@ def test_rounded_reference_keeps_what_the_tolerance_needs():
 
 
 def _blas() -> list[int]:
-    return [lib["num_threads"] for lib in pytest.importorskip("threadpoolctl").threadpool_info() if lib["user_api"] == "blas"]
+    info = pytest.importorskip("threadpoolctl").threadpool_info()
+    return [lib["num_threads"] for lib in info if lib["user_api"] == "blas"]
 
 
 def test_one_blas_thread_in_a_worker_and_all_on_request():
