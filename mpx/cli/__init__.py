@@ -216,12 +216,18 @@ _OS_ERRORS = {
 }
 
 
+#: the exceptions C code raises in place of a KeyboardInterrupt raised in Python code it called (`interrupted`)
+WRAPPERS = (SystemError, ImportError)
+
+
 def interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` is a Ctrl-C in disguise: a SIGINT that lands inside a numba-compiled kernel surfaces
-    as ``SystemError: CPUDispatcher(...) returned a result with an exception set``, the KeyboardInterrupt
-    as its cause (found by tests/cli/test_interrupts.py in ``mpx partition``)."""
+    """Whether ``exc`` is a Ctrl-C in disguise: C code that calls Python wraps the KeyboardInterrupt raised there.
+    A SIGINT inside a numba-compiled kernel surfaces as ``SystemError: CPUDispatcher(...) returned a result with
+    an exception set`` (found by tests/cli/test_interrupts.py in ``mpx partition``); one inside a pybind11
+    extension's initialisation as ``ImportError: initialization failed`` (scipy's HiGHS, imported by
+    ``scipy.stats``: ``mpx report``'s first seconds, one CI run). The KeyboardInterrupt is their cause."""
     seen = 0
-    while isinstance(exc, SystemError) and seen < 50:  # numba may wrap it several times (_numba_unpickle)
+    while isinstance(exc, WRAPPERS) and seen < 50:  # numba may wrap it several times (_numba_unpickle)
         nxt = exc.__cause__ or exc.__context__
         if isinstance(nxt, KeyboardInterrupt):
             return True

@@ -212,6 +212,19 @@ def test_a_ctrl_c_wrapped_by_numba_is_recognised():
     assert not interrupted(chain(2, ValueError())) and not interrupted(ValueError()) and not interrupted(SystemError())
 
 
+def test_a_ctrl_c_in_an_extension_modules_initialisation_is_recognised():
+    """pybind11 turns an exception raised while its module initialises into ``ImportError("initialization
+    failed")`` with the exception as cause (scipy's HiGHS under ``mpx report``: a CI run); a plain ImportError
+    is not an interrupt."""
+    from mpx.cli import interrupted
+
+    wrapped = ImportError("initialization failed")
+    wrapped.__cause__ = KeyboardInterrupt()
+    missing = ImportError("No module named 'kahypar'")
+    missing.__context__ = ValueError()
+    assert interrupted(wrapped) and not interrupted(missing) and not interrupted(ImportError("initialization failed"))
+
+
 def test_a_ctrl_c_inside_a_callback_of_c_code_is_noted_not_raised():
     """A SIGINT landing in llvmlite's object-cache callback (numba loading a kernel) or the import system's weakref
     callback is noted for later: raised there it is printed as "Exception ignored" with a traceback (found once in
