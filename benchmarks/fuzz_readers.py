@@ -320,6 +320,19 @@ def _decompressed(paths: list[Path], workdir: Path) -> list[Path]:
     return out
 
 
+def _npz_seeds(workdir: Path) -> list[Path]:
+    """Six small shipped traces, each re-written in one of the format versions `Trace.save` writes, in turn."""
+    from mpx.trace import SAVE_VERSIONS, Trace
+
+    out = []
+    for i, p in enumerate(_small(_files(REPO / "datasets" / "traces", "*.npz"))[:6]):
+        version = SAVE_VERSIONS[i % len(SAVE_VERSIONS)]
+        q = workdir / f"{p.stem}.v{version}.npz"
+        Trace.load(p).save(q, version=version)
+        out.append(q)
+    return out
+
+
 def _small(paths: list[Path]) -> list[Path]:
     return [p for p in paths if p.stat().st_size <= MAX_SEED_BYTES]
 
@@ -345,7 +358,7 @@ def targets() -> dict[str, Target]:
                _read_perf, _perf_numbers, lambda r: len(r.dropped)),
         Target("likwid-perfctr", lambda w: _files(data / "likwid", "*.txt"), _read_likwid, _perf_numbers,
                lambda r: len(r.dropped)),
-        Target("npz", lambda w: _small(_files(REPO / "datasets" / "traces", "*.npz"))[:6], _read_trace("mpx"),
+        Target("npz", _npz_seeds, _read_trace("mpx"),
                _trace_numbers, _trace_notes, text=False, suffix=".npz"),
         Target("perfjson", lambda w: _files(metrics / "linux-perf", "**/*.json"), _catalog("perfjson"),
                _catalog_numbers, _catalog_notes),

@@ -52,8 +52,19 @@ COUNTED_UNITS = frozenset({"Count", "Cycle"})
 """Units of ``meta['units']`` (gem5's stat units) whose values are events counted (`Trace.largest_totals`)."""
 
 FORMAT_NAME = "mpx-trace"
-FORMAT_VERSION = 1
-"""Version of the native on-disk format; readers of version N load every version <= N."""
+FORMAT_VERSION = 2
+"""Version of the native on-disk format; readers of version N load every version <= N. Version 2 stores
+``counts`` and ``aux`` as byte planes (`BYTE_PLANES`); version 1 stored them as float64 arrays in row order."""
+
+BYTE_PLANES = ("counts", "aux")
+"""Members a version-2 file stores as byte planes: the float64 matrix in column order (one event's intervals
+together), little-endian, its 8 bytes split into 8 planes (a ``uint8`` array of shape ``(8, rows × columns)``;
+the header's ``byte_planes`` gives each matrix's shape). Counts of one event change slowly and their high bytes
+repeat, so deflate finds the runs: a 5,000 × 1,660 gem5 trace's counts take 2.4 MB instead of 4.9 MB and are
+written in 2 s instead of 14 s, and read as fast. This is the byte shuffle of HDF5's and Blosc's filters."""
+
+SAVE_VERSIONS = (1, 2)
+"""Format versions `Trace.save` writes (1 for readers of an older mpx)."""
 
 MAX_MEMBER_BYTES = 2**31
 """The largest array a native trace file may declare, per member (2 GiB): 16 times the largest real
@@ -397,26 +408,33 @@ class Trace:
 
     # -- native format ----------------------------------------------------------------------------
 
-    def save(self, path: str | os.PathLike) -> None:
+    def save(self, path: str | os.PathLike, *, version: int = FORMAT_VERSION) -> None:
         """Write the native format: a zip of ``.npy`` members (``header`` is JSON: format, version,
-        names, unit, meta; then ``counts``, ``edges``, ``aux``), deflate-compressed, no pickles.
+        names, unit, meta; then ``counts``, ``edges``, ``aux``; from version 2 counts and aux as byte planes,
+        `BYTE_PLANES`), deflate-compressed, no pickles. ``version`` 1 writes for an older mpx.
 
-        The bytes depend only on the content (fixed member timestamps), so a file's sha256 is a
+        The bytes depend only on the content and the version (fixed member timestamps), so a file's sha256 is a
         reproducible checksum of a dataset.
         """
+        if version not in SAVE_VERSIONS:
+            raise TraceError(f"trace format version {version!r}: this mpx writes versions {SAVE_VERSIONS}")
         header = dict(
             format=FORMAT_NAME,
-            version=FORMAT_VERSION,
+            version=version,
             events=list(self.events),
             time_unit=self.time_unit,
             aux_names=list(self.aux_names),
             meta=self.meta,
         )
+        matrices = {"counts": self.counts, "aux": self.aux}
+        if version >= 2:
+            header["byte_planes"] = {name: list(m.shape) for name, m in matrices.items()}
+            matrices = {name: to_byte_planes(m) for name, m in matrices.items()}
         members = {
             "header": np.frombuffer(json.dumps(header, sort_keys=True).encode(), dtype=np.uint8),
-            "counts": self.counts,
+            "counts": matrices["counts"],
             "edges": self.edges,
-            "aux": self.aux,
+            "aux": matrices["aux"],
         }
 
         def write(fh: IO[bytes]) -> None:
@@ -436,25 +454,9 @@ class Trace:
         a damaged zip, a member of another dtype or of a declared size beyond `MAX_MEMBER_BYTES` or
         beyond what it holds, a header that is not the JSON object `save` writes — is a `FormatError`."""
         arrays = _read_members(path)
-        try:
-            header = strict_json.loads(arrays["header"].tobytes().decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise FormatError(path, None, f"header is not JSON: {str(exc)[:80]}") from None
-        if not isinstance(header, dict):
-            raise FormatError(path, None, f"header is a JSON {type(header).__name__}, not an object")
-        if header.get("format") != FORMAT_NAME:
-            raise FormatError(path, None, f"header names format {header.get('format')!r}, not {FORMAT_NAME!r}")
-        version = header.get("version")
-        if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
-            raise FormatError(
-                path, None, f"trace format version {str(version)[:20]!r} is newer than this mpx reads "
-                f"({FORMAT_VERSION}); upgrade mpx"
-            )
-        kinds = {"events": list, "time_unit": str, "meta": dict, "aux_names": list}
-        for key, kind in kinds.items():
-            if key in header and not isinstance(header[key], kind):
-                raise FormatError(path, None, f"header {key!r} is a {type(header[key]).__name__}, not a "
-                                              f"{kind.__name__}")
+        header = _header(path, arrays["header"])
+        for name, shape in header.get("byte_planes", {}).items():
+            arrays[name] = _from_byte_planes(path, name, arrays.get(name) if name in BYTE_PLANES else None, shape)
         try:
             return cls(
                 events=header["events"],
@@ -469,14 +471,72 @@ class Trace:
             raise FormatError(path, None, f"invalid trace content: {exc}") from None
 
 
-def _read_members(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """The arrays of a native trace file, each checked before it is read: dtype kind (`MEMBERS`),
+def format_version(path: str | os.PathLike) -> int:
+    """The format version of the native trace file ``path`` (its header alone is read)."""
+    return _header(path, _read_members(path, ("header",))["header"])["version"]
+
+
+def _header(path: Any, raw: np.ndarray) -> dict:
+    """The JSON header of a native trace file, checked: its format, a version this mpx reads, the kinds of its
+    keys."""
+    try:
+        header = strict_json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise FormatError(path, None, f"header is not JSON: {str(exc)[:80]}") from None
+    if not isinstance(header, dict):
+        raise FormatError(path, None, f"header is a JSON {type(header).__name__}, not an object")
+    if header.get("format") != FORMAT_NAME:
+        raise FormatError(path, None, f"header names format {header.get('format')!r}, not {FORMAT_NAME!r}")
+    version = header.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
+        raise FormatError(
+            path, None, f"trace format version {str(version)[:20]!r} is newer than this mpx reads "
+            f"({FORMAT_VERSION}); upgrade mpx"
+        )
+    kinds = {"events": list, "time_unit": str, "meta": dict, "aux_names": list, "byte_planes": dict}
+    for key, kind in kinds.items():
+        if key in header and not isinstance(header[key], kind):
+            raise FormatError(path, None, f"header {key!r} is a {type(header[key]).__name__}, not a "
+                                          f"{kind.__name__}")
+    return header
+
+
+def to_byte_planes(matrix: np.ndarray) -> np.ndarray:
+    """A 2-D matrix as `BYTE_PLANES` stores it: ``uint8[8, rows × columns]``, plane k holding byte k of every
+    little-endian float64 value, the values in column order."""
+    values = np.ascontiguousarray(np.asarray(matrix, dtype="<f8").T).reshape(-1)
+    return np.ascontiguousarray(values.view(np.uint8).reshape(-1, 8).T)
+
+
+def _from_byte_planes(path: Any, name: str, planes: np.ndarray | None, shape: Any) -> np.ndarray:
+    """The float64 matrix of shape ``shape`` that `to_byte_planes` stored as ``planes``; a `FormatError` when
+    the header's shape and the member disagree."""
+    if planes is None:
+        raise FormatError(path, None, f"header 'byte_planes' names {str(name)[:40]!r}, not one of {BYTE_PLANES}")
+    if not (isinstance(shape, list) and len(shape) == 2
+            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
+        raise FormatError(path, None, f"header 'byte_planes' gives {name} the shape {str(shape)[:60]}, not two "
+                                      "non-negative integers")
+    rows, cols = shape
+    if planes.dtype != np.uint8 or planes.shape != (8, rows * cols):
+        raise FormatError(path, None, f"member {name}.npy holds {planes.dtype.str} {planes.shape}; byte planes of a "
+                                      f"{rows} x {cols} matrix are |u1 {(8, rows * cols)}")
+    values = np.empty(rows * cols, dtype="<f8")
+    value_bytes = values.view(np.uint8).reshape(-1, 8)
+    for k in range(8):  # plane by plane: twice as fast as one transpose of the (8, n) bytes
+        value_bytes[:, k] = planes[k]
+    return np.ascontiguousarray(values.reshape(cols, rows).T)
+
+
+def _read_members(path: str | os.PathLike, names: Iterable[str] = tuple(MEMBERS)) -> dict[str, np.ndarray]:
+    """The arrays ``names`` of a native trace file, each checked before it is read: dtype kind (`MEMBERS`),
     declared size against `MAX_MEMBER_BYTES` and against the member's own size (numpy's ``.npy``
     layout, ``numpy/lib/format.py``: magic, header, then the raw data)."""
     out = {}
     try:
         with zipfile.ZipFile(path) as zf:
-            for name, kinds in MEMBERS.items():
+            for name in names:
+                kinds = MEMBERS[name]
                 try:
                     info = zf.getinfo(f"{name}.npy")
                 except KeyError:

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from mpx.errors import FormatError, TraceError
 from mpx.readers import detect_format, read_trace
-from mpx.trace import FORMAT_VERSION, SECONDS_PER_UNIT, Trace, rebin_counts, split_edges
+from mpx.trace import FORMAT_VERSION, SECONDS_PER_UNIT, Trace, format_version, rebin_counts, split_edges, to_byte_planes
 
 
 def small() -> Trace:
@@ -152,6 +152,66 @@ class TestNativeFormat:
         t = small()
         assert t.checksum() == Trace(t.events, t.counts, t.edges, t.time_unit, {}, t.aux_names, t.aux).checksum()
         assert t.checksum() != t.select(["cycles", "insts"]).checksum()
+
+    def test_byte_planes_by_hand(self):
+        """Plane k holds byte k of each little-endian float64, the values in column order (1.0 is 0x3FF0...)."""
+        planes = to_byte_planes(np.array([[1.0, 2.0], [0.0, -1.0]]))
+        assert planes.shape == (8, 4) and planes.dtype == np.uint8
+        assert planes[7].tolist() == [0x3F, 0x00, 0x40, 0xBF] and planes[6].tolist() == [0xF0, 0x00, 0x00, 0xF0]
+        assert not planes[:6].any()
+
+    @pytest.mark.parametrize("version", [1, 2])
+    def test_every_version_written_reads_back_exactly(self, tmp_path, version):
+        t = small()
+        path = tmp_path / f"v{version}.npz"
+        t.save(path, version=version)
+        back = Trace.load(path)
+        assert format_version(path) == version and back.checksum() == t.checksum() and back.meta == t.meta
+        assert back.counts.flags["C_CONTIGUOUS"] and back.aux.flags["C_CONTIGUOUS"]
+        empty = Trace(["a"], np.zeros((0, 1)), [0.0], "cycles")  # no intervals, no aux
+        empty.save(path, version=version)
+        assert Trace.load(path).checksum() == empty.checksum()
+        with pytest.raises(TraceError, match="this mpx writes versions"):
+            t.save(path, version=FORMAT_VERSION + 1)
+
+    def test_version_2_is_smaller_for_slowly_changing_counts(self, tmp_path):
+        """The reason for byte planes: counts of one event over time share their high bytes."""
+        rng = np.random.default_rng(0)
+        counts = np.cumsum(rng.integers(0, 1000, size=(2000, 20)), axis=0).astype(float) + 1e9
+        t = Trace([f"e{i}" for i in range(20)], counts, np.arange(2001.0), "cycles")
+        t.save(tmp_path / "v1.npz", version=1)
+        t.save(tmp_path / "v2.npz", version=2)
+        assert (tmp_path / "v2.npz").stat().st_size < 0.8 * (tmp_path / "v1.npz").stat().st_size
+
+    def test_byte_planes_that_disagree_with_the_header_are_clear_errors(self, tmp_path):
+        import io
+        import json
+
+        path = tmp_path / "t.npz"
+        small().save(path)
+        with zipfile.ZipFile(path) as zf:
+            members = {n: zf.read(n) for n in zf.namelist()}
+        header = json.loads(bytes(np.load(io.BytesIO(members["header.npy"]))).decode())
+
+        def write(**changes: object) -> None:
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.frombuffer(json.dumps({**header, **changes}).encode(), dtype=np.uint8))
+            with zipfile.ZipFile(path, "w") as zf:
+                for n, data in {**members, "header.npy": buf.getvalue()}.items():
+                    zf.writestr(n, data)
+
+        for planes, message in [({"counts": [3, 3], "aux": [4, 1]}, r"byte planes of a 3 x 3 matrix"),
+                                ({"counts": [4, 3], "aux": [4, 1], "edges": [5, 1]}, "names 'edges'"),
+                                ({"counts": [4, -3], "aux": [4, 1]}, "not two non-negative integers"),
+                                ({"counts": "4x3", "aux": [4, 1]}, "not two non-negative integers")]:
+            write(byte_planes=planes)
+            with pytest.raises(FormatError, match=message):
+                Trace.load(path)
+        write(byte_planes=[1])
+        with pytest.raises(FormatError, match="'byte_planes' is a list"):
+            Trace.load(path)
+        write()
+        assert Trace.load(path) == small()
 
     def test_newer_version_and_garbage_are_clear_errors(self, tmp_path):
         import io

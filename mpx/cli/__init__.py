@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one ``mpx`` command. The interrupt handling comes first: a Ctrl-C while the command's module is
     imported or its arguments parsed is one line too (Python's own KeyboardInterrupt before the handler is
     installed included)."""
-    previous, name, whole_process = None, "", argv is None
+    previous, name, whole_process, unraisable = None, "", argv is None, sys.unraisablehook
     try:
         previous = _note_interrupts()
         argv = sys.argv[1:] if argv is None else list(argv)
@@ -84,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             # the command line's process ends here: a Ctrl-C in its exit would kill it silently (exit -2) after
             # the command finished, so it is ignored; a caller in Python gets its handlers back
             signal.signal(sig, signal.SIG_IGN if whole_process else handler)
+        if not whole_process:
+            sys.unraisablehook = unraisable
 
 
 def _main(argv: list[str], command: str | None) -> int:
@@ -144,6 +146,7 @@ def _note_interrupts() -> dict | None:
             on_sigint(signum, frame)
 
         handlers = {signal.SIGINT: previous}
+        note_unraisable_interrupts()
         signal.signal(signal.SIGINT, on_sigint)
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # `kill PID`, a batch system's end: like Ctrl-C
             handlers[signal.SIGTERM] = signal.SIG_DFL
@@ -154,6 +157,23 @@ def _note_interrupts() -> dict | None:
 
 
 _TERMINATED = [False]  # the interrupt was a SIGTERM (the line says so, exit 143)
+
+
+def note_unraisable_interrupts() -> None:
+    """A KeyboardInterrupt raised in a callback `CALLBACKS` does not list (a ``__del__``, a weakref or ctypes
+    callback) cannot reach the command: Python prints "Exception ignored ..." and goes on. It is noted instead,
+    and raised at the next safe point like one noted by the handler; any other unraisable error is printed as
+    before."""
+    from mpx.util.progress import request_interrupt
+
+    previous = sys.unraisablehook
+    def hook(unraisable: object) -> None:
+        if isinstance(getattr(unraisable, "exc_value", None), KeyboardInterrupt):
+            request_interrupt()
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
 
 #: Python functions that C code calls back (code name, a part of its file's path): an exception raised in them
 #: does not reach the command; it is printed as "Exception ignored ..." and the work goes on. The import

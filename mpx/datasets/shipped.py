@@ -34,7 +34,7 @@ from typing import Any
 
 from mpx import strict_json
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
-from mpx.trace import Trace
+from mpx.trace import FORMAT_VERSION, Trace, format_version
 
 __all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "differing_keys", "entry",
            "entry_or_recipe",
@@ -423,8 +423,13 @@ def rebuild(
         finally:
             if not keep_workdir and workdir.exists():
                 shutil.rmtree(workdir)
-    digest = sha256_file(out_tmp)
     shipped = e.get("trace") or {}
+    shipped_path = root() / shipped["file"] if shipped.get("file") else None
+    if check and shipped_path is not None and shipped_path.exists():
+        version = format_version(shipped_path)
+        if version != FORMAT_VERSION:  # compared byte for byte in the format the shipped file was written in
+            trace.save(out_tmp, version=version)
+    digest = sha256_file(out_tmp)
     versions = tool_versions(recipe)
     old_versions = e.get("tools") or {}
     result = RebuildResult(
@@ -432,8 +437,8 @@ def rebuild(
         inputs_differ=inputs_differ, seconds=seconds,
         tools_differ={k: (old_versions.get(k), v) for k, v in versions.items() if old_versions.get(k) != v},
     )
-    if shipped.get("file") and (root() / shipped["file"]).exists():
-        old = Trace.load(root() / shipped["file"])
+    if shipped_path is not None and shipped_path.exists():
+        old = Trace.load(shipped_path)
         result.content_same = old.checksum() == trace.checksum()
         result.meta_differ = differing_keys(old.meta, trace.meta)
         if not result.content_same:

@@ -241,3 +241,35 @@ def test_a_ctrl_c_inside_a_callback_of_c_code_is_noted_not_raised():
     assert in_a_callback(frame("save_overload", "/venv/site-packages/numba/core/caching.py", notify))
     assert in_a_callback(frame("cb", "<frozen importlib._bootstrap>"))
     assert not in_a_callback(frame("run", "/repo/mpx/cli/partition.py")) and not in_a_callback(None)
+
+
+def test_a_ctrl_c_in_a_callback_not_listed_is_noted_not_printed(capsys, monkeypatch):
+    """Callbacks `CALLBACKS` does not list (here a ``__del__``) report their exception through
+    ``sys.unraisablehook``: a KeyboardInterrupt there is noted for the command (no "Exception ignored" traceback);
+    any other error is still printed."""
+    import gc
+
+    from mpx.cli import note_unraisable_interrupts
+    from mpx.util.progress import interrupt_requested, request_interrupt
+
+    class Raises:
+        def __init__(self, exc: BaseException) -> None:
+            self.exc = exc
+
+        def __del__(self) -> None:
+            raise self.exc
+
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)
+    request_interrupt(False)
+    note_unraisable_interrupts()
+    try:
+        Raises(KeyboardInterrupt())
+        gc.collect()
+        assert interrupt_requested() and "Exception ignored" not in capsys.readouterr().err
+        request_interrupt(False)
+        Raises(ValueError("a real bug"))
+        gc.collect()
+        err = capsys.readouterr().err
+        assert not interrupt_requested() and "Exception ignored" in err and "a real bug" in err
+    finally:
+        request_interrupt(False)

@@ -15,6 +15,7 @@ import pytest
 
 from mpx.datasets import shipped as ds
 from mpx.errors import FormatError
+from mpx.trace import format_version
 from mpx.recording.callgrind import parse_cache
 
 NAMES = ds.names(None)
@@ -182,6 +183,13 @@ def test_rebuild_and_check_on_a_tiny_recipe(tmp_path: Path, monkeypatch, capsys)
 
     again = ds.rebuild("tiny", check=True, log=None)
     assert again.same and again.content_same and not again.tools_differ and not again.inputs_differ
+
+    # a file shipped in an older format version is checked byte for byte in that version
+    ds.load("tiny").save(ds.path("tiny"), version=1)
+    data = json.loads((root / "manifest.json").read_text())
+    data["datasets"][0]["trace"]["sha256"] = hashlib.sha256(ds.path("tiny").read_bytes()).hexdigest()
+    (root / "manifest.json").write_text(json.dumps(data))
+    assert ds.rebuild("tiny", check=True, log=None).same and format_version(ds.path("tiny")) == 1
 
     # a manifest from other tools: --check says it differs and names the tool
     data = json.loads((root / "manifest.json").read_text())
