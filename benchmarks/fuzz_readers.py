@@ -322,7 +322,8 @@ def _decompressed(paths: list[Path], workdir: Path) -> list[Path]:
 
 def _npz_seeds(workdir: Path) -> list[Path]:
     """Six small shipped traces, each re-written in one of the format versions `Trace.save` writes, in turn."""
-    from mpx.trace import SAVE_VERSIONS, Trace
+    from mpx.trace import Trace
+    from mpx.trace_file import SAVE_VERSIONS
 
     out = []
     for i, p in enumerate(_small(_files(REPO / "datasets" / "traces", "*.npz"))[:6]):

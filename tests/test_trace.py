@@ -13,7 +13,8 @@ from hypothesis.extra import numpy as hnp
 
 from mpx.errors import FormatError, TraceError
 from mpx.readers import detect_format, read_trace
-from mpx.trace import FORMAT_VERSION, SECONDS_PER_UNIT, Trace, format_version, rebin_counts, split_edges, to_byte_planes
+from mpx.trace import SECONDS_PER_UNIT, Trace, rebin_counts, split_edges
+from mpx.trace_file import FORMAT_VERSION, format_version, to_byte_planes
 
 
 def small() -> Trace:

@@ -13,7 +13,8 @@ def test_a_header_decompression_bomb_is_refused_before_it_is_read(tmp_path):
     header is bounded like the counts (`MAX_HEADER_BYTES`), checked from its declared size before reading it."""
     import zipfile
 
-    from mpx.trace import MAX_HEADER_BYTES, Trace
+    from mpx.trace import Trace
+    from mpx.trace_file import MAX_HEADER_BYTES
 
     t = Trace(["a"], np.array([[1], [2]]), [0, 1, 2], "cycles", {"workload": "w"})
     p = tmp_path / "t.npz"

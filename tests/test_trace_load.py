@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mpx.trace
+import mpx.trace_file
 from mpx.errors import FormatError
 from mpx.readers import read_trace
 from mpx.trace import Trace
@@ -85,7 +85,7 @@ def test_a_huge_declared_shape_is_an_error_before_allocating(tmp_path: Path, mon
     _fails(_write(tmp_path / "huge.npz", counts=huge), "counts.npy", "more than the 2,147,483,648")
     lying = _npy(header={"descr": "<f8", "fortran_order": False, "shape": (4, 2)}, data=b"\0" * 32)
     _fails(_write(tmp_path / "lying.npz", counts=lying), "declares shape (4, 2) (64 bytes) but holds 32")
-    monkeypatch.setattr(mpx.trace, "MAX_MEMBER_BYTES", 16)
+    monkeypatch.setattr(mpx.trace_file, "MAX_MEMBER_BYTES", 16)
     _fails(_write(tmp_path / "ok.npz"), "more than the 16 a trace file may hold")
 
 

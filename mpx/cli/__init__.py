@@ -245,13 +245,14 @@ def interrupted(exc: BaseException) -> bool:
     A SIGINT inside a numba-compiled kernel surfaces as ``SystemError: CPUDispatcher(...) returned a result with
     an exception set`` (found by tests/cli/test_interrupts.py in ``mpx partition``); one inside a pybind11
     extension's initialisation as ``ImportError: initialization failed`` (scipy's HiGHS, imported by
-    ``scipy.stats``: ``mpx report``'s first seconds, one CI run). The KeyboardInterrupt is their cause."""
-    seen = 0
-    while isinstance(exc, WRAPPERS) and seen < 50:  # numba may wrap it several times (_numba_unpickle)
-        nxt = exc.__cause__ or exc.__context__
-        if isinstance(nxt, KeyboardInterrupt):
+    ``scipy.stats``: ``mpx report``'s first seconds, one CI run). The KeyboardInterrupt is their cause; any
+    exception raised *from* one (Python's ``raise ... from``, C's equivalent) is one too, at any depth."""
+    for _ in range(50):  # numba may wrap it several times (_numba_unpickle)
+        if exc is None:
+            return False
+        if isinstance(exc, KeyboardInterrupt):
             return True
-        exc, seen = nxt, seen + 1
+        exc = exc.__cause__ or (exc.__context__ if isinstance(exc, WRAPPERS) else None)
     return False
 
 

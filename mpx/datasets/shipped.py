@@ -34,7 +34,8 @@ from typing import Any
 
 from mpx import strict_json
 from mpx.errors import ConfigError, FormatError, MpxError, UnknownNameError
-from mpx.trace import FORMAT_VERSION, Trace, format_version
+from mpx.trace import Trace
+from mpx.trace_file import FORMAT_VERSION, format_version
 
 __all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "differing_keys", "entry",
            "entry_or_recipe",

@@ -26,7 +26,8 @@ from mpx.errors import FormatError, TraceError
 from mpx.readers.numbers import NumberError, python_json_number
 from mpx.readers.textio import is_decompress_error, open_binary, require_final_newline
 from mpx.stats import FORMAT_NAME, FORMAT_VERSION, StatsError, bucket_names, check_label
-from mpx.trace import MAX_MEMBER_BYTES, TIME_UNITS, Trace
+from mpx.trace import TIME_UNITS, Trace
+from mpx.trace_file import MAX_MEMBER_BYTES
 
 NAME = "jsonl"
 

@@ -223,6 +223,11 @@ def test_a_ctrl_c_in_an_extension_modules_initialisation_is_recognised():
     missing = ImportError("No module named 'kahypar'")
     missing.__context__ = ValueError()
     assert interrupted(wrapped) and not interrupted(missing) and not interrupted(ImportError("initialization failed"))
+    converted = RuntimeError("stopped")  # raise RuntimeError(...) from a KeyboardInterrupt, in a library
+    converted.__cause__ = KeyboardInterrupt()
+    cleanup = RuntimeError("a bug in an except KeyboardInterrupt: block")  # context only: a bug, shown as one
+    cleanup.__context__ = KeyboardInterrupt()
+    assert interrupted(converted) and not interrupted(cleanup) and not interrupted(KeyboardInterrupt().__context__)
 
 
 def test_a_ctrl_c_inside_a_callback_of_c_code_is_noted_not_raised():

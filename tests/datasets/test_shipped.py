@@ -15,7 +15,7 @@ import pytest
 
 from mpx.datasets import shipped as ds
 from mpx.errors import FormatError
-from mpx.trace import format_version
+from mpx.trace_file import format_version
 from mpx.recording.callgrind import parse_cache
 
 NAMES = ds.names(None)

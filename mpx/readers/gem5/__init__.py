@@ -77,7 +77,7 @@ compared with the one this stat printed before), and the caller's collects the d
 follows the printed rows, not dumps × names). Anything the tokenizer does not recognise goes, block by
 block, to the Python parsers of `mpx.readers.gem5.lines` (a bulk fast parser, then a strict line-by-line
 one that gives the exact error), so the three agree on every input (tested). A trace wider than the native
-format may hold (`mpx.trace.MAX_MEMBER_BYTES` per array) is refused before it is allocated. The 1.9 GB,
+format may hold (`mpx.trace_file.MAX_MEMBER_BYTES` per array) is refused before it is allocated. The 1.9 GB,
 9,000-dump periodic series (26 MB of xz) reads in 6.3-6.6 s from process start to exit (5.6-5.9 s of it
 the read) with a peak of 374-379 MB, against 2.0-2.2 s for ``xz -dc`` alone: 2.98× at a load average of
 4.5 on the 2-core development machine (``benchmarks/gem5_reader.py``: side by side, medians of 5; about

@@ -13,7 +13,8 @@ from mpx.errors import ConfigError, FormatError
 from mpx.readers.gem5.classify import classify
 from mpx.readers.gem5.dumps import Table
 from mpx.readers.gem5.lines import MODES, NAME, Stats
-from mpx.trace import MAX_MEMBER_BYTES, Trace
+from mpx.trace import Trace
+from mpx.trace_file import MAX_MEMBER_BYTES
 
 def selection(dumps: Any) -> slice:
     if dumps is None:
