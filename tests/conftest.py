@@ -37,16 +37,23 @@ def shared():
 @pytest.fixture(scope="session", autouse=True)
 def jit_warm_up():
     """Compile (or load from numba's on-disk cache) the kernels of every plugin whose tags say ``jit``, once,
-    before the first test: no single test pays numba's compilation (cold: minutes; from the cache: ~2 s)."""
+    before the first test: no single test pays numba's compilation (cold: minutes; from the cache: ~2 s).
+
+    Under ``-n N`` worker i starts at the i-th N-th of the list and wraps around: with an empty cache the
+    workers compile different kernels first, and each finds most of the others' in the cache when it gets
+    there, instead of all of them compiling every kernel at once."""
     from mpx.util.jit import HAVE_NUMBA
 
     if HAVE_NUMBA:
         from mpx import scalers, schedulers
 
-        for registry in (schedulers.REGISTRY, scalers.REGISTRY):
-            for name in registry.builtin:
-                if registry.tags(name).jit:
-                    registry.get_class(name).warm_up()
+        plugins = [(registry, name) for registry in (schedulers.REGISTRY, scalers.REGISTRY)
+                   for name in registry.builtin if registry.tags(name).jit]
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+        start = len(plugins) * (int(worker) % workers) // workers if worker.isdigit() else 0
+        for registry, name in plugins[start:] + plugins[:start]:
+            registry.get_class(name).warm_up()
 
 
 def pytest_collection_modifyitems(config, items):
