@@ -26,6 +26,7 @@ from mpx import __version__
 TYPE_CHECKING = False  # typing is not imported: main's first milliseconds are not covered by its handler
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
 #: subcommand modules, in the order ``mpx --help`` lists them
 COMMANDS = ("trace", "record", "datasets", "synth", "schedule", "partition", "run", "report", "figs", "site", "evaluate",
@@ -162,18 +163,23 @@ _TERMINATED = [False]  # the interrupt was a SIGTERM (the line says so, exit 143
 def note_unraisable_interrupts() -> None:
     """A KeyboardInterrupt raised in a callback `CALLBACKS` does not list (a ``__del__``, a weakref or ctypes
     callback) cannot reach the command: Python prints "Exception ignored ..." and goes on. It is noted instead,
-    and raised at the next safe point like one noted by the handler; any other unraisable error is printed as
-    before."""
-    from mpx.util.progress import request_interrupt
+    and raised at the next safe point like one noted by the handler. Once a Ctrl-C has been noted, the
+    destructors of objects it cut off halfway fail too (llvmlite's ``PassBuilder.__del__``: AttributeError,
+    1 of 36 Ctrl-Cs in ``mpx partition``'s first seconds beside a busy loop): those are dropped, the command's
+    one line says what happened. Any other unraisable error is printed as before."""
+    from mpx.util.progress import interrupt_requested, request_interrupt
 
     previous = sys.unraisablehook
-    def hook(unraisable: object) -> None:
+
+    def hook(unraisable: object, noted: Callable[[], bool] = interrupt_requested,
+             note: Callable[[], None] = request_interrupt) -> None:  # bound now: it may run in the exit's teardown
         if isinstance(getattr(unraisable, "exc_value", None), KeyboardInterrupt):
-            request_interrupt()
-            return
-        previous(unraisable)
+            note()
+        elif not noted():
+            previous(unraisable)
 
     sys.unraisablehook = hook
+
 
 #: Python functions that C code calls back (code name, a part of its file's path): an exception raised in them
 #: does not reach the command; it is printed as "Exception ignored ..." and the work goes on. The import
