@@ -90,6 +90,13 @@ def read_trace_file(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray
     return header, arrays
 
 
+def read_trace_head(path: str | os.PathLike) -> tuple[dict, np.ndarray]:
+    """The checked header and the edges of a native trace file, its counts and aux left unread (what a trace is
+    about, for a fraction of the cost of reading it)."""
+    arrays = _read_members(path, ("header", "edges"))
+    return _header(path, arrays["header"]), arrays["edges"]
+
+
 def format_version(path: str | os.PathLike) -> int:
     """The format version of the native trace file ``path`` (its header alone is read)."""
     return _header(path, _read_members(path, ("header",))["header"])["version"]

@@ -40,7 +40,7 @@ from mpx.trace_file import FORMAT_VERSION, format_version
 __all__ = ["MAIN", "SIMULATORS", "WORKDIR_ROOT", "collection", "collections", "differing_keys", "entry",
            "entry_or_recipe",
            "host_info", "is_gem5", "load", "manifest", "manifest_path", "names", "path", "rebuild", "recipes",
-           "recipes_path", "root", "sha256_file", "tool_versions", "trace_difference", "verify"]
+           "recipes_path", "root", "sha256_file", "tool_versions", "trace_difference", "verified_path", "verify"]
 
 
 WORKDIR_ROOT = Path("/tmp/mpx-datasets")
@@ -185,14 +185,19 @@ def sha256_file(p: str | os.PathLike) -> str:
 
 def load(name: str, verify: bool = True) -> Trace:
     """The Trace of dataset ``name``; with ``verify`` the file's sha256 must match the manifest."""
+    return Trace.load(verified_path(name) if verify else path(name))
+
+
+def verified_path(name: str) -> Path:
+    """The trace file of dataset ``name``, its sha256 checked against the manifest's (a `FormatError` if it
+    differs): what the manifest says of its content then holds."""
     p = path(name)
-    if verify:
-        want = entry(name)["trace"].get("sha256")
-        got = sha256_file(p)
-        if got != want:
-            raise FormatError(p, None, f"sha256 {got[:16]}… differs from the manifest's {str(want)[:16]}… "
-                              "(file changed: restore it, or `mpx datasets rebuild` it)")
-    return Trace.load(p)
+    want = entry(name)["trace"].get("sha256")
+    got = sha256_file(p)
+    if got != want:
+        raise FormatError(p, None, f"sha256 {got[:16]}… differs from the manifest's {str(want)[:16]}… "
+                          "(file changed: restore it, or `mpx datasets rebuild` it)")
+    return p
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """What a cell reads, and the checksums that put it into the cell key: datasets, catalog/PMU files, code.
 
 ``[data]`` lists **dataset specs** (`mpx.datasets.specs`; a file listed under ``[data] heldout`` is marked
-``heldout``). `load_dataset` turns one into a Trace (`mpx.datasets.specs.load_spec`, cached per process).
+``heldout``). `load_dataset` turns one into a Trace (`mpx.datasets.specs.load_spec`, cached per process);
+`dataset_head` says what it is about (`mpx.datasets.specs.spec_head`): what a grid needs, without the counts.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from pathlib import Path
 import mpx
 from mpx.datasets import shipped as shipped_datasets
 from mpx.errors import ConfigError
-from mpx.datasets.specs import load_spec
+from mpx.datasets.specs import TraceHead, load_spec, spec_head
 from mpx.trace import Trace
 
-__all__ = ["dataset_specs", "load_dataset", "dataset_checksum", "workload_of", "catalog_checksum",
+__all__ = ["dataset_specs", "load_dataset", "dataset_head", "dataset_checksum", "workload_of", "catalog_checksum",
            "catalog_label"]
 
 def dataset_specs(cfg: dict, base: Path, where: str) -> list[dict]:
@@ -95,15 +96,31 @@ def load_dataset(spec: dict) -> Trace:
     return tr
 
 
+_HEADS: dict[tuple, TraceHead] = {}
+
+
+def dataset_head(spec: dict) -> TraceHead:
+    """The `TraceHead` of a dataset spec, remembered per process by the spec and its file's size and time of last
+    change (a grid of many configs names the same datasets again and again; a file written anew is read anew)."""
+    try:
+        where = spec.get("path") or (shipped_datasets.path(spec["name"]) if spec["kind"] == "shipped" else None)
+        st = os.stat(where) if where else None
+    except (OSError, KeyError):
+        st = None  # an error, if any, is the loader's to say
+    key = (json.dumps(spec, sort_keys=True), st and (st.st_size, st.st_mtime_ns))
+    if key not in _HEADS:
+        _HEADS[key] = spec_head(spec)
+    return _HEADS[key]
+
+
 def dataset_checksum(spec: dict) -> str:
     """The content checksum of a dataset spec's Trace (`mpx.trace.Trace.checksum`)."""
-    return load_dataset(spec).checksum()
+    return dataset_head(spec).checksum
 
 
 def workload_of(spec: dict) -> str:
     """The workload a dataset records (its trace's ``meta["workload"]``, else the dataset name)."""
-    tr = load_dataset(spec)
-    return str(tr.meta.get("workload") or spec["name"])
+    return str(dataset_head(spec).meta.get("workload") or spec["name"])
 
 
 def catalog_checksum(c: str) -> str:

@@ -22,7 +22,7 @@ from mpx.experiment.config import Experiment, check_plugin_sections, plugin_name
 from mpx.experiment.grid import check_sweep, finish_cell, unique
 from mpx.experiment.hardware import (HARDWARE_KEYS, build_problem, check_hardware_variant, hardware_checksums,
                                      relations_path_relative, require_hardware, resolve_hardware)
-from mpx.experiment.inputs import dataset_checksum, dataset_specs, load_dataset, workload_of
+from mpx.experiment.inputs import dataset_checksum, dataset_head, dataset_specs, load_dataset, workload_of
 from mpx.experiment.kinds import CellKind
 from mpx.experiment.rows import (REPLAY_TABLES, clean, clean_row, event_class, event_rows, metric_rows, provenance,
                                  schedule_row, series_rows)
@@ -142,13 +142,13 @@ class ScalingKind(CellKind):
                             for n in plugin_names(cfg, "scalers", w)]
             ds = dataset_specs(cfg, exp.base, w)
             sums, workloads = {}, {}
-            for d in ds:  # one pass: each trace loaded once (the cache of `load_dataset` holds a few)
+            for d in ds:  # what the grid needs of a trace is its head: the counts are the cells' to read
                 sums[d["name"]], workloads[d["name"]] = dataset_checksum(d), workload_of(d)
                 try:  # a quantum in ms on a cycles axis needs clock_hz: no silent default
-                    resolve_quantum(mux, load_dataset(d))
+                    resolve_quantum(mux, dataset_head(d))
                 except ConfigError as exc:
                     raise ConfigError(f"{w}: [multiplex] dataset {d['name']!r}: {exc}") from None
-                have = set(load_dataset(d).events)
+                have = set(dataset_head(d).events)
                 missing = [e for e in problem.events if e not in have]
                 if missing:
                     raise ConfigError(f"{w}: [hardware] the problem's event(s) {missing[:10]} are not in "

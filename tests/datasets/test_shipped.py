@@ -7,16 +7,16 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mpx.datasets import shipped as ds
+from mpx.datasets.specs import spec_head
 from mpx.errors import FormatError
-from mpx.trace_file import format_version
 from mpx.recording.callgrind import parse_cache
+from mpx.trace_file import format_version
 
 NAMES = ds.names(None)
 CALLGRIND = [n for n in NAMES if not ds.is_gem5(ds.entry(n)["recipe"])]
@@ -52,18 +52,20 @@ def test_at_least_eight_recorded_datasets_of_different_behaviour():
 
 
 @pytest.mark.parametrize("name", CALLGRIND)
-def test_dataset_loads_fast_and_matches_its_manifest_entry(name: str):
+def test_dataset_matches_its_manifest_entry(name: str):
+    """(How fast each loads is benchmarks/bench_datasets.py's: a wall-clock bound here would depend on the machine's load.)"""
     e = ds.entry(name)
-    t0 = time.perf_counter()
     trace = ds.load(name)  # checks the sha256 against the manifest
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 0.2, f"loading {name} took {elapsed:.3f} s"
     info = e["trace"]
     assert hashlib.sha256(ds.path(name).read_bytes()).hexdigest() == info["sha256"]
     assert list(trace.events) == info["events"]
     assert trace.n_intervals == info["intervals"] >= (1000 if name in MAIN else 100)  # 3M-bb grains: ~150
     assert trace.checksum() == info["content_sha256"]
     assert trace.time_unit == info["time_unit"] == "instructions"
+    head = spec_head({"kind": "shipped", "name": name})  # without the counts: the same (a cell key holds it)
+    assert (head.checksum, head.events, head.time_unit, head.meta) == (
+        trace.checksum(), trace.events, trace.time_unit, trace.meta)
+    np.testing.assert_array_equal(head.edges, trace.edges)
 
     # what the recipe asked for is what was recorded
     recipe = e["recipe"]
