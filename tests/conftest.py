@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests._blas import one_blas_thread_per_worker
+from tests._tools import unpack_shared_gem5
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MPX_SHARED", REPO.parent / "shared"))
@@ -19,6 +20,10 @@ os.environ["MPX_MILP_CACHE"] = tempfile.mkdtemp(prefix="mpx-test-milp-")
 
 # under ``-n N``: one BLAS thread per test process (`tests._blas`)
 one_blas_thread_per_worker()
+
+# the gem5 recording tests run with the prebuilt gem5 of ../shared when no other is set (`tests._tools`)
+if (_gem5 := unpack_shared_gem5(SHARED)) is not None:
+    os.environ["MPX_GEM5"] = _gem5
 
 
 def shared_path(*parts: str) -> Path:

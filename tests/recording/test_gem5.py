@@ -102,7 +102,7 @@ def test_a_program_that_fails_is_not_recorded(tmp_path: Path):
     from mpx.recording.callgrind import RecordError
 
     src = tmp_path / "fail.c"
-    src.write_text('#include <stdio.h>\nint main(void){volatile double s=0;for(long i=0;i<200000;i++)s+=i;'
+    src.write_text('#include <stdio.h>\nint main(void){volatile double s=0;for(long i=0;i<20000;i++)s+=i;'
                    'fprintf(stderr, "fail: no input\\n");return 3;}\n')
     subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "fail"), str(src)], check=True)
     with pytest.raises(RecordError, match="exited with status 3") as info:
@@ -169,6 +169,7 @@ def test_rebuild_a_gem5_recipe_adds_it_to_the_manifest(tmp_path: Path, monkeypat
 @pytest.mark.skipif(not have_gem5(), reason="no gem5 binary ($MPX_GEM5 or gem5.fast on PATH); "
                     "build one with datasets/gem5/build_gem5.sh")
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the test program")
+@pytest.mark.slow(seconds=32)
 def test_a_killed_recording_resumes_from_its_checkpoint(tmp_path: Path):
     """A recording with a checkpoint folder is killed (SIGKILL of mpx) after the fast-forward; the same command
     again restarts from the checkpoint (the fast-forward is not run again) and writes the trace an
