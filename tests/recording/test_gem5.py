@@ -214,3 +214,27 @@ def test_a_killed_recording_resumes_from_its_checkpoint(tmp_path: Path):
                            capture_output=True, text=True)
     assert other.returncode != 0 and "checkpoint of another recording (differs in argv, executable_sha256)" in (
         other.stderr + other.stdout)
+
+
+def test_the_shared_gem5_is_unpacked_once_for_the_tests(tmp_path: Path, monkeypatch):
+    """`tests._tools.unpack_shared_gem5`: what lets CI run the recording tests above with ../shared's gem5."""
+    import lzma
+
+    from tests._tools import unpack_shared_gem5
+
+    shared = tmp_path / "shared"
+    (shared / "tools" / "gem5").mkdir(parents=True)
+    (shared / "tools" / "gem5" / "gem5.fast-X86-test.xz").write_bytes(lzma.compress(b"#!/bin/sh\necho gem5\n"))
+    monkeypatch.delenv("MPX_GEM5", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    binary = unpack_shared_gem5(shared)
+    assert binary == str(tmp_path / "cache" / "mpx" / "test-gem5" / "gem5.fast-X86-test")
+    assert Path(binary).read_bytes() == b"#!/bin/sh\necho gem5\n" and os.access(binary, os.X_OK)
+    assert unpack_shared_gem5(tmp_path / "nothing") is None
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    (tmp_path / "file").write_text("not a folder")
+    Path(binary).unlink()
+    assert unpack_shared_gem5(shared) is None  # the cache cannot be written: the recording tests skip
+    monkeypatch.setenv("MPX_GEM5", binary.replace("test", "nope"))
+    assert unpack_shared_gem5(shared) is None  # MPX_GEM5 set (even wrongly): the user's choice stands
