@@ -53,7 +53,8 @@ def test_at_least_eight_recorded_datasets_of_different_behaviour():
 
 @pytest.mark.parametrize("name", CALLGRIND)
 def test_dataset_matches_its_manifest_entry(name: str):
-    """(How fast each loads is benchmarks/bench_datasets.py's: a wall-clock bound here would depend on the machine's load.)"""
+    """(How fast each loads is benchmarks/bench_datasets.py's to say: a wall-clock bound here would depend on the
+    machine's load.)"""
     e = ds.entry(name)
     trace = ds.load(name)  # checks the sha256 against the manifest
     info = e["trace"]
