@@ -165,7 +165,7 @@ def note_unraisable_interrupts() -> None:
     callback) cannot reach the command: Python prints "Exception ignored ..." and goes on. It is noted instead,
     and raised at the next safe point like one noted by the handler. Once a Ctrl-C has been noted, the
     destructors of objects it cut off halfway fail too (llvmlite's ``PassBuilder.__del__``: AttributeError,
-    1 of 36 Ctrl-Cs in ``mpx partition``'s first seconds beside a busy loop): those are dropped, the command's
+    1 of 30 Ctrl-Cs in ``mpx partition``'s first seconds beside a busy loop): those are dropped, the command's
     one line says what happened. Any other unraisable error is printed as before."""
     from mpx.util.progress import interrupt_requested, request_interrupt
 
