@@ -85,8 +85,11 @@ def main(argv: list[str] | None = None) -> int:
             # the command line's process ends here: a Ctrl-C in its exit would kill it silently (exit -2) after
             # the command finished, so it is ignored; a caller in Python gets its handlers back
             signal.signal(sig, signal.SIG_IGN if whole_process else handler)
-        if not whole_process:
+        if not whole_process:  # and its unraisable hook, and no note of a Ctrl-C its next progress bar would raise
             sys.unraisablehook = unraisable
+            from mpx.util.progress import request_interrupt
+
+            request_interrupt(False)
 
 
 def _main(argv: list[str], command: str | None) -> int:
@@ -213,9 +216,10 @@ def _interrupted_line(command: str, detail: str = "") -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    from mpx.util.progress import close_all
+    from mpx.util.progress import close_all, request_interrupt
 
     close_all()  # the bar a Ctrl-C left drawn: the line starts on a clean line
+    request_interrupt()  # from here on the command was interrupted, however the note was kept (`interrupts_deferred`)
     try:
         ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
     except (AttributeError, ValueError, OSError):  # another interpreter, or a CPython that keeps it elsewhere

@@ -282,3 +282,33 @@ def test_a_ctrl_c_in_a_callback_not_listed_is_noted_not_printed(capsys, monkeypa
         assert "Exception ignored" not in capsys.readouterr().err
     finally:
         request_interrupt(False)
+
+
+def test_an_interrupted_command_is_noted_as_such_and_an_in_process_caller_gets_a_clean_note(monkeypatch, capsys):
+    """The pool drops its note of a Ctrl-C when it raises (`interrupts_deferred`); the command's one line notes it
+    again, so the unraisable hook keeps quiet through the exit. A caller of ``main`` in Python gets its hook back and
+    no note (its next progress bar would raise)."""
+    import mpx.cli.report as report
+    from mpx.cli import main
+    from mpx.util.progress import interrupt_requested
+
+    import mpx.cli as cli
+
+    seen = []
+
+    def interrupted_run(args: object) -> int:
+        raise KeyboardInterrupt("3 of 9 cells")  # as the pool raises it: its note already dropped
+
+    original = cli._interrupted_line  # wrapped, to see the note while the line is printed
+
+    def line(command: str, detail: str = "") -> int:
+        code = original(command, detail)
+        seen.append(interrupt_requested())
+        return code
+
+    monkeypatch.setattr(report, "run", interrupted_run)
+    monkeypatch.setattr(cli, "_interrupted_line", line)
+    hook = sys.unraisablehook
+    assert main(["report", "nowhere"]) == 130 and seen == [True]
+    assert not interrupt_requested() and sys.unraisablehook is hook
+    assert "mpx report: interrupted (3 of 9 cells)" in capsys.readouterr().err
